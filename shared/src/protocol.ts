@@ -159,6 +159,23 @@ export type ServerMessage =
 // ---------------------------------------------------------------------------------------------
 // HTTP
 
+/**
+ * Body of POST /api/detect as JSON (image Base64) or MessagePack (image bin). A raw image body takes
+ * the other fields from the query string instead (?model=&threshold=&id=&ts=).
+ */
+export interface DetectRequestBody {
+  image: Uint8Array;
+  model?: string;
+  threshold?: number;
+  /** Echoed in the answer; 0 when absent. */
+  id?: number;
+  ts?: number;
+}
+
+/** Content types POST /api/detect accepts. */
+export const IMAGE_CONTENT_TYPES = ['image/jpeg', 'image/png', 'image/webp'] as const;
+export const JSON_CONTENT_TYPE = 'application/json';
+
 export type ModelKind = 'objects' | 'faces';
 
 /** One entry of GET /api/models. */

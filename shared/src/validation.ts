@@ -9,6 +9,7 @@ import {
   ERROR_CODES,
   type ClientMessage,
   type Codec,
+  type DetectRequestBody,
   type ErrorCode,
   type ServerMessage,
 } from './protocol.ts';
@@ -60,6 +61,41 @@ const clientSchemas = {
   json: z.discriminatedUnion('type', [frameSchema(base64Image), pingSchema]),
   msgpack: z.discriminatedUnion('type', [frameSchema(binaryImage), pingSchema]),
 } as const;
+
+function detectBodySchema<T extends z.ZodType<Uint8Array, unknown>>(image: T) {
+  return z.strictObject({
+    image,
+    model: modelName.optional(),
+    threshold: threshold.optional(),
+    id: messageId.optional(),
+    ts: timestamp.optional(),
+  });
+}
+
+const detectBodySchemas = {
+  json: detectBodySchema(base64Image),
+  msgpack: detectBodySchema(binaryImage),
+} as const;
+
+/** Validates the JSON or MessagePack body of POST /api/detect. */
+export function validateDetectRequestBody(value: unknown, codec: Codec): DetectRequestBody {
+  const result = detectBodySchemas[codec].safeParse(value);
+  if (!result.success) throw new ProtocolError('bad_message', describeIssues(result.error), readableId(value));
+  return result.data as DetectRequestBody;
+}
+
+/** Validates the query string fields that accompany a raw image body. */
+export function validateDetectQuery(query: Record<string, unknown>): Omit<DetectRequestBody, 'image'> {
+  const schema = z.strictObject({
+    model: modelName.optional(),
+    threshold: z.coerce.number().pipe(threshold).optional(),
+    id: z.coerce.number().pipe(messageId).optional(),
+    ts: z.coerce.number().pipe(timestamp).optional(),
+  });
+  const result = schema.safeParse(query);
+  if (!result.success) throw new ProtocolError('bad_message', describeIssues(result.error));
+  return result.data;
+}
 
 function readableId(value: unknown): number | undefined {
   if (typeof value !== 'object' || value === null) return undefined;

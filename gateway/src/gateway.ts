@@ -1,0 +1,79 @@
+/**
+ * Assembles a gateway from its configuration: models, inference workers, detector, HTTP app and
+ * WebSocket endpoint on one port. Used by main.ts and by the integration tests.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Limits } from '@sightline/shared/protocol';
+import type { GatewayConfig } from './config.ts';
+import { createApp } from './http/app.ts';
+import type { Logger } from './logger.ts';
+import { createMetrics } from './metrics.ts';
+import { ModelRegistry } from './models/model-registry.ts';
+import { Detector } from './pipeline/detector.ts';
+import { InferencePool } from './pipeline/inference-pool.ts';
+import { attachSocketServer } from './ws/socket-server.ts';
+
+export interface RunningGateway {
+  server: Server;
+  port: number;
+  url: string;
+  registry: ModelRegistry;
+  close(): Promise<void>;
+}
+
+export async function startGateway(config: GatewayConfig, logger: Logger): Promise<RunningGateway> {
+  const registry = await ModelRegistry.load(config.modelsDir, {
+    defaultModel: config.defaultModel,
+    scoreThreshold: config.scoreThreshold,
+  });
+  const pool = await InferencePool.start({
+    models: registry.workerModels(),
+    threads: config.threads,
+    workers: config.workers,
+    maxPending: config.maxPending,
+    logger,
+  });
+  logger.info({ models: registry.names, defaultModel: registry.defaultModel, threads: config.threads, workers: config.workers }, 'models loaded');
+
+  const metrics = createMetrics();
+  const detector = new Detector(registry, pool, config.maxPixels);
+  const limits: Limits = {
+    maxMessageBytes: config.maxMessageBytes,
+    maxPixels: config.maxPixels,
+    maxInFlight: config.maxInFlight,
+    queueLength: config.queueLength,
+  };
+  const app = createApp({ detector, registry, pool, metrics, logger, webDir: config.webDir, maxMessageBytes: config.maxMessageBytes });
+  const server = createServer(app);
+  const sockets = attachSocketServer(server, {
+    detector,
+    limits,
+    defaultModel: registry.defaultModel,
+    models: registry.names,
+    maxConnections: config.maxConnections,
+    logger,
+    metrics,
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://localhost:${port}`;
+  logger.info({ url, ws: `${url.replace('http', 'ws')}/ws` }, 'sightline gateway listening');
+
+  return {
+    server,
+    port,
+    url,
+    registry,
+    async close() {
+      await sockets.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await pool.close();
+    },
+  };
+}

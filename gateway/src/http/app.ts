@@ -1,0 +1,86 @@
+/** HTTP surface: detection, model list, health, metrics, and the dashboard's static build. */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import {
+  DETECT_PATH,
+  HEALTH_PATH,
+  HTTP_STATUS_BY_ERROR,
+  METRICS_PATH,
+  MODELS_PATH,
+  PROTOCOL_VERSION,
+  type ErrorMessage,
+  type HealthResponse,
+} from '@sightline/shared/protocol';
+import type { Logger } from '../logger.ts';
+import type { Metrics } from '../metrics.ts';
+import type { ModelRegistry } from '../models/model-registry.ts';
+import type { Detector } from '../pipeline/detector.ts';
+import type { InferencePool } from '../pipeline/inference-pool.ts';
+import { detectRouter } from './detect-route.ts';
+
+export interface AppDependencies {
+  detector: Detector;
+  registry: ModelRegistry;
+  pool: InferencePool;
+  metrics: Metrics;
+  logger: Logger;
+  webDir: string;
+  maxMessageBytes: number;
+}
+
+const PLACEHOLDER_PAGE = `<!doctype html><meta charset="utf-8"><title>Sightline</title>
+<body style="font-family:system-ui;background:#0f1115;color:#e6e6e6;padding:2rem">
+<h1>Sightline gateway</h1><p>The dashboard has not been built. Run <code>pnpm start</code> (or <code>pnpm build</code>) at the repository root.</p>
+<p>API: <a style="color:#7ab7ff" href="${MODELS_PATH}">${MODELS_PATH}</a>, <a style="color:#7ab7ff" href="${HEALTH_PATH}">${HEALTH_PATH}</a>.</p></body>`;
+
+export function createApp(deps: AppDependencies): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  const startedAt = Date.now();
+
+  app.get(HEALTH_PATH, (_request, response) => {
+    const body: HealthResponse = {
+      ok: deps.pool.healthy,
+      protocol: PROTOCOL_VERSION,
+      modelsLoaded: deps.pool.healthy ? deps.registry.names : [],
+      uptimeS: Math.round((Date.now() - startedAt) / 1000),
+    };
+    response.status(body.ok ? 200 : 503).json(body);
+  });
+
+  app.get(MODELS_PATH, (_request, response) => {
+    response.json(deps.registry.describe());
+  });
+
+  app.get(METRICS_PATH, async (_request, response) => {
+    response.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
+  });
+
+  app.use(DETECT_PATH, detectRouter(deps));
+
+  const indexHtml = join(deps.webDir, 'index.html');
+  if (existsSync(indexHtml)) {
+    app.use(express.static(deps.webDir, { index: 'index.html', maxAge: '1h', setHeaders: noCacheForHtml }));
+  } else {
+    deps.logger.warn({ webDir: deps.webDir }, 'dashboard build not found; serving a placeholder page');
+    app.get('/', (_request, response) => {
+      response.type('html').send(PLACEHOLDER_PAGE);
+    });
+  }
+
+  // Body parser failures (too large, aborted) become protocol errors instead of HTML error pages.
+  app.use((error: Error & { type?: string; status?: number }, _request: Request, response: Response, _next: NextFunction) => {
+    const code = error.type === 'entity.too.large' ? 'too_large' : error.status && error.status < 500 ? 'bad_message' : 'internal';
+    if (code === 'internal') deps.logger.error({ err: error }, 'http request failed');
+    const body: ErrorMessage = { type: 'error', code, message: error.message };
+    response.status(HTTP_STATUS_BY_ERROR[code]).json(body);
+  });
+
+  return app;
+}
+
+function noCacheForHtml(response: Response, path: string): void {
+  // index.html names the hashed bundles of the current build: it must never be served stale.
+  if (path.endsWith('.html')) response.setHeader('Cache-Control', 'no-cache');
+}

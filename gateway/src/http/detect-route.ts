@@ -1,0 +1,102 @@
+/**
+ * POST /api/detect: one image per request, as a raw body, JSON (Base64) or MessagePack. Answers the
+ * same `detections` message as the WebSocket, as JSON, or MessagePack when the client accepts it.
+ */
+import express, { type Request, type Response, type Router } from 'express';
+import { parseWire } from '@sightline/shared/codec';
+import { encodeMessage } from '@sightline/shared/codec';
+import {
+  HTTP_STATUS_BY_ERROR,
+  IMAGE_CONTENT_TYPES,
+  JSON_CONTENT_TYPE,
+  MSGPACK_CONTENT_TYPE,
+  type Codec,
+  type DetectRequestBody,
+  type ServerMessage,
+} from '@sightline/shared/protocol';
+import { ProtocolError, validateDetectQuery, validateDetectRequestBody } from '@sightline/shared/validation';
+import type { Logger } from '../logger.ts';
+import type { Metrics } from '../metrics.ts';
+import type { Detector } from '../pipeline/detector.ts';
+
+const round3 = (v: number): number => Math.round(v * 1000) / 1000;
+
+function replyCodec(request: Request): Codec {
+  return (request.get('accept') ?? '').includes(MSGPACK_CONTENT_TYPE) ? 'msgpack' : 'json';
+}
+
+function send(response: Response, status: number, message: ServerMessage, codec: Codec): void {
+  response.status(status);
+  if (codec === 'msgpack') {
+    response.type(MSGPACK_CONTENT_TYPE).send(Buffer.from(encodeMessage(message, 'msgpack')));
+  } else {
+    response.type(JSON_CONTENT_TYPE).send(encodeMessage(message, 'json'));
+  }
+}
+
+function readRequest(request: Request): { body: DetectRequestBody; codec: Codec | 'raw' } {
+  const type = (request.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  const bytes: unknown = request.body;
+  if (!(bytes instanceof Buffer) || bytes.length === 0) {
+    throw new ProtocolError('bad_message', `empty body; send an image (${IMAGE_CONTENT_TYPES.join(', ')}), JSON or MessagePack`);
+  }
+  if ((IMAGE_CONTENT_TYPES as readonly string[]).includes(type) || type === 'application/octet-stream') {
+    return { body: { image: bytes, ...validateDetectQuery(request.query as Record<string, unknown>) }, codec: 'raw' };
+  }
+  if (type === JSON_CONTENT_TYPE) return { body: validateDetectRequestBody(parseWire(bytes, 'json'), 'json'), codec: 'json' };
+  if (type === MSGPACK_CONTENT_TYPE) {
+    return { body: validateDetectRequestBody(parseWire(bytes, 'msgpack'), 'msgpack'), codec: 'msgpack' };
+  }
+  throw new ProtocolError(
+    'bad_message',
+    `unsupported Content-Type "${type}"; use ${[...IMAGE_CONTENT_TYPES, JSON_CONTENT_TYPE, MSGPACK_CONTENT_TYPE].join(', ')}`,
+  );
+}
+
+export function detectRouter(deps: { detector: Detector; maxMessageBytes: number; logger: Logger; metrics: Metrics }): Router {
+  const router = express.Router();
+  router.post(
+    '/',
+    express.raw({ type: () => true, limit: deps.maxMessageBytes }),
+    async (request: Request, response: Response) => {
+      const receivedAt = performance.now();
+      const codec = replyCodec(request);
+      let requestCodec: Codec | 'raw' = 'raw';
+      let id: number | undefined;
+      try {
+        const parsed = readRequest(request);
+        requestCodec = parsed.codec;
+        id = parsed.body.id;
+        const result = await deps.detector.detect(parsed.body);
+        const serverMs = round3(performance.now() - receivedAt);
+        send(
+          response,
+          200,
+          {
+            type: 'detections',
+            id: parsed.body.id ?? 0,
+            ts: parsed.body.ts ?? 0,
+            ...result,
+            timings: { ...result.timings, serverMs },
+          },
+          codec,
+        );
+        deps.metrics.frames.inc({ transport: 'http', codec: requestCodec, outcome: 'detections' });
+      } catch (error) {
+        if (!(error instanceof ProtocolError)) deps.logger.error({ err: error }, 'detect request failed');
+        const known = error instanceof ProtocolError ? error : new ProtocolError('internal', 'internal error');
+        const messageId = id ?? known.id;
+        send(
+          response,
+          HTTP_STATUS_BY_ERROR[known.code],
+          messageId === undefined
+            ? { type: 'error', code: known.code, message: known.message }
+            : { type: 'error', id: messageId, code: known.code, message: known.message },
+          codec,
+        );
+        deps.metrics.frames.inc({ transport: 'http', codec: requestCodec, outcome: known.code });
+      }
+    },
+  );
+  return router;
+}

@@ -1,0 +1,30 @@
+/** Prometheus metrics, served at /metrics. */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export function createMetrics() {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'sightline_' });
+  return {
+    registry,
+    frames: new Counter({
+      name: 'sightline_frames_total',
+      help: 'Frames answered, by transport, codec and outcome (detections, dropped, error code).',
+      labelNames: ['transport', 'codec', 'outcome'] as const,
+      registers: [registry],
+    }),
+    stageMs: new Histogram({
+      name: 'sightline_stage_ms',
+      help: 'Per-stage time of answered frames in milliseconds.',
+      labelNames: ['stage', 'model'] as const,
+      buckets: [0.5, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024],
+      registers: [registry],
+    }),
+    connections: new Gauge({
+      name: 'sightline_ws_connections',
+      help: 'Open WebSocket connections.',
+      registers: [registry],
+    }),
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;

@@ -1,0 +1,74 @@
+/**
+ * A model is a folder with a manifest.json: adding a model is adding a folder, not editing the pipeline.
+ * See models/README.md for the format.
+ */
+import { readFileSync, readdirSync, existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { z } from 'zod';
+
+const manifestSchema = z
+  .object({
+    name: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/, 'lowercase letters, digits, . _ -'),
+    title: z.string().min(1),
+    kind: z.enum(['objects', 'faces']),
+    default: z.boolean().default(false),
+    file: z.string().optional(),
+    package: z.object({ name: z.string(), path: z.string() }).optional(),
+    sha256: z.string().regex(/^[0-9a-f]{64}$/),
+    license: z.string(),
+    input: z.object({
+      name: z.string(),
+      layout: z.enum(['NHWC', 'NCHW']),
+      dtype: z.enum(['float32', 'uint8']),
+      width: z.number().int().positive(),
+      height: z.number().int().positive(),
+      resize: z.enum(['stretch', 'letterbox']),
+      range: z.tuple([z.number(), z.number()]),
+    }),
+    outputs: z.record(z.string(), z.string()),
+    decoder: z.enum(['ssd', 'blazeface']),
+    labels: z.string(),
+    classIds: z.enum(['coco']).optional(),
+    scoreThreshold: z.number().min(0).max(1),
+    iouThreshold: z.number().min(0).max(1),
+    maxDetections: z.number().int().positive(),
+  })
+  .refine((m) => Boolean(m.file) !== Boolean(m.package), 'exactly one of `file` and `package`');
+
+export type Manifest = z.infer<typeof manifestSchema>;
+
+export interface ModelSpec {
+  manifest: Manifest;
+  /** Absolute path of the .onnx file. */
+  modelPath: string;
+  /** Index = label index the decoder reports; "" marks an unused output column. */
+  labels: string[];
+}
+
+function resolveModelPath(manifest: Manifest, folder: string): string {
+  if (manifest.file) return join(folder, manifest.file);
+  const { name, path } = manifest.package!;
+  // Packaged models are dependencies of the models workspace package, so resolve from there.
+  const requireFromModels = createRequire(join(folder, '..', 'package.json'));
+  return join(requireFromModels.resolve(`${name}/package.json`), '..', path);
+}
+
+export function readModelSpec(folder: string): ModelSpec {
+  const manifestPath = join(folder, 'manifest.json');
+  const parsed = manifestSchema.safeParse(JSON.parse(readFileSync(manifestPath, 'utf8')));
+  if (!parsed.success) {
+    throw new Error(`${manifestPath}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  }
+  const manifest = parsed.data;
+  const labels = z.array(z.string()).parse(JSON.parse(readFileSync(join(folder, manifest.labels), 'utf8')));
+  return { manifest, modelPath: resolveModelPath(manifest, folder), labels };
+}
+
+/** Every subfolder of `modelsDir` holding a manifest.json. */
+export function readModelSpecs(modelsDir: string): ModelSpec[] {
+  return readdirSync(modelsDir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && existsSync(join(modelsDir, entry.name, 'manifest.json')))
+    .map((entry) => readModelSpec(join(modelsDir, entry.name)))
+    .sort((a, b) => a.manifest.name.localeCompare(b.manifest.name));
+}

@@ -1,0 +1,105 @@
+/** The models this gateway serves: manifests read and checked once at start. */
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import type { ModelInfo, ModelsResponse } from '@sightline/shared/protocol';
+import { PROTOCOL_VERSION } from '@sightline/shared/protocol';
+import { ProtocolError } from '@sightline/shared/validation';
+import { createDecoder, type OutputDecoder } from '../pipeline/decoders/index.ts';
+import type { WorkerModel } from '../pipeline/inference-messages.ts';
+import { readModelSpecs, type ModelSpec } from './manifest.ts';
+
+export interface LoadedModel extends ModelSpec {
+  decoder: OutputDecoder;
+  /** Score threshold used when a frame sets none. */
+  scoreThreshold: number;
+}
+
+async function sha256Of(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+export class ModelRegistry {
+  private constructor(
+    private readonly models: Map<string, LoadedModel>,
+    readonly defaultModel: string,
+  ) {}
+
+  /**
+   * Reads every manifest under `modelsDir` and verifies each model file against its recorded sha256,
+   * so a corrupt or swapped file fails at start, not as odd detections later.
+   */
+  static async load(
+    modelsDir: string,
+    options: { defaultModel?: string | undefined; scoreThreshold?: number | undefined } = {},
+  ): Promise<ModelRegistry> {
+    const specs = readModelSpecs(modelsDir);
+    if (specs.length === 0) throw new Error(`no model manifests found under ${modelsDir}`);
+    const models = new Map<string, LoadedModel>();
+    for (const spec of specs) {
+      const actual = await sha256Of(spec.modelPath);
+      if (actual !== spec.manifest.sha256) {
+        throw new Error(
+          `${spec.modelPath}: sha256 ${actual} does not match the manifest's ${spec.manifest.sha256} (${spec.manifest.name})`,
+        );
+      }
+      models.set(spec.manifest.name, {
+        ...spec,
+        decoder: createDecoder(spec.manifest),
+        scoreThreshold: options.scoreThreshold ?? spec.manifest.scoreThreshold,
+      });
+    }
+    const defaultModel = options.defaultModel ?? specs.find((s) => s.manifest.default)?.manifest.name ?? specs[0]!.manifest.name;
+    if (!models.has(defaultModel)) {
+      throw new Error(`default model ${defaultModel} is not one of: ${[...models.keys()].join(', ')}`);
+    }
+    return new ModelRegistry(models, defaultModel);
+  }
+
+  get names(): string[] {
+    return [...this.models.keys()];
+  }
+
+  /** The named model, or the default; throws `unknown_model` for a name this gateway lacks. */
+  resolve(name: string | undefined): LoadedModel {
+    const model = this.models.get(name ?? this.defaultModel);
+    if (!model) {
+      throw new ProtocolError('unknown_model', `unknown model "${name}"; available: ${this.names.join(', ')}`);
+    }
+    return model;
+  }
+
+  workerModels(): WorkerModel[] {
+    return [...this.models.values()].map(({ manifest, modelPath }) => ({
+      name: manifest.name,
+      path: modelPath,
+      inputName: manifest.input.name,
+      warmupInput: {
+        dtype: manifest.input.dtype,
+        dims:
+          manifest.input.layout === 'NHWC'
+            ? [1, manifest.input.height, manifest.input.width, 3]
+            : [1, 3, manifest.input.height, manifest.input.width],
+      },
+    }));
+  }
+
+  describe(): ModelsResponse {
+    const models: ModelInfo[] = [...this.models.values()].map(({ manifest, labels, scoreThreshold }) => ({
+      name: manifest.name,
+      title: manifest.title,
+      kind: manifest.kind,
+      default: manifest.name === this.defaultModel,
+      input: {
+        width: manifest.input.width,
+        height: manifest.input.height,
+        layout: manifest.input.layout,
+        resize: manifest.input.resize,
+      },
+      labels: labels.filter((label) => label !== ''),
+      scoreThreshold,
+    }));
+    return { protocol: PROTOCOL_VERSION, defaultModel: this.defaultModel, models };
+  }
+}

@@ -1,0 +1,160 @@
+/**
+ * The gateway-wide inference scheduler: a FIFO of frames from every connection in front of a fixed set of
+ * worker threads, one frame per worker at a time. Per-connection limits (ws/frame-queue.ts) bound how
+ * much of this FIFO one client can occupy; `maxPending` bounds the whole and answers `overloaded` past it.
+ */
+import { Worker } from 'node:worker_threads';
+import ort from 'onnxruntime-node';
+import { ProtocolError } from '@sightline/shared/validation';
+import type { Logger } from '../logger.ts';
+import type { TensorPayload, WorkerModel, WorkerReply, WorkerRequest, WorkerSetup } from './inference-messages.ts';
+
+export interface InferenceResult {
+  outputs: Record<string, ort.Tensor>;
+  /** Waiting for a free worker. */
+  queueMs: number;
+  /** From handing the tensor to a worker until its outputs are back on the event loop. */
+  inferenceMs: number;
+}
+
+interface Job {
+  jobId: number;
+  model: string;
+  input: TensorPayload;
+  enqueuedAt: number;
+  dispatchedAt: number;
+  resolve: (result: InferenceResult) => void;
+  reject: (error: Error) => void;
+}
+
+interface Slot {
+  worker: Worker;
+  job: Job | undefined;
+}
+
+export interface InferencePoolOptions {
+  models: WorkerModel[];
+  threads: number;
+  workers: number;
+  maxPending: number;
+  logger: Logger;
+}
+
+const WORKER_URL = new URL('./inference-worker-entry.mjs', import.meta.url);
+
+export class InferencePool {
+  private readonly waiting: Job[] = [];
+  private readonly slots: Slot[] = [];
+  private nextJobId = 1;
+  private closed = false;
+
+  private constructor(private readonly options: InferencePoolOptions) {}
+
+  static async start(options: InferencePoolOptions): Promise<InferencePool> {
+    const pool = new InferencePool(options);
+    await Promise.all(Array.from({ length: options.workers }, () => pool.spawnSlot()));
+    return pool;
+  }
+
+  get pending(): number {
+    return this.waiting.length;
+  }
+
+  get healthy(): boolean {
+    return !this.closed && this.slots.length === this.options.workers;
+  }
+
+  run(model: string, input: TensorPayload): Promise<InferenceResult> {
+    if (this.closed) return Promise.reject(new ProtocolError('internal', 'the gateway is shutting down'));
+    if (this.waiting.length >= this.options.maxPending) {
+      return Promise.reject(
+        new ProtocolError('overloaded', `inference queue full (${this.options.maxPending} frames waiting); retry later`),
+      );
+    }
+    return new Promise<InferenceResult>((resolve, reject) => {
+      this.waiting.push({
+        jobId: this.nextJobId++,
+        model,
+        input,
+        enqueuedAt: performance.now(),
+        dispatchedAt: 0,
+        resolve,
+        reject,
+      });
+      this.dispatch();
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const job of this.waiting.splice(0)) job.reject(new ProtocolError('internal', 'the gateway is shutting down'));
+    await Promise.all(this.slots.map((slot) => slot.worker.terminate()));
+    this.slots.length = 0;
+  }
+
+  private dispatch(): void {
+    for (const slot of this.slots) {
+      if (slot.job || this.waiting.length === 0) continue;
+      const job = this.waiting.shift()!;
+      slot.job = job;
+      job.dispatchedAt = performance.now();
+      const request: WorkerRequest = { type: 'run', jobId: job.jobId, model: job.model, input: job.input };
+      slot.worker.postMessage(request, [job.input.data.buffer as ArrayBuffer]);
+    }
+  }
+
+  private spawnSlot(): Promise<void> {
+    const setup: WorkerSetup = { threads: this.options.threads, models: this.options.models };
+    const worker = new Worker(WORKER_URL, { workerData: setup });
+    const slot: Slot = { worker, job: undefined };
+    return new Promise<void>((resolveReady, rejectReady) => {
+      let ready = false;
+      worker.on('message', (reply: WorkerReply) => {
+        if (reply.type === 'ready') {
+          ready = true;
+          this.slots.push(slot);
+          resolveReady();
+          this.dispatch();
+        } else if (reply.type === 'load_failed') {
+          rejectReady(new Error(`inference worker could not load the models: ${reply.message}`));
+        } else {
+          this.settle(slot, reply);
+        }
+      });
+      worker.on('error', (error) => {
+        this.options.logger.error({ err: error }, 'inference worker failed');
+        if (!ready) rejectReady(error);
+      });
+      worker.on('exit', (code) => {
+        const index = this.slots.indexOf(slot);
+        if (index >= 0) this.slots.splice(index, 1);
+        slot.job?.reject(new ProtocolError('internal', `inference worker exited (code ${code})`));
+        slot.job = undefined;
+        if (!ready) rejectReady(new Error(`inference worker exited during start (code ${code})`));
+        // A crashed worker is replaced so one bad frame cannot take the gateway's inference down for good.
+        if (ready && !this.closed) {
+          this.options.logger.warn({ code }, 'restarting inference worker');
+          this.spawnSlot().catch((error: unknown) => this.options.logger.error({ err: error }, 'restart failed'));
+        }
+      });
+    });
+  }
+
+  private settle(slot: Slot, reply: Extract<WorkerReply, { jobId: number }>): void {
+    const job = slot.job;
+    slot.job = undefined;
+    if (!job || job.jobId !== reply.jobId) {
+      this.options.logger.error({ jobId: reply.jobId }, 'inference reply for an unknown job');
+    } else if (reply.type === 'failed') {
+      job.reject(new ProtocolError('internal', `inference failed: ${reply.message}`));
+    } else {
+      const now = performance.now();
+      const outputs: Record<string, ort.Tensor> = {};
+      for (const [name, payload] of Object.entries(reply.outputs)) {
+        outputs[name] = new ort.Tensor(payload.dtype, payload.data, payload.dims);
+      }
+      job.resolve({ outputs, queueMs: job.dispatchedAt - job.enqueuedAt, inferenceMs: now - job.dispatchedAt });
+    }
+    this.dispatch();
+  }
+}

@@ -14,6 +14,7 @@ Two variants:
 Usage: python convert_coco_ssd.py --model-dir DIR/models/coco-ssd --out model.onnx [--variant fixed|full]
 """
 import argparse
+import base64
 import hashlib
 import json
 import os
@@ -40,6 +41,12 @@ DTYPES = {"float32": np.float32, "int32": np.int32}
 def load_tfjs_graph(model_dir: str) -> graph_pb2.GraphDef:
     with open(os.path.join(model_dir, "model.json")) as f:
         model = json.load(f)
+    # This TF.js export writes string attrs (padding, frame_name, ...) as lists of byte values
+    # rather than protobuf-JSON base64, which json_format rejects.
+    for node in model["modelTopology"]["node"]:
+        for value in node.get("attr", {}).values():
+            if isinstance(value.get("s"), list):
+                value["s"] = base64.b64encode(bytes(value["s"])).decode()
     graph_def = json_format.ParseDict(model["modelTopology"], graph_pb2.GraphDef(), ignore_unknown_fields=True)
     nodes = {n.name: n for n in graph_def.node}
 

@@ -1,4 +1,4 @@
-/** Greedy non-maximum suppression over decoder candidates. */
+/** Greedy per-class non-maximum suppression over decoder candidates. */
 import type { Candidate } from './decoders/types.ts';
 
 export function iou(a: Candidate['box'], b: Candidate['box']): number {
@@ -12,10 +12,10 @@ export function iou(a: Candidate['box'], b: Candidate['box']): number {
 }
 
 /**
- * Keeps the best-scoring box of each overlapping group, best first, at most `maxDetections`.
- * Class-agnostic, as in TF.js coco-ssd: one object gets one label (its best), not "dog" and "cat" on
- * the same box. Only the `preNmsTopK` best candidates are considered so a very low threshold cannot
- * make one frame quadratic in the number of anchors.
+ * Keeps the best-scoring box of each overlapping group of the same label, best first, at most
+ * `maxDetections`. Per class, as the TF Object Detection API post-processor that was cut from the SSD
+ * graph did: two labels on one box mean the model really scored both. Only the `preNmsTopK` best
+ * candidates are considered so a very low threshold cannot make one frame quadratic in the anchors.
  */
 export function nonMaxSuppression(
   candidates: readonly Candidate[],
@@ -27,7 +27,10 @@ export function nonMaxSuppression(
   const kept: Candidate[] = [];
   for (const candidate of sorted) {
     if (kept.length >= maxDetections) break;
-    if (!kept.some((k) => iou(k.box, candidate.box) > iouThreshold)) kept.push(candidate);
+    const suppressed = kept.some(
+      (k) => k.labelIndex === candidate.labelIndex && iou(k.box, candidate.box) > iouThreshold,
+    );
+    if (!suppressed) kept.push(candidate);
   }
   return kept;
 }

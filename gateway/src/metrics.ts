@@ -28,3 +28,8 @@ export function createMetrics() {
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;
+
+/** Records one answered frame's stage timings. */
+export function observeStages(metrics: Metrics, model: string, timings: Record<string, number>): void {
+  for (const [stage, ms] of Object.entries(timings)) metrics.stageMs.observe({ stage, model }, ms);
+}

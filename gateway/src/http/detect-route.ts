@@ -3,8 +3,7 @@
  * same `detections` message as the WebSocket, as JSON, or MessagePack when the client accepts it.
  */
 import express, { type Request, type Response, type Router } from 'express';
-import { parseWire } from '@sightline/shared/codec';
-import { encodeMessage } from '@sightline/shared/codec';
+import { encodeMessage, parseWire } from '@sightline/shared/codec';
 import {
   HTTP_STATUS_BY_ERROR,
   IMAGE_CONTENT_TYPES,
@@ -16,7 +15,7 @@ import {
 } from '@sightline/shared/protocol';
 import { ProtocolError, validateDetectQuery, validateDetectRequestBody } from '@sightline/shared/validation';
 import type { Logger } from '../logger.ts';
-import type { Metrics } from '../metrics.ts';
+import { observeStages, type Metrics } from '../metrics.ts';
 import type { Detector } from '../pipeline/detector.ts';
 
 const round3 = (v: number): number => Math.round(v * 1000) / 1000;
@@ -82,6 +81,7 @@ export function detectRouter(deps: { detector: Detector; maxMessageBytes: number
           codec,
         );
         deps.metrics.frames.inc({ transport: 'http', codec: requestCodec, outcome: 'detections' });
+        observeStages(deps.metrics, result.model, { ...result.timings, serverMs });
       } catch (error) {
         if (!(error instanceof ProtocolError)) deps.logger.error({ err: error }, 'detect request failed');
         const known = error instanceof ProtocolError ? error : new ProtocolError('internal', 'internal error');

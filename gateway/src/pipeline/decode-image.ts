@@ -53,7 +53,8 @@ export function letterboxPlacement(width: number, height: number, target: Resize
 
 async function readHeader(bytes: Uint8Array): Promise<Metadata> {
   try {
-    return await sharp(bytes).metadata();
+    // Only the header is read here, so no pixel limit: the size check below gives the precise error.
+    return await sharp(bytes, { limitInputPixels: false }).metadata();
   } catch {
     throw new ProtocolError('bad_image', 'not a JPEG, PNG or WebP image');
   }

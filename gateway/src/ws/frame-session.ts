@@ -4,8 +4,7 @@
  * (detections, dropped or error) unless the socket closes first.
  */
 import type { WebSocket } from 'ws';
-import { encodeMessage } from '@sightline/shared/codec';
-import { decodeClientMessage } from '@sightline/shared/codec';
+import { decodeClientMessage, encodeMessage } from '@sightline/shared/codec';
 import {
   PROTOCOL_VERSION,
   type Codec,
@@ -17,7 +16,7 @@ import {
 } from '@sightline/shared/protocol';
 import { ProtocolError } from '@sightline/shared/validation';
 import type { Logger } from '../logger.ts';
-import type { Metrics } from '../metrics.ts';
+import { observeStages, type Metrics } from '../metrics.ts';
 import type { Detector } from '../pipeline/detector.ts';
 import { FrameQueue } from './frame-queue.ts';
 
@@ -100,9 +99,7 @@ export class FrameSession {
       const serverMs = round3(performance.now() - receivedAt);
       this.send({ type: 'detections', id: frame.id, ts: frame.ts, ...result, timings: { ...result.timings, serverMs } }, codec);
       this.options.metrics.frames.inc({ transport: 'ws', codec, outcome: 'detections' });
-      for (const [stage, ms] of Object.entries({ ...result.timings, serverMs })) {
-        this.options.metrics.stageMs.observe({ stage, model: result.model }, ms);
-      }
+      observeStages(this.options.metrics, result.model, { ...result.timings, serverMs });
     } catch (error) {
       this.failWith(codec, error, frame.id);
     }

@@ -17,7 +17,7 @@ afterAll(() => gateway?.close());
 const dog = photo('dog.jpg');
 const DOG_LABELS = ['bicycle', 'dog', 'car|truck'];
 
-function post(body: BodyInit, contentType: string, extra: { path?: string; accept?: string } = {}) {
+function post(body: string | Uint8Array, contentType: string, extra: { path?: string; accept?: string } = {}) {
   return fetch(`${gateway.url}/api/detect${extra.path ?? ''}`, {
     method: 'POST',
     headers: { 'Content-Type': contentType, ...(extra.accept ? { Accept: extra.accept } : {}) },

@@ -44,7 +44,7 @@ export class TestClient {
 
   /** Messages answering request `id` (hello and id-less errors excluded). */
   answersTo(id: number): Received[] {
-    return this.received.filter((r) => 'id' in r.message && r.message.id === id && r.message.type !== 'hello');
+    return this.received.filter((r) => r.message.type !== 'hello' && 'id' in r.message && r.message.id === id);
   }
 
   async waitFor(predicate: () => boolean, timeoutMs = 30_000): Promise<void> {

@@ -4,6 +4,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import sharp from 'sharp';
 import type { Limits } from '@sightline/shared/protocol';
 import type { GatewayConfig } from './config.ts';
 import { createApp } from './http/app.ts';
@@ -22,6 +23,17 @@ export interface RunningGateway {
   close(): Promise<void>;
 }
 
+/**
+ * One real frame per model through every stage before the first client: the sessions are already
+ * warm, but sharp, the JIT and the worker hand-off are not, and would make the first answer slow.
+ */
+async function warmUp(detector: Detector, registry: ModelRegistry): Promise<void> {
+  const image = await sharp({ create: { width: 320, height: 240, channels: 3, background: '#7f7f7f' } }).jpeg().toBuffer();
+  for (const model of registry.names) {
+    for (let i = 0; i < 3; i++) await detector.detect({ image, model });
+  }
+}
+
 export async function startGateway(config: GatewayConfig, logger: Logger): Promise<RunningGateway> {
   const registry = await ModelRegistry.load(config.modelsDir, {
     defaultModel: config.defaultModel,
@@ -38,6 +50,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
 
   const metrics = createMetrics();
   const detector = new Detector(registry, pool, config.maxPixels);
+  await warmUp(detector, registry);
   const limits: Limits = {
     maxMessageBytes: config.maxMessageBytes,
     maxPixels: config.maxPixels,

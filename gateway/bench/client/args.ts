@@ -1,0 +1,374 @@
+/**
+ * Command line of the benchmark client: every flag, its help text, and validation into a typed config.
+ * `parseArgs` never exits the process: it throws {@link ArgsError} (bad input) or {@link HelpShown}.
+ */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+
+export const TRANSPORTS = ['ws', 'rest', 'rest-keepalive'] as const;
+export const CLIENT_CODECS = ['json', 'msgpack', 'raw'] as const;
+export const MODES = ['serial', 'pipelined', 'short'] as const;
+
+export type Transport = (typeof TRANSPORTS)[number];
+export type ClientCodec = (typeof CLIENT_CODECS)[number];
+export type Mode = (typeof MODES)[number];
+
+export type InputSource =
+  | { kind: 'image'; path: string }
+  | { kind: 'dir'; path: string }
+  | { kind: 'video'; path: string; maxFrames: number }
+  /** No input flag: the committed fixture photos (shared/fixtures/photos). */
+  | { kind: 'default' };
+
+export interface BenchConfig {
+  /** Gateway base URL, http://host:port (a ws:// URL is accepted and converted). */
+  url: string;
+  transport: Transport;
+  codec: ClientCodec;
+  mode: Mode;
+  /** Frames in flight per connection: K for pipelined, 1 otherwise. */
+  inFlight: number;
+  clients: number;
+  staggerMs: number;
+  /** Frames per client per repeat; undefined when --duration is used. */
+  frames: number | undefined;
+  /** Seconds per client per repeat; undefined when --frames is used. */
+  durationS: number | undefined;
+  repeats: number;
+  warmup: number;
+  input: InputSource;
+  resize: { width: number; height: number } | undefined;
+  quality: number | undefined;
+  model: string | undefined;
+  threshold: number | undefined;
+  delayMs: number;
+  bandwidthKbps: number | undefined;
+  /** WS: ms between pings during the measured phase; 0 = only the probes before it. */
+  pingIntervalMs: number;
+  timeoutMs: number;
+  csv: string | undefined;
+  json: boolean;
+  chart: string | undefined;
+  label: string | undefined;
+  quiet: boolean;
+}
+
+export class ArgsError extends Error {
+  override name = 'ArgsError';
+}
+
+/** Thrown after commander printed --help or --version output; the caller should exit 0. */
+export class HelpShown extends Error {
+  override name = 'HelpShown';
+}
+
+export const DEFAULTS = {
+  url: 'http://localhost:8080',
+  transport: 'ws' as Transport,
+  codec: 'msgpack' as ClientCodec,
+  mode: 'serial' as Mode,
+  inFlight: 4,
+  clients: 1,
+  staggerMs: 0,
+  frames: 100,
+  repeats: 1,
+  warmup: 3,
+  pingIntervalMs: 1000,
+  timeoutMs: 30_000,
+  videoFrames: 100,
+  quality: 80,
+};
+
+function integer(min: number, max = Number.MAX_SAFE_INTEGER) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!/^\s*-?\d+\s*$/.test(value) || !Number.isSafeInteger(n)) throw new InvalidArgumentError('not an integer.');
+    if (n < min || n > max) throw new InvalidArgumentError(`must be between ${min} and ${max}.`);
+    return n;
+  };
+}
+
+function decimal(min: number, max = Number.POSITIVE_INFINITY, exclusiveMin = false) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (value.trim() === '' || !Number.isFinite(n)) throw new InvalidArgumentError('not a number.');
+    if (n < min || n > max || (exclusiveMin && n === min)) {
+      throw new InvalidArgumentError(`must be ${exclusiveMin ? 'greater than' : 'at least'} ${min}${Number.isFinite(max) ? ` and at most ${max}` : ''}.`);
+    }
+    return n;
+  };
+}
+
+function size(value: string): { width: number; height: number } {
+  const match = /^(\d+)x(\d+)$/i.exec(value.trim());
+  if (!match) throw new InvalidArgumentError('expected WIDTHxHEIGHT, e.g. 240x180.');
+  const width = Number(match[1]);
+  const height = Number(match[2]);
+  if (width < 1 || height < 1 || width > 16384 || height > 16384) throw new InvalidArgumentError('width and height must be 1..16384.');
+  return { width, height };
+}
+
+function baseUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidArgumentError('not a URL (expected e.g. http://localhost:8080).');
+  }
+  if (url.protocol === 'ws:') url.protocol = 'http:';
+  else if (url.protocol === 'wss:') url.protocol = 'https:';
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError('must be http://, https://, ws:// or wss://.');
+  if (url.search || url.hash) throw new InvalidArgumentError('give the base URL only, without query or fragment.');
+  return url.origin + url.pathname.replace(/\/+$/, '');
+}
+
+/** The commander program; exported so main.ts and tests share one definition. */
+export function buildProgram(): Command {
+  return new Command('pnpm bench')
+    .description(
+      'Sightline benchmark client: sends image frames to a gateway over WebSocket or HTTP and reports ' +
+        'full-process latency, network-only latency, server/inference time, throughput and bytes per frame.',
+    )
+    .addOption(new Option('--url <url>', 'gateway base URL (ws:// is accepted too)').default(DEFAULTS.url).argParser(baseUrl))
+    .addOption(
+      new Option(
+        '--transport <transport>',
+        'ws = one WebSocket per client; rest = POST /api/detect on a NEW TCP connection per request ' +
+          '(keep-alive off, Connection: close); rest-keepalive = one keep-alive connection per client (maxSockets 1)',
+      )
+        .choices(TRANSPORTS)
+        .default(DEFAULTS.transport),
+    )
+    .addOption(
+      new Option(
+        '--codec <codec>',
+        'json = JSON with the image as Base64 (WS text); msgpack = MessagePack with the image as bin ' +
+          '(WS binary; REST Content-Type and Accept application/msgpack); raw = REST only, the image bytes as the body',
+      )
+        .choices(CLIENT_CODECS)
+        .default(DEFAULTS.codec),
+    )
+    .addOption(
+      new Option(
+        '--mode <mode>',
+        'serial = one frame in flight, send the next when the answer arrives; pipelined = --in-flight K frames ' +
+          'in flight on one connection (the gateway processes 2 and queues 2 per connection, newest wins, so K > 4 ' +
+          'produces `dropped` answers, which are counted); short = a new WebSocket per frame: open, one frame, close ' +
+          '(WS only; run --clients N of them in parallel)',
+      )
+        .choices(MODES)
+        .default(DEFAULTS.mode),
+    )
+    .addOption(new Option('--in-flight <k>', 'frames in flight per connection in pipelined mode').argParser(integer(1, 1024)))
+    .addOption(new Option('--clients <n>', 'concurrent clients, each with its own connection(s)').default(DEFAULTS.clients).argParser(integer(1, 1000)))
+    .addOption(
+      new Option('--stagger <ms>', 'start client i at i x MS after the measured phase begins (0 = all together)')
+        .default(DEFAULTS.staggerMs)
+        .argParser(decimal(0)),
+    )
+    .addOption(new Option('--frames <f>', `frames per client per repeat (default ${DEFAULTS.frames}; exclusive with --duration)`).argParser(integer(1)))
+    .addOption(new Option('--duration <s>', 'seconds each client sends frames per repeat, instead of --frames').argParser(decimal(0, Number.POSITIVE_INFINITY, true)))
+    .addOption(new Option('--repeats <r>', 'repeat the whole run R times (fresh connections each time)').default(DEFAULTS.repeats).argParser(integer(1, 1000)))
+    .addOption(
+      new Option('--warmup <w>', 'frames per client sent before each repeat\'s measured phase and discarded from the statistics')
+        .default(DEFAULTS.warmup)
+        .argParser(integer(0)),
+    )
+    .addOption(new Option('--image <file>', 'send this image (JPEG, PNG or WebP) for every frame'))
+    .addOption(new Option('--dir <dir>', 'send the JPEG/PNG/WebP images of this folder, in name order, cycling'))
+    .addOption(
+      new Option(
+        '--video <file>',
+        'send frames of this video: .y4m is decoded natively, anything else needs ffmpeg on PATH ' +
+          '(apt-get install -y ffmpeg); frames are JPEG-encoded once before the run',
+      ),
+    )
+    .addOption(new Option('--video-frames <n>', 'frames to take from --video').default(DEFAULTS.videoFrames).argParser(integer(1, 100_000)))
+    .addOption(
+      new Option('--resize <WxH>', 'resize (cover + centre crop) and re-encode every input as JPEG once before the run, e.g. 240x180').argParser(size),
+    )
+    .addOption(
+      new Option('--quality <q>', `JPEG quality 1..100 for the re-encode (default ${DEFAULTS.quality} when --resize or --video is given)`).argParser(integer(1, 100)),
+    )
+    .addOption(new Option('--model <name>', 'model to ask for (see GET /api/models); the gateway default when absent'))
+    .addOption(new Option('--threshold <0..1>', 'minimum detection score; the model default when absent').argParser(decimal(0, 1)))
+    .addOption(
+      new Option(
+        '--delay <ms>',
+        'one-way delay added in EACH direction by a built-in user-space TCP proxy (round trip +2 x MS; new ' +
+          'connections also pay one emulated handshake round trip before their first bytes)',
+      )
+        .default(0)
+        .argParser(decimal(0, 60_000)),
+    )
+    .addOption(new Option('--bandwidth <kbps>', 'cap each direction of the proxy at this many kilobits/s (starts the proxy)').argParser(decimal(0, Number.POSITIVE_INFINITY, true)))
+    .addOption(
+      new Option(
+        '--ping-interval <ms>',
+        'WS serial/pipelined: ping every MS during the measured phase for network-only latency (3 pings are always ' +
+          'sent before it; 0 = only those). REST reports TCP connect time and TTFB minus server time instead; ' +
+          'short mode reports the connect + upgrade time',
+      ).argParser(integer(0)),
+    )
+    .addOption(new Option('--timeout <ms>', 'a frame without an answer after MS counts as unanswered').default(DEFAULTS.timeoutMs).argParser(integer(1)))
+    .addOption(new Option('--csv <file>', 'write every frame (warm-up frames flagged) to this CSV file'))
+    .addOption(new Option('--json', 'print a one-line JSON summary on stdout and nothing else there (the table goes to stderr unless --quiet)'))
+    .addOption(new Option('--chart <file.svg>', 'write a latency chart (CDF and box plot per repeat) as SVG'))
+    .addOption(new Option('--label <text>', 'name of this run in the output, CSV and JSON'))
+    .addOption(new Option('--quiet', 'no table and no progress bar (errors still go to stderr)'))
+    .addHelpText(
+      'after',
+      `
+Exit status: 0 when every frame got an answer (detections, dropped or error), 1 when any frame went
+unanswered (timeout or broken connection), 2 for bad arguments or inputs.
+
+Throughput is completed frames (answered with detections) over the wall time of the measured phase.
+Latency statistics cover answered-with-detections frames only; dropped and error answers are counted.
+
+Examples:
+  pnpm bench --transport ws --codec msgpack --frames 200
+  pnpm bench --transport rest --codec raw --resize 240x180 --delay 20 --frames 50
+  pnpm bench --mode pipelined --in-flight 4 --duration 10 --csv out.csv --chart out.svg
+  pnpm bench --mode short --clients 6 --frames 50 --json`,
+    )
+    .allowExcessArguments(false)
+    .showHelpAfterError('(run with --help for every flag)');
+}
+
+interface RawOptions {
+  url: string;
+  transport: Transport;
+  codec: ClientCodec;
+  mode: Mode;
+  inFlight?: number;
+  clients: number;
+  stagger: number;
+  frames?: number;
+  duration?: number;
+  repeats: number;
+  warmup: number;
+  image?: string;
+  dir?: string;
+  video?: string;
+  videoFrames: number;
+  resize?: { width: number; height: number };
+  quality?: number;
+  model?: string;
+  threshold?: number;
+  delay: number;
+  bandwidth?: number;
+  pingInterval?: number;
+  timeout: number;
+  csv?: string;
+  json?: boolean;
+  chart?: string;
+  label?: string;
+  quiet?: boolean;
+}
+
+/**
+ * Parses argv (without node and script) into a config. Throws {@link ArgsError} with a readable message for
+ * bad values and bad combinations, {@link HelpShown} after --help. `output` receives commander's own text.
+ */
+export function parseArgs(
+  argv: readonly string[],
+  output: { out: (s: string) => void; err: (s: string) => void } = { out: () => {}, err: () => {} },
+  options: {
+    checkFiles?: boolean;
+    /** Relative file paths (inputs, --csv, --chart) are resolved against this folder; default: as given. */
+    baseDir?: string;
+  } = {},
+): BenchConfig {
+  const program = buildProgram()
+    .exitOverride()
+    .configureOutput({ writeOut: output.out, writeErr: output.err, outputError: () => {} });
+  try {
+    program.parse([...argv], { from: 'user' });
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') {
+        throw new HelpShown(error.message);
+      }
+      throw new ArgsError(error.message.replace(/^error: /, ''));
+    }
+    throw error;
+  }
+  const o = program.opts<RawOptions>();
+  if (options.baseDir !== undefined) {
+    for (const key of ['image', 'dir', 'video', 'csv', 'chart'] as const) {
+      if (o[key] !== undefined) o[key] = resolve(options.baseDir, o[key]);
+    }
+  }
+  const given = (name: string): boolean => program.getOptionValueSource(name) === 'cli';
+  const problems: string[] = [];
+  const isRest = o.transport !== 'ws';
+
+  if (o.codec === 'raw' && !isRest) problems.push('--codec raw sends the image as an HTTP body: use it with --transport rest or rest-keepalive, not ws');
+  if (isRest && o.mode !== 'serial') {
+    problems.push(`--mode ${o.mode} is WebSocket-only; REST sends one request at a time per client (use --clients N for concurrency)`);
+  }
+  if (o.inFlight !== undefined && o.mode !== 'pipelined') problems.push('--in-flight applies to --mode pipelined only');
+  if (o.pingInterval !== undefined && (isRest || o.mode === 'short')) {
+    problems.push('--ping-interval applies to WebSocket serial/pipelined mode (REST reports connect time and TTFB, short mode the handshake time)');
+  }
+  if (o.frames !== undefined && o.duration !== undefined) problems.push('give either --frames or --duration, not both');
+  const inputFlags = (['image', 'dir', 'video'] as const).filter((k) => o[k] !== undefined);
+  if (inputFlags.length > 1) problems.push(`give one input: ${inputFlags.map((k) => `--${k}`).join(', ')} were given together`);
+  if (given('videoFrames') && o.video === undefined) problems.push('--video-frames applies to --video only');
+  if (given('stagger') && o.clients === 1 && o.stagger > 0) problems.push('--stagger needs --clients > 1');
+  if (options.checkFiles !== false) {
+    for (const k of inputFlags) if (!existsSync(o[k]!)) problems.push(`--${k} ${o[k]}: no such file or folder`);
+  }
+  if (problems.length) throw new ArgsError(problems.join('\n'));
+
+  const input: InputSource =
+    o.image !== undefined
+      ? { kind: 'image', path: o.image }
+      : o.dir !== undefined
+        ? { kind: 'dir', path: o.dir }
+        : o.video !== undefined
+          ? { kind: 'video', path: o.video, maxFrames: o.videoFrames }
+          : { kind: 'default' };
+
+  return {
+    url: o.url,
+    transport: o.transport,
+    codec: o.codec,
+    mode: o.mode,
+    inFlight: o.mode === 'pipelined' ? (o.inFlight ?? DEFAULTS.inFlight) : 1,
+    clients: o.clients,
+    staggerMs: o.stagger,
+    frames: o.duration === undefined ? (o.frames ?? DEFAULTS.frames) : undefined,
+    durationS: o.duration,
+    repeats: o.repeats,
+    warmup: o.warmup,
+    input,
+    resize: o.resize,
+    quality: o.quality,
+    model: o.model,
+    threshold: o.threshold,
+    delayMs: o.delay,
+    bandwidthKbps: o.bandwidth,
+    pingIntervalMs: o.pingInterval ?? (isRest || o.mode === 'short' ? 0 : DEFAULTS.pingIntervalMs),
+    timeoutMs: o.timeout,
+    csv: o.csv,
+    json: o.json === true,
+    chart: o.chart,
+    label: o.label,
+    quiet: o.quiet === true,
+  };
+}
+
+/** The flags that reproduce a config (for the matrix's "commands used" and the JSON summary). */
+export function describeConfig(config: BenchConfig): string {
+  const parts = [`${config.transport}/${config.codec}`, config.mode + (config.mode === 'pipelined' ? ` K=${config.inFlight}` : '')];
+  parts.push(`clients=${config.clients}`);
+  parts.push(config.frames !== undefined ? `frames=${config.frames}` : `duration=${config.durationS}s`);
+  if (config.warmup) parts.push(`warmup=${config.warmup}`);
+  if (config.repeats > 1) parts.push(`repeats=${config.repeats}`);
+  if (config.delayMs) parts.push(`delay=${config.delayMs}ms`);
+  if (config.bandwidthKbps) parts.push(`bandwidth=${config.bandwidthKbps}kbit/s`);
+  if (config.staggerMs) parts.push(`stagger=${config.staggerMs}ms`);
+  return parts.join(' ');
+}

@@ -21,6 +21,7 @@ import type { HelloMessage, ModelsResponse } from '@sightline/shared/protocol';
 import { parseArgs } from './client/args.ts';
 import { startGatewayProcess, type GatewayProcess } from './client/gateway-process.ts';
 import { loadInputs } from './client/inputs.ts';
+import { startFastApiBaseline } from './baselines/fastapi-process.ts';
 import { fmt, summarizeBench, summarizeSamples, type BenchSummary } from './client/report.ts';
 import { runBenchmark, type BenchResult } from './client/run.ts';
 import type { FrameInput } from './client/types.ts';
@@ -48,6 +49,8 @@ interface MatrixOptions {
   scale: number;
   sections: Set<number>;
   threads: number;
+  /** Also measure the FastAPI baseline in section 4. */
+  baseline: boolean;
 }
 
 function parseMatrixArgs(argv: string[]): MatrixOptions {
@@ -65,14 +68,16 @@ function parseMatrixArgs(argv: string[]): MatrixOptions {
       if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('a positive integer.');
       return n;
     })
+    .option('--no-baseline', 'skip the FastAPI baseline in section 4 (it needs python3 and, once, ~90 s of pip install)')
     .allowExcessArguments(false);
   program.parse(argv, { from: 'user' });
-  const o = program.opts<{ out: string; quick?: boolean; sections?: number[]; threads?: number }>();
+  const o = program.opts<{ out: string; quick?: boolean; sections?: number[]; threads?: number; baseline: boolean }>();
   return {
     out: o.out,
     scale: o.quick ? 0.2 : 1,
     sections: new Set(o.sections ?? [1, 2, 3, 4]),
     threads: o.threads ?? availableParallelism(),
+    baseline: o.baseline,
   };
 }
 
@@ -118,8 +123,12 @@ class Runner {
     return cached;
   }
 
+  /** URL -> shell variable, so printed commands name servers by role, not by this run's ports. */
+  readonly urlNames = new Map<string, string>();
+
   private command(argv: string[]): string {
-    return `pnpm bench --url "$GATEWAY" ${argv.map((a) => (/^[\w./:=,-]+$/.test(a) ? a : `'${a}'`)).join(' ')}`;
+    const words = argv.map((a) => this.urlNames.get(a) ?? (/^[\w./:=,-]+$/.test(a) ? a : `'${a}'`));
+    return `pnpm bench --url "$GATEWAY" ${words.join(' ')}`;
   }
 
   /**
@@ -377,35 +386,43 @@ async function bareInference(modelName: string, threads: number, seconds: number
   return { fps: (runs * 1000) / elapsed, meanMs: elapsed / runs, runs, model: modelName, input: `${input.dtype} [${dims.join(', ')}]` };
 }
 
-async function sectionClients(runner: Runner, modelName: string, threads: number, scale: number): Promise<string> {
+async function sectionClients(runner: Runner, modelName: string, threads: number, scale: number, baselineUrl?: string): Promise<string> {
   const common = ['--resize', '640x480', '--transport', 'ws', '--codec', 'msgpack', '--warmup', '3'];
+  const servers = [{ name: 'Sightline', url: [] as string[] }, ...(baselineUrl ? [{ name: 'FastAPI baseline', url: ['--url', baselineUrl] }] : [])];
   // The bare loop runs before and after the clients; the faster of the two is the limit (the machine is noisy).
   process.stderr.write('bare onnxruntime loop (before)...\n');
   const bareBefore = await bareInference(modelName, threads, Math.max(2, 5 * scale));
-  const [one, six] = (await runner.interleaved([
-    { argv: ['--label', '1 client', ...common], frames: runner.frames(300) },
-    { argv: ['--label', '6 clients', ...common, '--clients', '6'], frames: runner.frames(100) },
-  ])) as [Pooled, Pooled];
+  const cells = await runner.interleaved(
+    servers.flatMap((server) => [
+      { argv: ['--label', `${server.name}, 1 client`, ...server.url, ...common], frames: runner.frames(300) },
+      { argv: ['--label', `${server.name}, 6 clients`, ...server.url, ...common, '--clients', '6'], frames: runner.frames(100) },
+    ]),
+  );
   process.stderr.write('bare onnxruntime loop (after)...\n');
   const bareAfter = await bareInference(modelName, threads, Math.max(2, 5 * scale));
   const bare = bareAfter.fps > bareBefore.fps ? bareAfter : bareBefore;
-  const rows = ([['1', one], ['6', six]] as const).map(([n, cell]) => {
-    const o = cell.summary.overall;
-    return [
-      n,
-      ms(o.latency.mean),
-      ms(o.latency.p95),
-      ms(o.latency.p99),
-      fmt(o.throughputFps, 1),
-      fmt(o.throughputPerClientFps, 1),
-      ms(o.serverMs.mean),
-      ms(o.inferenceMs.mean),
-      ms(o.queueMs.mean),
-      `${((o.throughputFps / bare.fps) * 100).toFixed(0)}%` + droppedNote(cell.summary),
-    ];
-  });
+  const rows = servers.flatMap((server, s) =>
+    (['1', '6'] as const).map((n, i) => {
+      const cell = cells[s * 2 + i]!;
+      const o = cell.summary.overall;
+      return [
+        server.name,
+        n,
+        ms(o.latency.mean),
+        ms(o.latency.p95),
+        ms(o.latency.p99),
+        fmt(o.throughputFps, 1),
+        fmt(o.throughputPerClientFps, 1),
+        ms(o.serverMs.mean),
+        ms(o.inferenceMs.mean),
+        ms(o.queueMs.mean),
+        `${((o.throughputFps / bare.fps) * 100).toFixed(0)}%` + droppedNote(cell.summary),
+      ];
+    }),
+  );
   rows.push([
     `bare onnxruntime loop (before: ${fmt(bareBefore.fps, 1)}, after: ${fmt(bareAfter.fps, 1)} frames/s)`,
+    '',
     ms(bare.meanMs),
     '',
     '',
@@ -416,22 +433,37 @@ async function sectionClients(runner: Runner, modelName: string, threads: number
     '',
     '100%',
   ]);
+  const comparison = baselineUrl
+    ? (() => {
+        const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
+        const [s1, s6, b1, b6] = cells.map((c) => c.summary.overall) as [BenchSummary['overall'], BenchSummary['overall'], BenchSummary['overall'], BenchSummary['overall']];
+        return [
+          '',
+          `Same machine, same model file, same thread count, same client, interleaved: FastAPI / Sightline mean latency`,
+          `${ratio(b1.latency.mean, s1.latency.mean)} with 1 client and ${ratio(b6.latency.mean, s6.latency.mean)} with 6; p99 ${ratio(b1.latency.p99, s1.latency.p99)} and`,
+          `${ratio(b6.latency.p99, s6.latency.p99)}; Sightline / FastAPI throughput ${ratio(s1.throughputFps, b1.throughputFps)} and ${ratio(s6.throughputFps, b6.throughputFps)}.`,
+          'The baseline (gateway/bench/baselines/fastapi) is FastAPI + uvicorn, Pillow decode, numpy pre/post-processing and',
+          'onnxruntime in a thread pool: the idiomatic Python server, doing the same work and speaking the same protocol.',
+        ];
+      })()
+    : ['', 'The FastAPI baseline was not run (`--no-baseline`, or python3/PyPI unavailable).'];
   return [
     '### 4. One vs six concurrent clients, and the inference-bound limit',
     '',
     `Each client: its own WebSocket, serial, MessagePack, 640x480 JPEG frames, all started together. The last row is a`,
     `bare onnxruntime loop in the matrix process on the same model (\`${bare.model}\`, fixed ${bare.input} tensor) with the`,
-    `same intra-op thread count as the gateway (${threads}), run before and after the clients while the gateway sat idle`,
+    `same intra-op thread count as the gateway (${threads}), run before and after the clients while the servers sat idle`,
     `(${bareBefore.runs} + ${bareAfter.runs} inferences; the faster run is the limit): no decode, no resize, no I/O. "% of limit" is`,
-    'the gateway\'s completed frames/s over that loop\'s frames/s.',
+    'the server\'s completed frames/s over that loop\'s frames/s.',
     '',
-    mdTable(['clients', 'mean ms', 'p95 ms', 'p99 ms', 'frames/s total', 'frames/s per client', 'server ms', 'inference ms', 'queue ms', '% of limit'], rows),
+    mdTable(['server', 'clients', 'mean ms', 'p95 ms', 'p99 ms', 'frames/s total', 'frames/s per client', 'server ms', 'inference ms', 'queue ms', '% of limit'], rows),
+    ...comparison,
     '',
     '- Published (Python / Go YOLO servers): 1 client avg 35.1 / 30.5 ms, P99 54.6 / 50.4 ms; 6 clients avg 123 / 118 ms,',
     '  8.4 / 8.8 FPS per client. Their model and hardware differ; compare the shape (latency grows with clients once',
     '  inference is saturated, total throughput stays at the limit), not the absolute numbers.',
-    '- The clients, the gateway and its inference worker share the same 2 cores here, so client-side encoding and',
-    '  decoding take CPU away from inference in the 6-client run.',
+    '- The clients, the servers and their inference threads share the same 2 cores here, so client-side encoding and',
+    '  decoding take CPU away from inference in the 6-client runs.',
   ].join('\n');
 }
 
@@ -462,6 +494,16 @@ export function replaceBetweenMarkers(existing: string | undefined, block: strin
   return `${existing.trimEnd()}\n\n${wrapped}\n`;
 }
 
+async function startBaseline(threads: number): Promise<GatewayProcess | undefined> {
+  process.stderr.write('starting the FastAPI baseline (first time: creating its venv from PyPI)...\n');
+  try {
+    return await startFastApiBaseline(threads);
+  } catch (error) {
+    process.stderr.write(`FastAPI baseline unavailable, section 4 runs without it: ${error instanceof Error ? error.message.slice(0, 500) : String(error)}\n`);
+    return undefined;
+  }
+}
+
 async function main(): Promise<number> {
   const options = parseMatrixArgs(process.argv.slice(2).filter((a, i) => !(i === 0 && a === '--')));
   const started = performance.now();
@@ -484,7 +526,15 @@ async function main(): Promise<number> {
     if (options.sections.has(1)) sections.push(await sectionDelay(runner));
     if (options.sections.has(2)) sections.push(await sectionCodec(runner));
     if (options.sections.has(3)) sections.push(await sectionPatterns(runner));
-    if (options.sections.has(4)) sections.push(await sectionClients(runner, models.defaultModel, options.threads, options.scale));
+    if (options.sections.has(4)) {
+      const baseline = options.baseline ? await startBaseline(options.threads) : undefined;
+      try {
+        if (baseline) runner.urlNames.set(baseline.url, '"$BASELINE"');
+        sections.push(await sectionClients(runner, models.defaultModel, options.threads, options.scale, baseline?.url));
+      } finally {
+        await baseline?.stop();
+      }
+    }
   } finally {
     await gateway.stop();
   }
@@ -512,6 +562,9 @@ async function main(): Promise<number> {
     '```sh',
     `# gateway: cd gateway && PORT=8080 SIGHTLINE_THREADS=${options.threads} SIGHTLINE_WORKERS=1 node --import tsx src/main.ts`,
     'GATEWAY=http://127.0.0.1:8080',
+    ...(runner.urlNames.size
+      ? [`# baseline: gateway/bench/baselines/fastapi/setup.sh && bench-results/.venv-fastapi/bin/python gateway/bench/baselines/fastapi/server.py --port 8090 --threads ${options.threads}`, 'BASELINE=http://127.0.0.1:8090']
+      : []),
     ...runner.commands,
     '```',
     '',

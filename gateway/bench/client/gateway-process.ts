@@ -20,6 +20,7 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** A server child process started by the benchmarks (the gateway, or a baseline to compare it with). */
 export interface GatewayProcess {
   url: string;
   port: number;
@@ -29,11 +30,21 @@ export interface GatewayProcess {
   stop(): Promise<void>;
 }
 
-export async function startGatewayProcess(options: { env?: Record<string, string>; startTimeoutMs?: number } = {}): Promise<GatewayProcess> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: GATEWAY_DIR,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...options.env },
+export interface ProcessOptions {
+  command: string;
+  args: string[];
+  cwd: string;
+  env?: Record<string, string>;
+  /** What the process is, for error messages. */
+  name: string;
+  startTimeoutMs?: number;
+}
+
+/** Spawns a server on `port` and resolves once its /healthz answers `{ok: true}`. */
+export async function startHealthyProcess(port: number, options: ProcessOptions): Promise<GatewayProcess> {
+  const child = spawn(options.command, options.args, {
+    cwd: options.cwd,
+    env: { ...process.env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -52,9 +63,10 @@ export async function startGatewayProcess(options: { env?: Record<string, string
       clearTimeout(timer);
     }
   };
-  const deadline = Date.now() + (options.startTimeoutMs ?? 120_000);
+  const timeoutMs = options.startTimeoutMs ?? 120_000;
+  const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`gateway exited with ${child.exitCode} before it was healthy:\n${output}`);
+    if (child.exitCode !== null) throw new Error(`${options.name} exited with ${child.exitCode} before it was healthy:\n${output}`);
     try {
       const response = await fetch(`${url}${HEALTH_PATH}`, { signal: AbortSignal.timeout(2000) });
       if (response.ok && ((await response.json()) as { ok?: boolean }).ok) break;
@@ -63,9 +75,21 @@ export async function startGatewayProcess(options: { env?: Record<string, string
     }
     if (Date.now() > deadline) {
       await stop();
-      throw new Error(`gateway not healthy after ${options.startTimeoutMs ?? 120_000} ms:\n${output}`);
+      throw new Error(`${options.name} not healthy after ${timeoutMs} ms:\n${output}`);
     }
     await new Promise((r) => setTimeout(r, 250));
   }
   return { url, port, child, output: () => output, stop };
+}
+
+export async function startGatewayProcess(options: { env?: Record<string, string>; startTimeoutMs?: number } = {}): Promise<GatewayProcess> {
+  const port = await freePort();
+  return startHealthyProcess(port, {
+    name: 'gateway',
+    command: process.execPath,
+    args: ['--import', 'tsx', 'src/main.ts'],
+    cwd: GATEWAY_DIR,
+    env: { PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...options.env },
+    ...(options.startTimeoutMs ? { startTimeoutMs: options.startTimeoutMs } : {}),
+  });
 }

@@ -1,0 +1,24 @@
+/**
+ * Starts the FastAPI baseline (baselines/fastapi/server.py) for a same-machine comparison: creates its
+ * virtualenv on first use (setup.sh; ~90 s, from PyPI), then runs it on a free loopback port.
+ */
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { freePort, startHealthyProcess, type GatewayProcess } from '../client/gateway-process.ts';
+
+const HERE = fileURLToPath(new URL('./fastapi/', import.meta.url));
+const REPO = fileURLToPath(new URL('../../../', import.meta.url));
+export const BASELINE_VENV = join(REPO, 'bench-results', '.venv-fastapi');
+
+export async function startFastApiBaseline(threads: number): Promise<GatewayProcess> {
+  await promisify(execFile)('bash', [join(HERE, 'setup.sh'), BASELINE_VENV], { maxBuffer: 10 * 1024 * 1024 });
+  const port = await freePort();
+  return startHealthyProcess(port, {
+    name: 'FastAPI baseline',
+    command: join(BASELINE_VENV, 'bin', 'python'),
+    args: [join(HERE, 'server.py'), '--port', String(port), '--host', '127.0.0.1', '--threads', String(threads)],
+    cwd: HERE,
+  });
+}

@@ -19,6 +19,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import ort from 'onnxruntime-node';
 import type { HelloMessage, ModelsResponse } from '@sightline/shared/protocol';
 import { parseArgs } from './client/args.ts';
+import { markers, replaceSection } from './doc-section.ts';
 import { startGatewayProcess, type GatewayProcess } from './client/gateway-process.ts';
 import { loadInputs } from './client/inputs.ts';
 import { startFastApiBaseline } from './baselines/fastapi-process.ts';
@@ -29,8 +30,7 @@ import type { FrameInput } from './client/types.ts';
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const DEFAULT_OUT = join(REPO, 'docs', 'BENCHMARKS.md');
 const MODELS_DIR = join(REPO, 'models');
-export const BEGIN = '<!-- matrix:begin -->';
-export const END = '<!-- matrix:end -->';
+export const { begin: BEGIN, end: END } = markers('matrix');
 
 const DELAYS = [5, 10, 20, 40, 80, 160, 320];
 /** Published edge-study means (ms) for WS and REST at the delays where they were given. */
@@ -486,12 +486,7 @@ function machineInfo(threads: number, hello: HelloMessage | undefined, models: M
 }
 
 export function replaceBetweenMarkers(existing: string | undefined, block: string): string {
-  const wrapped = `${BEGIN}\n${block.trim()}\n${END}`;
-  if (existing === undefined) return `# Benchmarks\n\n${wrapped}\n`;
-  const begin = existing.indexOf(BEGIN);
-  const end = existing.indexOf(END);
-  if (begin >= 0 && end > begin) return existing.slice(0, begin) + wrapped + existing.slice(end + END.length);
-  return `${existing.trimEnd()}\n\n${wrapped}\n`;
+  return replaceSection(existing, 'matrix', block);
 }
 
 async function startBaseline(threads: number): Promise<GatewayProcess | undefined> {

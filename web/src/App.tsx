@@ -1,0 +1,201 @@
+import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from 'react';
+import type { ModelInfo } from '@sightline/shared/protocol';
+import { DashboardController } from './app/dashboard-controller.ts';
+import { CHART_WINDOW, STATS_WINDOWS } from './app/settings.ts';
+import { usePersistedSettings } from './app/use-persisted-settings.ts';
+import type { SourceKind } from './capture/media-source.ts';
+import { DetectionsList } from './components/DetectionsList.tsx';
+import { ErrorLog } from './components/ErrorLog.tsx';
+import { Panel } from './components/Field.tsx';
+import { Header } from './components/Header.tsx';
+import { LatencyChart } from './components/LatencyChart.tsx';
+import { MediaStage } from './components/MediaStage.tsx';
+import { ModelControls } from './components/ModelControls.tsx';
+import { SourceControls } from './components/SourceControls.tsx';
+import { StageTimings } from './components/StageTimings.tsx';
+import { StatsPanel } from './components/StatsPanel.tsx';
+import { StreamControls } from './components/StreamControls.tsx';
+import { Toasts } from './components/Toasts.tsx';
+
+export function App() {
+  const [controller] = useState(() => new DashboardController());
+  const snapshot = useSyncExternalStore(controller.subscribe, controller.getSnapshot);
+  const [settings, updateSettings] = usePersistedSettings();
+  const lastFile = useRef<File | undefined>(undefined);
+
+  useEffect(() => {
+    controller.start();
+    return () => controller.stop();
+  }, [controller]);
+
+  useEffect(() => controller.updateSettings(settings), [controller, settings]);
+
+  // Open the camera once the media elements are attached (MediaStage's effect runs first).
+  useEffect(() => {
+    controller.useCamera();
+  }, [controller]);
+
+  // Mirror a selfie camera by default; files and rear cameras are shown as they are.
+  const { generation, kind, facingMode } = snapshot.source;
+  useEffect(() => {
+    if (generation > 0) updateSettings({ mirror: kind === 'camera' && facingMode !== 'environment' });
+  }, [generation, kind, facingMode, updateSettings]);
+
+  // Pick the gateway's default model (and its threshold) once the list is known.
+  const models = snapshot.models.response;
+  useEffect(() => {
+    if (!models || models.models.some((info) => info.name === settings.model)) return;
+    const fallback = models.models.find((info) => info.name === models.defaultModel) ?? models.models[0];
+    if (fallback) updateSettings({ model: fallback.name, threshold: fallback.scoreThreshold });
+  }, [models, settings.model, updateSettings]);
+
+  const chooseSource = useCallback(
+    (next: SourceKind) => {
+      if (next === 'camera') controller.useCamera(snapshot.source.deviceId);
+      else controller.useFile(lastFile.current);
+    },
+    [controller, snapshot.source.deviceId],
+  );
+
+  const openFilePicker = useCallback(() => {
+    if (snapshot.source.kind !== 'file') controller.useFile(lastFile.current);
+    // The input exists in the page at all times; wait a tick so it is shown before it opens.
+    setTimeout(() => document.getElementById('file-input')?.click(), 0);
+  }, [controller, snapshot.source.kind]);
+
+  const useFile = useCallback(
+    (file: File) => {
+      lastFile.current = file;
+      controller.useFile(file);
+    },
+    [controller],
+  );
+
+  const chooseModel = useCallback((info: ModelInfo) => updateSettings({ model: info.name, threshold: info.scoreThreshold }), [updateSettings]);
+
+  const sourceSize = snapshot.source.width && snapshot.source.height ? { width: snapshot.source.width, height: snapshot.source.height } : undefined;
+  const activeCodecs = settings.abMode ? (['json', 'msgpack'] as const) : [settings.codec];
+
+  return (
+    <div className="app">
+      <a className="skip-link" href="#controls">
+        Skip to controls
+      </a>
+      <Header snapshot={snapshot} paused={settings.paused} onPause={(paused) => updateSettings({ paused })} onRetry={() => controller.retryConnection()} />
+      <main className="layout">
+        <aside className="column column--controls" id="controls" aria-label="Controls">
+          <Panel title="Source" id="source-title">
+            <SourceControls
+              source={snapshot.source}
+              mirror={settings.mirror}
+              onSourceKind={chooseSource}
+              onCamera={(deviceId) => controller.useCamera(deviceId)}
+              onFile={useFile}
+              onMirror={(mirror) => updateSettings({ mirror })}
+            />
+          </Panel>
+          <Panel title="Detection" id="detection-title">
+            <ModelControls
+              models={snapshot.models}
+              model={settings.model}
+              threshold={settings.threshold}
+              onModel={chooseModel}
+              onThreshold={(threshold) => updateSettings({ threshold })}
+              onRetry={() => controller.retryModels()}
+            />
+          </Panel>
+          <Panel title="Stream" id="stream-title">
+            <StreamControls
+              settings={settings}
+              sourceSize={sourceSize}
+              limits={snapshot.connection.hello?.limits}
+              nextCodec={snapshot.nextCodec}
+              onChange={updateSettings}
+            />
+          </Panel>
+        </aside>
+
+        <section className="column column--stage" aria-label="Live view">
+          <MediaStage
+            controller={controller}
+            snapshot={snapshot}
+            mirror={settings.mirror}
+            onUseFile={openFilePicker}
+            onRetryCamera={() => controller.useCamera(snapshot.source.deviceId)}
+            onResume={() => updateSettings({ paused: false })}
+          />
+          <Panel title="Latency" id="latency-title" className="panel--chart" actions={<span className="panel__note">ms · last {CHART_WINDOW} messages</span>}>
+            <LatencyChart series={snapshot.chart} pingMs={snapshot.pingMs} />
+          </Panel>
+        </section>
+
+        <aside className="column column--side" aria-label="Results and statistics">
+          <Panel
+            title="Codec comparison"
+            id="stats-title"
+            actions={
+              <>
+                <label className="visually-hidden" htmlFor="stats-window">
+                  Statistics window
+                </label>
+                <select
+                  id="stats-window"
+                  className="input input--small"
+                  value={settings.statsWindow}
+                  onChange={(event) => updateSettings({ statsWindow: Number(event.target.value) })}
+                >
+                  {STATS_WINDOWS.map((size) => (
+                    <option key={size} value={size}>
+                      last {size.toLocaleString('en-US')}
+                    </option>
+                  ))}
+                </select>
+              </>
+            }
+          >
+            <StatsPanel stats={snapshot.stats} activeCodecs={activeCodecs} />
+            <div className="export-row">
+              <button type="button" className="button button--small" data-testid="export-csv" onClick={() => controller.exportCsv()}>
+                Export CSV
+              </button>
+              <button type="button" className="button button--small" data-testid="export-json" onClick={() => controller.exportJson()}>
+                Export JSON
+              </button>
+              <button type="button" className="button button--small button--ghost" data-testid="reset-stats" onClick={() => controller.clearSamples()}>
+                Reset
+              </button>
+              <span className="export-row__note">
+                {snapshot.samplesKept.toLocaleString('en-US')} samples
+                {snapshot.samplesDiscarded > 0 && ` (${snapshot.samplesDiscarded.toLocaleString('en-US')} oldest discarded)`}
+              </span>
+            </div>
+          </Panel>
+          <Panel title="Detections" id="detections-title" actions={
+              <span className="panel__note">
+                {snapshot.latest ? (snapshot.phase === 'streaming' ? `${snapshot.latest.detections.length} now` : 'last result') : ''}
+              </span>
+            }>
+            <DetectionsList latest={snapshot.latest} />
+          </Panel>
+          <Panel title="Last frame" id="timings-title">
+            <StageTimings latest={snapshot.latest} encode={snapshot.lastEncode} encoderPath={snapshot.encoderPath} />
+          </Panel>
+          <Panel
+            title="Gateway errors"
+            id="errors-title"
+            actions={
+              snapshot.errors.length > 0 ? (
+                <button type="button" className="button button--small button--ghost" onClick={() => controller.clearErrors()}>
+                  Clear
+                </button>
+              ) : undefined
+            }
+          >
+            <ErrorLog entries={snapshot.errors} />
+          </Panel>
+        </aside>
+      </main>
+      <Toasts errors={snapshot.errors} notices={snapshot.notices} />
+    </div>
+  );
+}

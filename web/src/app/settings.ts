@@ -1,0 +1,43 @@
+/** What the person controls, with defaults. Kept in React state, pushed into the controller. */
+import type { Codec } from '@sightline/shared/protocol';
+import { DEFAULT_FRAME_SIZE, type FrameSize } from '../capture/frame-size.ts';
+
+export interface StreamSettings {
+  codec: Codec;
+  /** Alternate the codec every `abEvery` frames. */
+  abMode: boolean;
+  abEvery: number;
+  /** 1..8 frames sent and not yet answered. */
+  maxInFlight: number;
+  frameSize: FrameSize;
+  /** JPEG quality 0..1. */
+  jpegQuality: number;
+  /** Model name; undefined until the model list is known (the gateway's default is used). */
+  model: string | undefined;
+  /** Minimum score 0..1 sent with every frame. */
+  threshold: number;
+  paused: boolean;
+  /** Show the picture (and boxes) mirrored, like a mirror for a selfie camera. */
+  mirror: boolean;
+  /** Samples per codec the stats are computed over. */
+  statsWindow: number;
+}
+
+export const DEFAULT_SETTINGS: StreamSettings = {
+  codec: 'msgpack',
+  abMode: false,
+  abEvery: 30,
+  maxInFlight: 1,
+  frameSize: DEFAULT_FRAME_SIZE,
+  jpegQuality: 0.8,
+  model: undefined,
+  threshold: 0.5,
+  paused: false,
+  mirror: true,
+  statsWindow: 500,
+};
+
+export const STATS_WINDOWS: readonly number[] = [100, 500, 2000, 10_000];
+
+/** Messages shown in the latency chart. */
+export const CHART_WINDOW = 200;

@@ -1,0 +1,153 @@
+/**
+ * Turns the current picture of a <video> or <img> into JPEG bytes at the chosen size and quality.
+ * Preferred path: hand a VideoFrame (or ImageBitmap) to a Worker by transfer; it scales and encodes on an
+ * OffscreenCanvas. Fallback when the browser lacks that: a canvas on the main thread.
+ */
+import type { EncodeRequest, EncodeResponse } from './encoder-protocol.ts';
+import { targetSize, type FrameSize, type Size } from './frame-size.ts';
+
+export type EncoderPath = 'worker' | 'main-thread';
+
+export interface EncodedFrame {
+  bytes: Uint8Array;
+  width: number;
+  height: number;
+  /** Capture + scale + encode wall time. */
+  encodeMs: number;
+  path: EncoderPath;
+}
+
+export type FrameSourceElement = HTMLVideoElement | HTMLImageElement;
+
+export function intrinsicSize(element: FrameSourceElement): Size {
+  if (element instanceof HTMLVideoElement) return { width: element.videoWidth, height: element.videoHeight };
+  return { width: element.naturalWidth, height: element.naturalHeight };
+}
+
+function workerEncodingSupported(): boolean {
+  return (
+    typeof Worker !== 'undefined' &&
+    typeof OffscreenCanvas !== 'undefined' &&
+    typeof OffscreenCanvas.prototype.convertToBlob === 'function' &&
+    typeof createImageBitmap === 'function'
+  );
+}
+
+interface PendingJob {
+  resolve: (response: EncodeResponse) => void;
+  reject: (error: Error) => void;
+}
+
+/** Consecutive worker failures after which the main-thread path takes over for good. */
+const WORKER_FAILURE_LIMIT = 3;
+
+export class FrameEncoder {
+  private worker: Worker | undefined;
+  private workerFailures = 0;
+  private useWorker = workerEncodingSupported();
+  private nextJob = 1;
+  private readonly jobs = new Map<number, PendingJob>();
+  private canvas: HTMLCanvasElement | undefined;
+  /** Why the worker path was abandoned, if it was. */
+  fallbackReason: string | undefined = this.useWorker ? undefined : 'OffscreenCanvas encoding is not supported by this browser';
+
+  get path(): EncoderPath {
+    return this.useWorker ? 'worker' : 'main-thread';
+  }
+
+  async encode(element: FrameSourceElement, frameSize: FrameSize, quality: number): Promise<EncodedFrame> {
+    const source = intrinsicSize(element);
+    if (source.width <= 0 || source.height <= 0) throw new Error('the source has no picture yet');
+    const size = targetSize(source, frameSize);
+    const started = performance.now();
+    if (this.useWorker) {
+      try {
+        const bytes = await this.encodeInWorker(element, size, quality);
+        this.workerFailures = 0;
+        return { bytes, ...size, encodeMs: performance.now() - started, path: 'worker' };
+      } catch (error) {
+        this.workerFailures++;
+        if (this.workerFailures >= WORKER_FAILURE_LIMIT) this.abandonWorker(error instanceof Error ? error.message : String(error));
+        else throw error;
+      }
+    }
+    const bytes = await this.encodeOnMainThread(element, size, quality);
+    return { bytes, ...size, encodeMs: performance.now() - started, path: 'main-thread' };
+  }
+
+  dispose(): void {
+    this.worker?.terminate();
+    this.worker = undefined;
+    for (const job of this.jobs.values()) job.reject(new Error('encoder disposed'));
+    this.jobs.clear();
+  }
+
+  private async encodeInWorker(element: FrameSourceElement, size: Size, quality: number): Promise<Uint8Array> {
+    const worker = this.ensureWorker();
+    const source = await grabPicture(element);
+    const id = this.nextJob++;
+    const request: EncodeRequest = { id, source, width: size.width, height: size.height, quality };
+    const response = await new Promise<EncodeResponse>((resolve, reject) => {
+      this.jobs.set(id, { resolve, reject });
+      try {
+        worker.postMessage(request, [source]);
+      } catch (error) {
+        this.jobs.delete(id);
+        source.close();
+        reject(error instanceof Error ? error : new Error(String(error)));
+      }
+    });
+    if (!response.ok) throw new Error(response.error);
+    return new Uint8Array(response.bytes);
+  }
+
+  private ensureWorker(): Worker {
+    if (this.worker) return this.worker;
+    const worker = new Worker(new URL('./frame-encoder.worker.ts', import.meta.url), { type: 'module', name: 'frame-encoder' });
+    worker.onmessage = (event: MessageEvent<EncodeResponse>) => {
+      const job = this.jobs.get(event.data.id);
+      if (!job) return;
+      this.jobs.delete(event.data.id);
+      job.resolve(event.data);
+    };
+    worker.onerror = (event) => {
+      event.preventDefault();
+      this.abandonWorker(event.message || 'the encoder worker failed to start');
+    };
+    this.worker = worker;
+    return worker;
+  }
+
+  private abandonWorker(reason: string): void {
+    this.useWorker = false;
+    this.fallbackReason = reason;
+    this.worker?.terminate();
+    this.worker = undefined;
+    for (const job of this.jobs.values()) job.reject(new Error(reason));
+    this.jobs.clear();
+  }
+
+  private async encodeOnMainThread(element: FrameSourceElement, size: Size, quality: number): Promise<Uint8Array> {
+    const canvas = (this.canvas ??= document.createElement('canvas'));
+    if (canvas.width !== size.width) canvas.width = size.width;
+    if (canvas.height !== size.height) canvas.height = size.height;
+    const context = canvas.getContext('2d', { alpha: false });
+    if (!context) throw new Error('2D canvas unavailable');
+    context.drawImage(element, 0, 0, size.width, size.height);
+    const blob = await new Promise<Blob | null>((resolve) => canvas.toBlob(resolve, 'image/jpeg', quality));
+    if (!blob) throw new Error('JPEG encoding failed');
+    return new Uint8Array(await blob.arrayBuffer());
+  }
+}
+
+/** A transferable snapshot of the element's current picture: a zero-copy VideoFrame when possible. */
+async function grabPicture(element: FrameSourceElement): Promise<VideoFrame | ImageBitmap> {
+  if (element instanceof HTMLVideoElement && typeof VideoFrame === 'function') {
+    try {
+      return new VideoFrame(element);
+    } catch {
+      // Some video sources cannot be wrapped; an ImageBitmap copy always works.
+    }
+  }
+  return createImageBitmap(element);
+}

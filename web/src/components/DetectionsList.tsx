@@ -1,0 +1,39 @@
+import type { LatestResult } from '../app/dashboard-controller.ts';
+import { classColour } from '../overlay/class-colours.ts';
+
+interface Props {
+  latest: LatestResult | undefined;
+}
+
+/** The current detections, most confident first. */
+export function DetectionsList({ latest }: Props) {
+  const detections = latest ? [...latest.detections].sort((a, b) => b.score - a.score) : [];
+  return (
+    <div className="detections">
+      <ul className="detections__list" data-testid="detections-list" aria-label="Current detections">
+        {detections.map((detection, index) => (
+          <li
+            key={`${detection.classId}-${index}`}
+            className="detection"
+            data-testid="detection"
+            data-label={detection.label}
+            data-score={String(Math.round(detection.score * 10000) / 10000)}
+          >
+            <span className="detection__swatch" style={{ background: classColour(detection.classId) }} aria-hidden="true" />
+            <span className="detection__label">{detection.label}</span>
+            <span className="detection__bar" aria-hidden="true">
+              <span style={{ width: `${Math.round(detection.score * 100)}%`, background: classColour(detection.classId) }} />
+            </span>
+            <span className="detection__score">{Math.round(detection.score * 100)}%</span>
+          </li>
+        ))}
+      </ul>
+      {detections.length === 0 && <p className="empty">{latest ? 'Nothing above the threshold in the latest frame.' : 'No results yet.'}</p>}
+      {latest && (
+        <p className="detections__meta">
+          Frame #{latest.id} · {latest.width}×{latest.height} · {latest.model}
+        </p>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,147 @@
+import { memo, useMemo, useState } from 'react';
+import { CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
+import { LATENCY_SERIES, type LatencyRow, type LatencySeries, type LatencySeriesKey } from '../metrics/chart-data.ts';
+import { formatMs, rawValue } from '../ui/format.ts';
+
+interface Props {
+  series: LatencySeries;
+  pingMs: number | undefined;
+}
+
+/** A round y-axis top: above the data, but ignoring rare spikes (model warm-up) so the usual range stays readable. */
+function yCeiling(rows: readonly LatencyRow[], visible: ReadonlySet<LatencySeriesKey>): { top: number; clipped: boolean } {
+  const values: number[] = [];
+  for (const row of rows) {
+    for (const key of visible) {
+      const value = row[key];
+      if (value !== undefined) values.push(value);
+    }
+  }
+  if (values.length === 0) return { top: 10, clipped: false };
+  values.sort((a, b) => a - b);
+  const max = values[values.length - 1]!;
+  const p98 = values[Math.floor(values.length * 0.98)]!;
+  if (values.length >= 10 && max > p98 * 1.6) return { top: niceCeil(p98 * 1.3), clipped: true };
+  return { top: niceCeil(max * 1.05), clipped: false };
+}
+
+/** The next 1, 2, 2.5 or 5 x 10^n at or above `value`, so the axis gets round ticks. */
+function niceCeil(value: number): number {
+  if (!(value > 0)) return 10;
+  const magnitude = 10 ** Math.floor(Math.log10(value));
+  const step = [1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10].find((m) => m * magnitude >= value) ?? 10;
+  return step * magnitude;
+}
+
+/**
+ * Each codec's line breaks where the other codec ran, which shows A/B blocks honestly; with very short blocks
+ * (A/B every 1 or 2 frames) that would leave only isolated points, so the lines are joined instead.
+ */
+function codecsInterleaved(rows: readonly LatencyRow[]): boolean {
+  let previous: 'json' | 'msgpack' | undefined;
+  let points = 0;
+  let switches = 0;
+  for (const row of rows) {
+    const codec = row.fullJson !== undefined ? 'json' : row.fullMsgpack !== undefined ? 'msgpack' : undefined;
+    if (!codec) continue;
+    points++;
+    if (previous && codec !== previous) switches++;
+    previous = codec;
+  }
+  return points > 0 && switches * 3 > points;
+}
+
+const tickMs = (value: number): string => (Number.isInteger(value) ? String(value) : value < 10 ? value.toFixed(1) : String(Math.round(value)));
+const tickSeconds = (value: number): string => (value === 0 ? 'now' : `${value.toFixed(0)} s`);
+
+/** Live latency per message (rolling window) and the network-only ping series. */
+export const LatencyChart = memo(function LatencyChart({ series: data, pingMs }: Props) {
+  const rows = data.frames;
+  const [hidden, setHidden] = useState<ReadonlySet<LatencySeriesKey>>(() => new Set());
+  const visible = useMemo(() => new Set(LATENCY_SERIES.map((s) => s.key).filter((key) => !hidden.has(key))), [hidden]);
+  const ceiling = yCeiling([...rows, ...data.pings], visible);
+  const connectCodecs = codecsInterleaved(rows);
+  const ticks = [0, 1, 2, 3, 4, 5].map((step) => (ceiling.top * step) / 5);
+  const toggle = (key: LatencySeriesKey): void =>
+    setHidden((current) => {
+      const next = new Set(current);
+      if (next.has(key)) next.delete(key);
+      else next.add(key);
+      return next;
+    });
+
+  return (
+    <div className="chart">
+      <div className="chart__legend" role="group" aria-label="Series shown">
+        {LATENCY_SERIES.map((series) => (
+          <button
+            key={series.key}
+            type="button"
+            className="legend-item"
+            aria-pressed={!hidden.has(series.key)}
+            onClick={() => toggle(series.key)}
+          >
+            <span className={`legend-item__swatch${series.key === 'ping' ? ' is-dashed' : ''}`} style={{ borderColor: series.colour }} aria-hidden="true" />
+            {series.label}
+          </button>
+        ))}
+        <span className="chart__ping" data-testid="ping-value" data-value={rawValue(pingMs)}>
+          Ping <strong>{formatMs(pingMs)}</strong>
+        </span>
+      </div>
+      <div className="chart__plot" data-testid="latency-chart" role="img" aria-label="Latency per message over time, in milliseconds">
+        {rows.length === 0 && data.pings.length === 0 ? (
+          <p className="empty chart__empty">Latency appears here once frames are answered.</p>
+        ) : (
+            <LineChart responsive data={rows} margin={{ top: 8, right: 12, bottom: 0, left: -8 }} style={{ width: '100%', height: '100%', minHeight: 150 }}>
+              <CartesianGrid stroke="#273041" strokeDasharray="3 3" vertical={false} />
+              <XAxis
+                dataKey="t"
+                type="number"
+                domain={['dataMin', 0]}
+                tickFormatter={tickSeconds}
+                stroke="#8b95a5"
+                tick={{ fontSize: 11 }}
+                tickCount={6}
+                allowDecimals={false}
+              />
+              <YAxis
+                stroke="#8b95a5"
+                tick={{ fontSize: 11 }}
+                tickFormatter={tickMs}
+                width={44}
+                ticks={ticks}
+                interval={0}
+                domain={[0, ceiling.top]}
+                allowDataOverflow={ceiling.clipped}
+              />
+              <Tooltip
+                isAnimationActive={false}
+                contentStyle={{ background: '#10151d', border: '1px solid #2d3748', borderRadius: 6, fontSize: 12 }}
+                labelStyle={{ color: '#aab4c3' }}
+                labelFormatter={(label) => `${Number(label).toFixed(2)} s`}
+                formatter={(value, name) => [formatMs(Number(value)), String(name)]}
+              />
+              {LATENCY_SERIES.map((series) => (
+                <Line
+                  key={series.key}
+                  data={series.key === 'ping' ? data.pings : undefined}
+                  dataKey={series.key}
+                  name={series.label}
+                  type="linear"
+                  stroke={series.colour}
+                  strokeWidth={series.key.startsWith('full') ? 2 : 1.25}
+                  strokeDasharray={series.key === 'ping' ? '4 3' : undefined}
+                  dot={false}
+                  activeDot={{ r: 3 }}
+                  connectNulls={connectCodecs && series.key.startsWith('full')}
+                  hide={hidden.has(series.key)}
+                  isAnimationActive={false}
+                />
+              ))}
+            </LineChart>
+        )}
+      </div>
+    </div>
+  );
+});

@@ -1,0 +1,138 @@
+import { useEffect, useRef } from 'react';
+import type { DashboardController, DashboardSnapshot } from '../app/dashboard-controller.ts';
+import { CODEC_LABELS } from '../transport/codec-policy.ts';
+import { formatMs } from '../ui/format.ts';
+import { useNow } from '../ui/use-now.ts';
+
+interface Props {
+  controller: DashboardController;
+  snapshot: DashboardSnapshot;
+  mirror: boolean;
+  onUseFile: () => void;
+  onRetryCamera: () => void;
+  onResume: () => void;
+}
+
+/** The picture with the detection overlay on top, plus what is going on when nothing is streaming. */
+export function MediaStage({ controller, snapshot, mirror, onUseFile, onRetryCamera, onResume }: Props) {
+  const videoRef = useRef<HTMLVideoElement>(null);
+  const imageRef = useRef<HTMLImageElement>(null);
+  const canvasRef = useRef<HTMLCanvasElement>(null);
+
+  useEffect(() => {
+    const video = videoRef.current;
+    const image = imageRef.current;
+    const canvas = canvasRef.current;
+    if (!video || !image || !canvas) return;
+    return controller.attach({ video, image }, canvas);
+  }, [controller]);
+
+  const { source, latest, phase } = snapshot;
+  const showImage = source.kind === 'file' && source.file?.kind === 'image';
+  const mirrorClass = mirror ? ' is-mirrored' : '';
+  return (
+    <div className="stage" data-phase={phase}>
+      <video
+        ref={videoRef}
+        data-testid="video"
+        className={`stage__media${mirrorClass}`}
+        hidden={showImage}
+        muted
+        playsInline
+        autoPlay
+        aria-label="Live picture being analysed"
+      />
+      <img ref={imageRef} data-testid="still-image" className={`stage__media${mirrorClass}`} hidden={!showImage} alt="Image being analysed" />
+      <canvas ref={canvasRef} data-testid="overlay" className="stage__overlay" aria-hidden="true" />
+
+      {latest && phase === 'streaming' && performance.now() - latest.receivedAt < 1500 && (
+        <div className="stage__hud" aria-hidden="true">
+          <span className="chip">{latest.detections.length} {latest.detections.length === 1 ? 'object' : 'objects'}</span>
+          <span className="chip">{formatMs(latest.fullMs)}</span>
+          <span className="chip chip--accent">{CODEC_LABELS[latest.codec]}</span>
+        </div>
+      )}
+
+      <StageMessage snapshot={snapshot} onUseFile={onUseFile} onRetryCamera={onRetryCamera} onResume={onResume} />
+    </div>
+  );
+}
+
+function StageMessage({ snapshot, onUseFile, onRetryCamera, onResume }: Omit<Props, 'controller' | 'mirror'>) {
+  const { source, connection, phase } = snapshot;
+  const countdown = useNow(connection.state === 'reconnecting' && connection.retryAt !== undefined);
+
+  if (source.kind === 'camera' && source.status === 'error' && source.cameraError) {
+    const noCamera = source.cameraError.kind === 'no-camera';
+    return (
+      <div className="stage__message stage__message--error" data-testid="camera-error" data-reason={source.cameraError.kind} role="alert">
+        <h3>{noCamera ? 'No camera found' : source.cameraError.kind === 'permission-denied' ? 'Camera access denied' : 'Camera unavailable'}</h3>
+        <p>{source.cameraError.message}</p>
+        <div className="stage__actions">
+          <button type="button" className="button button--primary" onClick={onUseFile}>
+            Use a video or image file
+          </button>
+          {!noCamera && (
+            <button type="button" className="button" onClick={onRetryCamera}>
+              Try the camera again
+            </button>
+          )}
+        </div>
+      </div>
+    );
+  }
+  if (source.kind === 'file' && (source.status === 'needs-file' || source.status === 'error')) {
+    return (
+      <div className={`stage__message${source.status === 'error' ? ' stage__message--error' : ''}`} role={source.status === 'error' ? 'alert' : undefined}>
+        <h3>{source.status === 'error' ? 'That file cannot be used' : 'Choose a video or image'}</h3>
+        <p>{source.fileError ?? 'Pick a local file: a video loops, an image is sent repeatedly.'}</p>
+        <div className="stage__actions">
+          <button type="button" className="button button--primary" onClick={onUseFile}>
+            Choose a file…
+          </button>
+        </div>
+      </div>
+    );
+  }
+  if (source.status === 'starting' || source.status === 'idle') {
+    return (
+      <div className="stage__message stage__message--quiet" role="status">
+        <span className="spinner" aria-hidden="true" />
+        <p>{source.kind === 'camera' ? 'Starting the camera…' : 'Opening the file…'}</p>
+      </div>
+    );
+  }
+  if (phase === 'waiting-gateway') {
+    const seconds = connection.retryAt !== undefined ? Math.max(0, Math.ceil((connection.retryAt - countdown) / 1000)) : undefined;
+    return (
+      <div className="stage__banner" role="status">
+        <span className="spinner spinner--small" aria-hidden="true" />
+        {connection.state === 'connecting'
+          ? 'Connecting to the gateway…'
+          : seconds !== undefined
+            ? `Gateway unreachable · frames paused · retrying in ${seconds} s`
+            : connection.state === 'closed'
+              ? `Disconnected${connection.lastError ? `: ${connection.lastError}` : ''}`
+              : 'Gateway unreachable · frames paused · retrying…'}
+      </div>
+    );
+  }
+  if (phase === 'streaming' && snapshot.rejectedStreak >= 3 && snapshot.lastRejection) {
+    return (
+      <div className="stage__banner stage__banner--error" role="status" title={snapshot.lastRejection.message}>
+        Gateway rejects frames ({snapshot.lastRejection.code}): {snapshot.lastRejection.message}
+      </div>
+    );
+  }
+  if (phase === 'paused') {
+    return (
+      <div className="stage__banner" role="status">
+        Paused: no frames are being sent.
+        <button type="button" className="button button--small" onClick={onResume}>
+          Resume
+        </button>
+      </div>
+    );
+  }
+  return null;
+}

@@ -1,0 +1,136 @@
+import type { Codec, Limits } from '@sightline/shared/protocol';
+import { frameSizeChoices, parseFrameSize, type Size } from '../capture/frame-size.ts';
+import type { StreamSettings } from '../app/settings.ts';
+import { CODEC_LABELS } from '../transport/codec-policy.ts';
+import { clampInFlight, MAX_IN_FLIGHT, MIN_IN_FLIGHT } from '../transport/frame-sender.ts';
+import { Field } from './Field.tsx';
+import { NumberInput } from './NumberInput.tsx';
+
+interface Props {
+  settings: StreamSettings;
+  sourceSize: Size | undefined;
+  limits: Limits | undefined;
+  nextCodec: Codec;
+  onChange: (patch: Partial<StreamSettings>) => void;
+}
+
+const CODEC_HINTS: Record<Codec, string> = {
+  json: 'Text frames, image as Base64 (+33 %)',
+  msgpack: 'Binary frames, raw image bytes',
+};
+
+/** Wire and capture settings: codec (live, per message), A/B mode, flow control, frame size, JPEG quality. */
+export function StreamControls({ settings, sourceSize, limits, nextCodec, onChange }: Props) {
+  const sizes = frameSizeChoices(sourceSize);
+  const nativeLabel = sourceSize ? `Native (${sourceSize.width}×${sourceSize.height})` : 'Native';
+  const sizeValue = String(settings.frameSize);
+  const sizeKnown = sizes.some((size) => String(size) === sizeValue);
+  return (
+    <div className="controls-group">
+      <fieldset className="field codec-field">
+        <legend className="field__label">Codec</legend>
+        <div className="segmented" role="presentation">
+          {(['json', 'msgpack'] as const).map((codec) => (
+            <label key={codec} className="segmented__option" title={CODEC_HINTS[codec]}>
+              <input
+                type="radio"
+                name="codec"
+                value={codec}
+                data-testid={`codec-${codec}`}
+                checked={settings.codec === codec}
+                onChange={() => onChange({ codec })}
+              />
+              <span>{CODEC_LABELS[codec]}</span>
+            </label>
+          ))}
+        </div>
+        <p className="field__hint">
+          Switches on the next message, no reconnect.
+          {settings.abMode && (
+            <>
+              {' '}
+              Next: <strong>{CODEC_LABELS[nextCodec]}</strong>
+            </>
+          )}
+        </p>
+      </fieldset>
+
+      <div className="inline-fields">
+        <label className="toggle">
+          <input type="checkbox" data-testid="ab-mode" checked={settings.abMode} onChange={(event) => onChange({ abMode: event.target.checked })} />
+          <span className="toggle__track" aria-hidden="true" />
+          <span>A/B mode</span>
+        </label>
+        <label className="compact-number">
+          <span>every</span>
+          <NumberInput
+            className="input input--number"
+            data-testid="ab-every-input"
+            min={1}
+            max={1000}
+            value={settings.abEvery}
+            disabled={!settings.abMode}
+            aria-label="Frames per codec block in A/B mode"
+            onValue={(abEvery) => onChange({ abEvery })}
+          />
+          <span>frames</span>
+        </label>
+      </div>
+
+      <Field
+        label="Frames in flight"
+        htmlFor="in-flight-input"
+        hintId="in-flight-hint"
+        hint={
+          settings.maxInFlight === 1
+            ? 'Stop-and-wait: the next frame goes when the answer arrives.'
+            : limits
+              ? `Gateway runs ${limits.maxInFlight} at once and queues ${limits.queueLength}; older queued frames are dropped.`
+              : 'Frames sent before earlier ones are answered.'
+        }
+      >
+        <NumberInput
+          id="in-flight-input"
+          data-testid="in-flight-input"
+          className="input input--number"
+          min={MIN_IN_FLIGHT}
+          max={MAX_IN_FLIGHT}
+          value={settings.maxInFlight}
+          aria-describedby="in-flight-hint"
+          onValue={(value) => onChange({ maxInFlight: clampInFlight(value) })}
+        />
+      </Field>
+
+      <Field label="Frame size (long side)" htmlFor="frame-size-select">
+        <select
+          id="frame-size-select"
+          data-testid="frame-size-select"
+          className="input"
+          value={sizeValue}
+          onChange={(event) => onChange({ frameSize: parseFrameSize(event.target.value) })}
+        >
+          {!sizeKnown && <option value={sizeValue}>{sizeValue} px</option>}
+          {sizes.map((size) => (
+            <option key={String(size)} value={String(size)}>
+              {size === 'native' ? nativeLabel : `${size} px`}
+            </option>
+          ))}
+        </select>
+      </Field>
+
+      <Field label="JPEG quality" htmlFor="jpeg-quality-input" value={`${Math.round(settings.jpegQuality * 100)} %`}>
+        <input
+          id="jpeg-quality-input"
+          data-testid="jpeg-quality-input"
+          className="range"
+          type="range"
+          min={0.1}
+          max={1}
+          step={0.05}
+          value={settings.jpegQuality}
+          onChange={(event) => onChange({ jpegQuality: Number(event.target.value) })}
+        />
+      </Field>
+    </div>
+  );
+}

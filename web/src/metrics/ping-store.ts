@@ -1,0 +1,47 @@
+/** Network-only round trips from periodic pings, in a fixed-size ring. */
+
+export interface PingSample {
+  /** performance.now() when the pong arrived. */
+  at: number;
+  rttMs: number;
+}
+
+export class PingStore {
+  private readonly ring: PingSample[] = [];
+  private next = 0;
+  private version = 0;
+
+  constructor(private readonly capacity = 600) {}
+
+  get revision(): number {
+    return this.version;
+  }
+
+  add(sample: PingSample): void {
+    if (this.ring.length < this.capacity) this.ring.push(sample);
+    else this.ring[this.next] = sample;
+    this.next = (this.next + 1) % this.capacity;
+    this.version++;
+  }
+
+  latest(): PingSample | undefined {
+    if (this.ring.length === 0) return undefined;
+    return this.ring[(this.next - 1 + this.ring.length) % this.ring.length];
+  }
+
+  /** Oldest first. */
+  all(): PingSample[] {
+    if (this.ring.length < this.capacity) return [...this.ring];
+    return [...this.ring.slice(this.next), ...this.ring.slice(0, this.next)];
+  }
+
+  since(at: number): PingSample[] {
+    return this.all().filter((sample) => sample.at >= at);
+  }
+
+  clear(): void {
+    this.ring.length = 0;
+    this.next = 0;
+    this.version++;
+  }
+}

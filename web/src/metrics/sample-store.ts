@@ -1,0 +1,174 @@
+/**
+ * Every frame's sample, in answer order: a rolling window feeds the charts and the per-codec stats, and
+ * everything (up to a cap) is kept for export.
+ */
+import { CODECS, type Codec } from '@sightline/shared/protocol';
+import { mean, summarize, type Summary } from '@sightline/shared/stats';
+import type { Sample } from './sample.ts';
+
+export interface CodecStats {
+  codec: Codec;
+  /** Completed (answered with detections) frames in the window. */
+  count: number;
+  /** Full (send to answer) latency of the completed frames. */
+  full: Summary;
+  serverMean: number;
+  inferenceMean: number;
+  networkQueueMean: number;
+  /** Completed frames per second of wall time this codec was streaming, in the window. */
+  fps: number;
+  dropped: number;
+  errors: number;
+  /** Frames that got no answer (connection lost or timed out). */
+  lost: number;
+  /** Mean bytes on the wire per completed frame message, up (frame) and down (detections). */
+  bytesUpMean: number;
+  bytesDownMean: number;
+}
+
+export interface SampleStoreOptions {
+  /** Samples kept for export; the oldest go first beyond it. */
+  maxSamples?: number;
+}
+
+export const DEFAULT_MAX_SAMPLES = 100_000;
+
+interface Entry {
+  sample: Sample;
+  /** Time since the previous answer, attributed to this sample's codec; null after a break in the stream. */
+  intervalMs: number | null;
+}
+
+export class SampleStore {
+  private entries: Entry[] = [];
+  private readonly maxSamples: number;
+  private lastAnsweredPerf: number | null = null;
+  private discardedCount = 0;
+  private version = 0;
+
+  constructor(options: SampleStoreOptions = {}) {
+    this.maxSamples = Math.max(1, options.maxSamples ?? DEFAULT_MAX_SAMPLES);
+  }
+
+  /** Changes whenever samples are added or cleared (cheap change detection for the UI). */
+  get revision(): number {
+    return this.version;
+  }
+
+  get size(): number {
+    return Math.min(this.entries.length, this.maxSamples);
+  }
+
+  /** Samples dropped from the start to respect the cap. */
+  get discarded(): number {
+    return this.discardedCount + Math.max(0, this.entries.length - this.maxSamples);
+  }
+
+  add(sample: Sample): void {
+    let intervalMs: number | null = null;
+    if (sample.outcome === 'lost') {
+      this.lastAnsweredPerf = null;
+    } else {
+      if (this.lastAnsweredPerf !== null) intervalMs = Math.max(0, sample.answeredPerf - this.lastAnsweredPerf);
+      this.lastAnsweredPerf = sample.answeredPerf;
+    }
+    this.entries.push({ sample, intervalMs });
+    this.version++;
+    // Trim in batches so the cap costs O(1) amortised.
+    const excess = this.entries.length - this.maxSamples;
+    if (excess > 0 && (excess >= 1024 || this.maxSamples < 4096)) {
+      this.entries.splice(0, excess);
+      this.discardedCount += excess;
+    }
+  }
+
+  /** The stream stopped (pause, reconnect, new source): the next answer does not measure throughput. */
+  markBreak(): void {
+    this.lastAnsweredPerf = null;
+  }
+
+  clear(): void {
+    this.entries = [];
+    this.lastAnsweredPerf = null;
+    this.discardedCount = 0;
+    this.version++;
+  }
+
+  /** All kept samples, oldest first (capped at maxSamples). */
+  all(): Sample[] {
+    const start = Math.max(0, this.entries.length - this.maxSamples);
+    return this.entries.slice(start).map((entry) => entry.sample);
+  }
+
+  /** The last `count` samples of any codec, oldest first. */
+  recent(count: number): Sample[] {
+    return this.entries.slice(Math.max(0, this.entries.length - count)).map((entry) => entry.sample);
+  }
+
+  /** Stats over the last `window` samples of each codec. */
+  statsByCodec(window: number): Record<Codec, CodecStats> {
+    const result = {} as Record<Codec, CodecStats>;
+    for (const codec of CODECS) result[codec] = this.statsFor(codec, window);
+    return result;
+  }
+
+  statsFor(codec: Codec, window: number): CodecStats {
+    const picked: Entry[] = [];
+    for (let i = this.entries.length - 1; i >= 0 && picked.length < window; i--) {
+      const entry = this.entries[i]!;
+      if (entry.sample.codec === codec) picked.push(entry);
+    }
+    picked.reverse();
+    return computeStats(codec, picked);
+  }
+}
+
+function computeStats(codec: Codec, entries: readonly Entry[]): CodecStats {
+  const full: number[] = [];
+  const server: number[] = [];
+  const inference: number[] = [];
+  const networkQueue: number[] = [];
+  const bytesUp: number[] = [];
+  const bytesDown: number[] = [];
+  let dropped = 0;
+  let errors = 0;
+  let lost = 0;
+  let streamingMs = 0;
+  for (const { sample, intervalMs } of entries) {
+    if (intervalMs !== null) streamingMs += intervalMs;
+    switch (sample.outcome) {
+      case 'ok':
+        full.push(sample.fullMs);
+        if (sample.serverMs !== null) server.push(sample.serverMs);
+        if (sample.inferenceMs !== null) inference.push(sample.inferenceMs);
+        if (sample.networkQueueMs !== null) networkQueue.push(sample.networkQueueMs);
+        bytesUp.push(sample.bytesUp);
+        bytesDown.push(sample.bytesDown);
+        break;
+      case 'dropped':
+        dropped++;
+        break;
+      case 'error':
+        errors++;
+        break;
+      case 'lost':
+        lost++;
+        break;
+    }
+  }
+  const completed = full.length;
+  return {
+    codec,
+    count: completed,
+    full: summarize(full),
+    serverMean: mean(server),
+    inferenceMean: mean(inference),
+    networkQueueMean: mean(networkQueue),
+    fps: streamingMs > 0 ? (completed * 1000) / streamingMs : Number.NaN,
+    dropped,
+    errors,
+    lost,
+    bytesUpMean: mean(bytesUp),
+    bytesDownMean: mean(bytesDown),
+  };
+}

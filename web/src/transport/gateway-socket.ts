@@ -1,0 +1,254 @@
+/**
+ * The dashboard's one WebSocket to the gateway: connects, decodes what arrives, and reconnects with
+ * exponential backoff and jitter when the connection is lost. It knows nothing about frames.
+ */
+import { codecOf, decodeServerMessage, ProtocolError, type WireData } from '@sightline/shared/codec';
+import { PROTOCOL_VERSION, type Codec, type HelloMessage, type ServerMessage } from '@sightline/shared/protocol';
+import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.ts';
+
+export type ConnectionState = 'connecting' | 'open' | 'reconnecting' | 'closed';
+
+export interface ConnectionStatus {
+  state: ConnectionState;
+  /** Failed attempts in a row; 0 once a connection opened. */
+  attempt: number;
+  /** Wall-clock time (Date.now()) of the next attempt while reconnecting. */
+  retryAt?: number;
+  /** Why the last connection ended or failed, for people. */
+  lastError?: string;
+  /** The gateway's greeting on the current connection. */
+  hello?: HelloMessage;
+}
+
+export interface IncomingMessage {
+  message: ServerMessage;
+  codec: Codec;
+  /** Size on the wire. */
+  bytes: number;
+  /** performance.now() when it arrived. */
+  receivedAt: number;
+}
+
+/** The part of the browser WebSocket this class uses (so tests can hand in a fake). */
+export interface SocketLike {
+  readonly readyState: number;
+  binaryType: BinaryType;
+  onopen: ((event: Event) => void) | null;
+  onclose: ((event: CloseEvent) => void) | null;
+  onerror: ((event: Event) => void) | null;
+  onmessage: ((event: MessageEvent) => void) | null;
+  send(data: string | ArrayBufferLike | ArrayBufferView): void;
+  close(code?: number, reason?: string): void;
+}
+
+export interface GatewaySocketOptions {
+  url: string;
+  onMessage: (incoming: IncomingMessage) => void;
+  onStatus: (status: ConnectionStatus) => void;
+  /** A message from the gateway that is not valid protocol. */
+  onBadMessage?: (error: Error) => void;
+  createSocket?: (url: string) => SocketLike;
+  backoff?: BackoffOptions;
+  /** Give up on a connection attempt that has not opened after this long. */
+  connectTimeoutMs?: number;
+  now?: () => number;
+}
+
+const CONNECTING = 0;
+const OPEN = 1;
+
+export class GatewaySocket {
+  private socket: SocketLike | undefined;
+  private retryTimer: ReturnType<typeof setTimeout> | undefined;
+  private connectTimer: ReturnType<typeof setTimeout> | undefined;
+  private running = false;
+  private current: ConnectionStatus = { state: 'closed', attempt: 0 };
+  private readonly options: Required<Omit<GatewaySocketOptions, 'onBadMessage'>> & Pick<GatewaySocketOptions, 'onBadMessage'>;
+
+  constructor(options: GatewaySocketOptions) {
+    this.options = {
+      createSocket: (url) => new WebSocket(url),
+      backoff: DEFAULT_BACKOFF,
+      connectTimeoutMs: 10_000,
+      now: () => performance.now(),
+      ...options,
+    };
+  }
+
+  get status(): ConnectionStatus {
+    return this.current;
+  }
+
+  get isOpen(): boolean {
+    return this.current.state === 'open' && this.socket?.readyState === OPEN;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.connect();
+  }
+
+  /** Closes for good (no reconnect) until start() is called again. */
+  stop(reason = 'stopped'): void {
+    this.running = false;
+    this.clearTimers();
+    this.dropSocket(1000, reason);
+    this.setStatus({ state: 'closed', attempt: 0, lastError: undefined });
+  }
+
+  /** Skips the rest of the backoff wait. */
+  retryNow(): void {
+    if (!this.running || this.current.state !== 'reconnecting') return;
+    this.clearTimers();
+    this.connect();
+  }
+
+  /** Sends one encoded message; false when there is no open connection. */
+  send(data: WireData): boolean {
+    const socket = this.socket;
+    if (!socket || socket.readyState !== OPEN || this.current.state !== 'open') return false;
+    socket.send(data);
+    return true;
+  }
+
+  private connect(): void {
+    this.dropSocket();
+    const attempt = this.current.attempt;
+    // A retry after a failure stays "reconnecting" (without retryAt) until it opens: one outage, one state.
+    this.setStatus({ ...this.current, state: attempt > 0 ? 'reconnecting' : 'connecting', retryAt: undefined, hello: undefined });
+    let socket: SocketLike;
+    try {
+      socket = this.options.createSocket(this.options.url);
+    } catch (error) {
+      this.scheduleReconnect(error instanceof Error ? error.message : String(error));
+      return;
+    }
+    this.socket = socket;
+    socket.binaryType = 'arraybuffer';
+    this.connectTimer = setTimeout(() => {
+      if (this.socket === socket && socket.readyState !== OPEN) {
+        this.dropSocket();
+        this.scheduleReconnect('connection attempt timed out');
+      }
+    }, this.options.connectTimeoutMs);
+
+    socket.onopen = () => {
+      if (this.socket !== socket) return;
+      clearTimeout(this.connectTimer);
+      this.setStatus({ state: 'open', attempt: 0, retryAt: undefined, lastError: undefined, hello: undefined });
+    };
+    socket.onmessage = (event: MessageEvent) => {
+      if (this.socket !== socket) return;
+      this.handleData(event.data as unknown);
+    };
+    socket.onerror = () => {
+      // The close event that always follows carries the details; nothing to do here.
+    };
+    socket.onclose = (event: CloseEvent) => {
+      if (this.socket !== socket) return;
+      this.socket = undefined;
+      clearTimeout(this.connectTimer);
+      const reason = describeClose(event, this.current.state === 'open');
+      if (this.running) this.scheduleReconnect(reason);
+      else this.setStatus({ state: 'closed', attempt: 0, lastError: reason });
+    };
+  }
+
+  private handleData(data: unknown): void {
+    const receivedAt = this.options.now();
+    let wire: WireData;
+    if (typeof data === 'string') wire = data;
+    else if (data instanceof ArrayBuffer) wire = new Uint8Array(data);
+    else if (ArrayBuffer.isView(data)) wire = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+    else {
+      this.options.onBadMessage?.(new Error('unexpected WebSocket payload type'));
+      return;
+    }
+    const codec = codecOf(wire);
+    const bytes = typeof wire === 'string' ? utf8Length(wire) : wire.byteLength;
+    let message: ServerMessage;
+    try {
+      message = decodeServerMessage(wire, codec);
+    } catch (error) {
+      this.options.onBadMessage?.(error instanceof ProtocolError || error instanceof Error ? error : new Error(String(error)));
+      return;
+    }
+    if (message.type === 'hello') {
+      if (message.protocol !== PROTOCOL_VERSION) {
+        this.running = false;
+        this.dropSocket(4000, 'protocol mismatch');
+        this.setStatus({
+          state: 'closed',
+          attempt: 0,
+          lastError: `gateway speaks protocol ${message.protocol}, this dashboard speaks ${PROTOCOL_VERSION}`,
+        });
+        return;
+      }
+      this.setStatus({ ...this.current, hello: message });
+    }
+    this.options.onMessage({ message, codec, bytes, receivedAt });
+  }
+
+  private scheduleReconnect(reason: string): void {
+    const attempt = this.current.attempt;
+    const delay = backoffDelay(attempt, this.options.backoff);
+    this.setStatus({ state: 'reconnecting', attempt: attempt + 1, retryAt: Date.now() + delay, lastError: reason, hello: undefined });
+    clearTimeout(this.retryTimer);
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      if (this.running) this.connect();
+    }, delay);
+  }
+
+  private dropSocket(code?: number, reason?: string): void {
+    const socket = this.socket;
+    this.socket = undefined;
+    if (!socket) return;
+    socket.onmessage = null;
+    socket.onclose = null;
+    socket.onerror = null;
+    if (socket.readyState === CONNECTING) {
+      // Closing a socket that is still connecting makes the browser log a warning; close it once open.
+      socket.onopen = () => {
+        try {
+          socket.close(code, reason);
+        } catch {
+          socket.close();
+        }
+      };
+      return;
+    }
+    socket.onopen = null;
+    try {
+      socket.close(code, reason);
+    } catch {
+      // already closing
+    }
+  }
+
+  private clearTimers(): void {
+    clearTimeout(this.retryTimer);
+    clearTimeout(this.connectTimer);
+    this.retryTimer = undefined;
+    this.connectTimer = undefined;
+  }
+
+  private setStatus(next: ConnectionStatus): void {
+    this.current = next;
+    this.options.onStatus(next);
+  }
+}
+
+function describeClose(event: CloseEvent, wasOpen: boolean): string {
+  const detail = event.reason ? `: ${event.reason}` : '';
+  if (!wasOpen) return `gateway unreachable (code ${event.code}${detail})`;
+  return `connection lost (code ${event.code}${detail})`;
+}
+
+const encoder = new TextEncoder();
+function utf8Length(text: string): number {
+  // Gateway text is ASCII JSON almost always; only encode when it is not.
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return encoder.encode(text).byteLength;
+  return text.length;
+}

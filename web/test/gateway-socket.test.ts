@@ -1,0 +1,151 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { encodeMessage } from '@sightline/shared/codec';
+import type { HelloMessage } from '@sightline/shared/protocol';
+import { GatewaySocket, type ConnectionStatus, type IncomingMessage, type SocketLike } from '../src/transport/gateway-socket.ts';
+
+class FakeSocket implements SocketLike {
+  readyState = 0;
+  binaryType: BinaryType = 'blob';
+  onopen: ((event: Event) => void) | null = null;
+  onclose: ((event: CloseEvent) => void) | null = null;
+  onerror: ((event: Event) => void) | null = null;
+  onmessage: ((event: MessageEvent) => void) | null = null;
+  sent: unknown[] = [];
+  closed = false;
+  constructor(readonly url: string) {}
+  send(data: unknown): void {
+    this.sent.push(data);
+  }
+  close(): void {
+    this.closed = true;
+    this.readyState = 3;
+  }
+  open(): void {
+    this.readyState = 1;
+    this.onopen?.({} as Event);
+  }
+  drop(code = 1006): void {
+    this.readyState = 3;
+    this.onclose?.({ code, reason: '' } as CloseEvent);
+  }
+  receive(data: unknown): void {
+    this.onmessage?.({ data } as MessageEvent);
+  }
+}
+
+const hello: HelloMessage = {
+  type: 'hello',
+  protocol: 1,
+  defaultModel: 'ssd',
+  models: ['ssd'],
+  limits: { maxMessageBytes: 1, maxPixels: 1, maxInFlight: 2, queueLength: 2 },
+};
+
+function setup() {
+  const sockets: FakeSocket[] = [];
+  const statuses: ConnectionStatus[] = [];
+  const messages: IncomingMessage[] = [];
+  const bad: Error[] = [];
+  const gateway = new GatewaySocket({
+    url: 'ws://test/ws?protocol=1',
+    createSocket: (url) => {
+      const socket = new FakeSocket(url);
+      sockets.push(socket);
+      return socket;
+    },
+    onStatus: (status) => statuses.push(status),
+    onMessage: (message) => messages.push(message),
+    onBadMessage: (error) => bad.push(error),
+    backoff: { baseMs: 100, maxMs: 1000, factor: 2, jitter: 0 },
+  });
+  return { gateway, sockets, statuses, messages, bad, last: () => sockets[sockets.length - 1]! };
+}
+
+describe('GatewaySocket', () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  it('connects, reports open, decodes both codecs and sends only while open', () => {
+    const h = setup();
+    h.gateway.start();
+    expect(h.gateway.status.state).toBe('connecting');
+    expect(h.gateway.send('x')).toBe(false);
+    h.last().open();
+    expect(h.gateway.status.state).toBe('open');
+    expect(h.last().binaryType).toBe('arraybuffer');
+    h.last().receive(encodeMessage(hello, 'json'));
+    expect(h.gateway.status.hello?.defaultModel).toBe('ssd');
+    const pong = encodeMessage({ type: 'pong', id: 1, ts: 2, serverTs: 3 }, 'msgpack');
+    h.last().receive(pong.buffer.slice(pong.byteOffset, pong.byteOffset + pong.byteLength));
+    expect(h.messages.map((m) => [m.message.type, m.codec])).toEqual([
+      ['hello', 'json'],
+      ['pong', 'msgpack'],
+    ]);
+    expect(h.messages[1]?.bytes).toBe(pong.byteLength);
+    expect(h.gateway.send('frame')).toBe(true);
+    expect(h.last().sent).toEqual(['frame']);
+  });
+
+  it('reconnects with exponential backoff and resets it once open', () => {
+    const h = setup();
+    h.gateway.start();
+    h.last().drop();
+    expect(h.gateway.status).toMatchObject({ state: 'reconnecting', attempt: 1 });
+    expect(h.gateway.status.retryAt).toBeDefined();
+    vi.advanceTimersByTime(99);
+    expect(h.sockets).toHaveLength(1);
+    vi.advanceTimersByTime(1);
+    expect(h.sockets).toHaveLength(2);
+    // still "reconnecting" during the retry itself
+    expect(h.gateway.status.state).toBe('reconnecting');
+    h.last().drop();
+    expect(h.gateway.status.attempt).toBe(2);
+    vi.advanceTimersByTime(199);
+    expect(h.sockets).toHaveLength(2);
+    vi.advanceTimersByTime(1);
+    expect(h.sockets).toHaveLength(3);
+    h.last().open();
+    expect(h.gateway.status).toMatchObject({ state: 'open', attempt: 0 });
+    h.last().drop();
+    vi.advanceTimersByTime(100);
+    expect(h.sockets).toHaveLength(4);
+  });
+
+  it('retryNow skips the wait; stop closes for good', () => {
+    const h = setup();
+    h.gateway.start();
+    h.last().drop();
+    h.gateway.retryNow();
+    expect(h.sockets).toHaveLength(2);
+    h.last().open();
+    h.gateway.stop();
+    expect(h.last().closed).toBe(true);
+    expect(h.gateway.status.state).toBe('closed');
+    vi.advanceTimersByTime(10_000);
+    expect(h.sockets).toHaveLength(2);
+  });
+
+  it('reports undecodable messages instead of throwing, and closes on a protocol mismatch', () => {
+    const h = setup();
+    h.gateway.start();
+    h.last().open();
+    h.last().receive('{not json');
+    h.last().receive(JSON.stringify({ type: 'detections', id: 1 }));
+    expect(h.bad).toHaveLength(2);
+    expect(h.messages).toHaveLength(0);
+    h.last().receive(encodeMessage({ ...hello, protocol: 2 }, 'json'));
+    expect(h.gateway.status.state).toBe('closed');
+    expect(h.gateway.status.lastError).toContain('protocol 2');
+    vi.advanceTimersByTime(60_000);
+    expect(h.sockets).toHaveLength(1);
+  });
+
+  it('gives up on an attempt that never opens', () => {
+    const h = setup();
+    h.gateway.start();
+    vi.advanceTimersByTime(10_000);
+    expect(h.gateway.status.state).toBe('reconnecting');
+    vi.advanceTimersByTime(100);
+    expect(h.sockets).toHaveLength(2);
+  });
+});

@@ -1,0 +1,45 @@
+import react from '@vitejs/plugin-react';
+import { defineConfig } from 'vite';
+
+/** Where the dev server forwards the WebSocket and the HTTP API: a running gateway. */
+const gateway = process.env.SIGHTLINE_GATEWAY ?? 'http://localhost:8080';
+
+export default defineConfig({
+  plugins: [react()],
+  // Served by the gateway at '/', so absolute asset paths from the root are right in both dev and prod.
+  base: '/',
+  server: {
+    port: 5173,
+    proxy: {
+      '/ws': { target: gateway, ws: true, changeOrigin: true },
+      '/api': { target: gateway, changeOrigin: true },
+      '/healthz': { target: gateway, changeOrigin: true },
+    },
+  },
+  preview: {
+    proxy: {
+      '/ws': { target: gateway, ws: true, changeOrigin: true },
+      '/api': { target: gateway, changeOrigin: true },
+      '/healthz': { target: gateway, changeOrigin: true },
+    },
+  },
+  worker: { format: 'es' },
+  build: {
+    outDir: 'dist',
+    emptyOutDir: true,
+    target: 'es2022',
+    sourcemap: true,
+    rolldownOptions: {
+      output: {
+        // Long-lived vendor chunks: the app's own code changes far more often than React or recharts.
+        codeSplitting: {
+          groups: [
+            { name: 'react', test: /node_modules[\\/](react|react-dom|scheduler)[\\/]/ },
+            { name: 'charts', test: /node_modules[\\/](recharts|d3-[^\\/]+|victory-vendor|@reduxjs|redux|immer|reselect|es-toolkit|decimal\.js-light|eventemitter3|react-redux|use-sync-external-store)[\\/]/ },
+            { name: 'protocol', test: /node_modules[\\/](zod|@msgpack)[\\/]/ },
+          ],
+        },
+      },
+    },
+  },
+});

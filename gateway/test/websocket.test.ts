@@ -116,6 +116,10 @@ describe('flow control', () => {
     expect(outcomes[0]!.type).toBe('detections');
     expect(outcomes.at(-1)!.type).toBe('detections');
     for (const m of dropped) expect(m).toMatchObject({ reason: 'superseded' });
+    // The survivor waited behind the first frame's whole processing: that wait is reported as queueing.
+    const survivor = outcomes.at(-1) as DetectionsMessage;
+    expect(survivor.timings.queueMs).toBeGreaterThan(survivor.timings.inferenceMs * 0.5);
+    expect(survivor.timings.serverMs).toBeGreaterThanOrEqual(survivor.timings.queueMs + survivor.timings.inferenceMs);
     client.close();
   });
 

@@ -65,7 +65,7 @@ export interface Detection {
 }
 
 export interface StageTimings {
-  /** Waiting for a free inference slot (other frames, other clients). */
+  /** Waiting: behind the connection's own earlier frames, then for a free inference worker (other clients). */
   queueMs: number;
   /** Header parse, decode and resize to the model's input (fused in libvips). */
   decodeMs: number;

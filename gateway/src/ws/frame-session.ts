@@ -95,11 +95,14 @@ export class FrameSession {
   private async process({ frame, codec, receivedAt }: QueuedFrame): Promise<void> {
     if (this.socket.readyState !== this.socket.OPEN) return;
     try {
+      // Time spent behind this connection's own earlier frames counts as queueing, like the wait for a worker.
+      const connectionQueueMs = performance.now() - receivedAt;
       const result = await this.options.detector.detect(frame);
       const serverMs = round3(performance.now() - receivedAt);
-      this.send({ type: 'detections', id: frame.id, ts: frame.ts, ...result, timings: { ...result.timings, serverMs } }, codec);
+      const timings = { ...result.timings, queueMs: round3(result.timings.queueMs + connectionQueueMs), serverMs };
+      this.send({ type: 'detections', id: frame.id, ts: frame.ts, ...result, timings }, codec);
       this.options.metrics.frames.inc({ transport: 'ws', codec, outcome: 'detections' });
-      observeStages(this.options.metrics, result.model, { ...result.timings, serverMs });
+      observeStages(this.options.metrics, result.model, timings);
     } catch (error) {
       this.failWith(codec, error, frame.id);
     }

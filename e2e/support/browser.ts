@@ -1,0 +1,53 @@
+/** Which Chromium runs the tests, and the flags that give it a fake camera playing our Y4M files. */
+import { existsSync } from 'node:fs';
+import { chromium } from '@playwright/test';
+import { fakeCameraPath, type FakeCameraName } from '../scripts/make-fake-camera.ts';
+
+/** Playwright's own Chromium when it is installed, otherwise Debian's (CI installs it with apt). */
+export function chromiumExecutable(): string {
+  const fromEnv = process.env.E2E_CHROMIUM;
+  if (fromEnv) return fromEnv;
+  try {
+    const own = chromium.executablePath();
+    if (own && existsSync(own)) return own;
+  } catch {
+    // no browsers registry: fall through
+  }
+  return '/usr/bin/chromium';
+}
+
+export interface ChromiumArgsOptions {
+  /** Fake camera video; null for none (the fake device then shows Chrome's test pattern). */
+  camera: FakeCameraName | null;
+  /**
+   * --use-fake-ui-for-media-stream answers every camera prompt with "allow"; without it the prompt is
+   * left to the browser (headless: dismissed, i.e. denied).
+   */
+  autoAllowCamera: boolean;
+}
+
+export const BASE_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+  '--disable-sync',
+  '--disable-quic',
+  '--autoplay-policy=no-user-gesture-required',
+  // Keep timers and rAF running at full speed even if the page is considered hidden.
+  '--disable-background-timer-throttling',
+  '--disable-renderer-backgrounding',
+  '--disable-backgrounding-occluded-windows',
+];
+
+export function chromiumArgs({ camera, autoAllowCamera }: ChromiumArgsOptions): string[] {
+  const args = [...BASE_ARGS, '--use-fake-device-for-media-stream'];
+  if (autoAllowCamera) args.push('--use-fake-ui-for-media-stream');
+  if (camera) args.push(`--use-file-for-fake-video-capture=${fakeCameraPath(camera)}`);
+  return args;
+}
+
+export function launchOptions(options: ChromiumArgsOptions) {
+  return { executablePath: chromiumExecutable(), args: chromiumArgs(options) };
+}

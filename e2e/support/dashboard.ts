@@ -1,0 +1,155 @@
+/** The dashboard through its data-testid contract only (see the README of e2e/). */
+import { expect, type Locator, type Page } from '@playwright/test';
+
+export type Codec = 'json' | 'msgpack';
+export type ConnectionState = 'connecting' | 'open' | 'reconnecting' | 'closed';
+export const STAT_METRICS = ['count', 'p50', 'p95', 'p99', 'mean', 'stddev', 'fps', 'dropped', 'errors', 'bytes-up', 'bytes-down'] as const;
+export type StatMetric = (typeof STAT_METRICS)[number];
+
+export interface CurrentDetection {
+  label: string;
+  score: number;
+}
+
+/** `a|b` in expected.json means either label satisfies it. */
+export function labelsSatisfy(found: readonly string[], expected: readonly string[]): boolean {
+  return expected.every((alternatives) => alternatives.split('|').some((label) => found.includes(label)));
+}
+
+export class Dashboard {
+  constructor(readonly page: Page) {}
+
+  byTestId(id: string): Locator {
+    return this.page.getByTestId(id);
+  }
+
+  get connection(): Locator {
+    return this.byTestId('connection-status');
+  }
+
+  get detectionsList(): Locator {
+    return this.byTestId('detections-list');
+  }
+
+  stat(codec: Codec, metric: StatMetric): Locator {
+    return this.byTestId(`stats-${codec}`).getByTestId(`stat-${metric}`);
+  }
+
+  async open(): Promise<void> {
+    await this.page.goto('/');
+    await expect(this.connection).toBeVisible();
+  }
+
+  /** Opens the page and waits until frames are being answered (first stats row on the active codec). */
+  async openStreaming(codec: Codec = 'msgpack', minCount = 1, timeout = 60_000): Promise<void> {
+    await this.open();
+    await this.expectState('open', timeout);
+    await this.waitForStat(codec, 'count', (value) => value >= minCount, timeout);
+  }
+
+  async expectState(state: ConnectionState, timeout?: number): Promise<void> {
+    await expect(this.connection).toHaveAttribute('data-state', state, timeout === undefined ? {} : { timeout });
+  }
+
+  /** data-value of a stat cell; NaN while it is empty. */
+  async statValue(codec: Codec, metric: StatMetric): Promise<number> {
+    const raw = await this.stat(codec, metric).getAttribute('data-value');
+    return raw === null || raw === '' ? Number.NaN : Number(raw);
+  }
+
+  async stats(codec: Codec): Promise<Record<StatMetric, number>> {
+    const result = {} as Record<StatMetric, number>;
+    for (const metric of STAT_METRICS) result[metric] = await this.statValue(codec, metric);
+    return result;
+  }
+
+  async waitForStat(codec: Codec, metric: StatMetric, predicate: (value: number) => boolean, timeout = 60_000): Promise<number> {
+    let last = Number.NaN;
+    await expect
+      .poll(
+        async () => {
+          last = await this.statValue(codec, metric);
+          return predicate(last);
+        },
+        { timeout, message: `stats-${codec} stat-${metric} (last data-value: ${String(last)})` },
+      )
+      .toBe(true);
+    return last;
+  }
+
+  async currentDetections(): Promise<CurrentDetection[]> {
+    return this.detectionsList.getByTestId('detection').evaluateAll((items) =>
+      items.map((item) => ({ label: item.getAttribute('data-label') ?? '', score: Number(item.getAttribute('data-score')) })),
+    );
+  }
+
+  /** Polls until one rendering of the list holds every expected label (`a|b` = either); returns that list. */
+  async waitForLabels(expected: readonly string[], timeout = 60_000): Promise<CurrentDetection[]> {
+    let last: CurrentDetection[] = [];
+    await expect
+      .poll(
+        async () => {
+          last = await this.currentDetections();
+          return labelsSatisfy(
+            last.map((d) => d.label),
+            expected,
+          );
+        },
+        { timeout, intervals: [100, 250, 250, 500], message: `detections-list to hold ${expected.join(', ')}` },
+      )
+      .toBe(true);
+    return last;
+  }
+
+  async selectCodec(codec: Codec): Promise<void> {
+    await this.byTestId(`codec-${codec}`).check();
+    await expect(this.byTestId(`codec-${codec}`)).toBeChecked();
+  }
+
+  async selectModel(model: string): Promise<void> {
+    const select = this.byTestId('model-select');
+    await expect(select.locator(`option[value="${model}"]`)).toHaveCount(1);
+    await select.selectOption(model);
+    await expect(select).toHaveValue(model);
+  }
+
+  /** Non-transparent pixels of the overlay canvas (read back from its own 2D context). */
+  async overlayInkPixels(): Promise<{ width: number; height: number; ink: number; hash: number }> {
+    return this.byTestId('overlay').evaluate((element) => {
+      const canvas = element as HTMLCanvasElement;
+      const ctx = canvas.getContext('2d');
+      if (!ctx || canvas.width === 0 || canvas.height === 0) return { width: canvas.width, height: canvas.height, ink: 0, hash: 0 };
+      const { data } = ctx.getImageData(0, 0, canvas.width, canvas.height);
+      let ink = 0;
+      let hash = 0;
+      for (let i = 3; i < data.length; i += 4) {
+        if (data[i]! > 0) {
+          ink++;
+          hash = (hash * 31 + (i >> 2)) | 0;
+        }
+      }
+      return { width: canvas.width, height: canvas.height, ink, hash };
+    });
+  }
+
+  /** WebSockets the page has constructed so far (see instrumentWebSocket in fixtures.ts). */
+  async socketsCreated(): Promise<number> {
+    return this.page.evaluate(() => ((window as unknown as { __e2eSockets?: unknown[] }).__e2eSockets ?? []).length);
+  }
+
+  /** Starts recording every data-state the connection pill takes; read it back with recordedStates(). */
+  async recordConnectionStates(): Promise<void> {
+    await this.connection.evaluate((element) => {
+      const states: string[] = [element.getAttribute('data-state') ?? ''];
+      (window as unknown as { __e2eStates: string[] }).__e2eStates = states;
+      new MutationObserver(() => {
+        const state = element.getAttribute('data-state') ?? '';
+        if (states[states.length - 1] !== state) states.push(state);
+      }).observe(element, { attributes: true, attributeFilter: ['data-state'] });
+    });
+  }
+
+  async recordedStates(): Promise<string[]> {
+    return this.page.evaluate(() => (window as unknown as { __e2eStates?: string[] }).__e2eStates ?? []);
+  }
+}

@@ -1,0 +1,41 @@
+/**
+ * Once per run: build the dashboard the gateway serves (web/dist) and write the fake camera videos.
+ * It builds into e2e/artifacts/web-dist (WEB_DIST), not web/dist, so a rebuild by someone working on the
+ * dashboard cannot pull the page away mid-test. E2E_SKIP_BUILD=1 reuses an existing build (local iteration only).
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { makeAllFakeCameras } from '../scripts/make-fake-camera.ts';
+import { chromiumExecutable } from './browser.ts';
+import { ARTIFACTS_DIR, REPO_ROOT, SCREENSHOTS_DIR, WEB_DIST } from './paths.ts';
+
+export default async function globalSetup(): Promise<void> {
+  mkdirSync(ARTIFACTS_DIR, { recursive: true });
+  rmSync(SCREENSHOTS_DIR, { recursive: true, force: true });
+  mkdirSync(SCREENSHOTS_DIR, { recursive: true });
+
+  const executable = chromiumExecutable();
+  if (!existsSync(executable)) {
+    throw new Error(`No Chromium at ${executable}: install Playwright's (pnpm exec playwright install chromium) or Debian's (apt-get install chromium)`);
+  }
+  console.log(`[e2e] chromium: ${executable}`);
+
+  if (process.env.E2E_SKIP_BUILD === '1' && existsSync(join(WEB_DIST, 'index.html'))) {
+    console.log(`[e2e] E2E_SKIP_BUILD=1: using the existing ${WEB_DIST}`);
+  } else {
+    const started = Date.now();
+    const pnpm = process.platform === 'win32' ? 'pnpm.cmd' : 'pnpm';
+    try {
+      execFileSync(pnpm, ['--filter', '@sightline/web', 'build', '--outDir', WEB_DIST, '--emptyOutDir'], { cwd: REPO_ROOT, stdio: 'pipe', encoding: 'utf8' });
+    } catch (error) {
+      const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string };
+      throw new Error(`building the dashboard failed:\n${stdout}\n${stderr}`);
+    }
+    console.log(`[e2e] dashboard built into ${WEB_DIST} in ${Date.now() - started} ms`);
+  }
+
+  const started = Date.now();
+  const cameras = await makeAllFakeCameras();
+  console.log(`[e2e] fake cameras ready in ${Date.now() - started} ms: ${Object.values(cameras).join(', ')}`);
+}

@@ -1,4 +1,4 @@
-import type { Tensor } from 'onnxruntime-node';
+import { clamp01, floatData, requireRole } from './output-access.ts';
 import type { Candidate, OutputDecoder } from './types.ts';
 
 /**
@@ -20,8 +20,8 @@ export function createBlazeFaceDecoder(manifest: {
 }): OutputDecoder {
   const { width, height } = manifest.input;
   const heads = [
-    { scores: requireRole(manifest.outputs, 'scoresFine'), boxes: requireRole(manifest.outputs, 'boxesFine'), cells: 16, perCell: 2 },
-    { scores: requireRole(manifest.outputs, 'scoresCoarse'), boxes: requireRole(manifest.outputs, 'boxesCoarse'), cells: 8, perCell: 6 },
+    { scores: requireRole('blazeface', manifest.outputs, 'scoresFine'), boxes: requireRole('blazeface', manifest.outputs, 'boxesFine'), cells: 16, perCell: 2 },
+    { scores: requireRole('blazeface', manifest.outputs, 'scoresCoarse'), boxes: requireRole('blazeface', manifest.outputs, 'boxesCoarse'), cells: 8, perCell: 6 },
   ].map((h) => ({ ...h, centres: anchorCentres(h.cells, h.perCell) }));
 
   return (outputs, threshold) => {
@@ -29,8 +29,8 @@ export function createBlazeFaceDecoder(manifest: {
     const logitThreshold = threshold <= 0 ? -Infinity : threshold >= 1 ? Infinity : Math.log(threshold / (1 - threshold));
     const candidates: Candidate[] = [];
     for (const head of heads) {
-      const scores = floatData(outputs, head.scores);
-      const boxes = floatData(outputs, head.boxes);
+      const scores = floatData('blazeface', outputs, head.scores);
+      const boxes = floatData('blazeface', outputs, head.boxes);
       const count = head.centres.length / 2;
       if (scores.length !== count || boxes.length !== count * 16) {
         throw new Error(
@@ -71,21 +71,4 @@ function anchorCentres(cells: number, perCell: number): Float32Array {
     }
   }
   return out;
-}
-
-function requireRole(outputs: Record<string, string>, role: string): string {
-  const name = outputs[role];
-  if (!name) throw new Error(`blazeface decoder: manifest.outputs.${role} is missing`);
-  return name;
-}
-
-function floatData(outputs: Readonly<Record<string, Tensor>>, name: string): Float32Array {
-  const t = outputs[name];
-  if (!t) throw new Error(`blazeface decoder: output ${name} not in model results`);
-  if (t.type !== 'float32') throw new Error(`blazeface decoder: output ${name} is ${t.type}, expected float32`);
-  return t.data as Float32Array;
-}
-
-function clamp01(v: number): number {
-  return v < 0 ? 0 : v > 1 ? 1 : v;
 }

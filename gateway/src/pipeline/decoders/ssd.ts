@@ -1,4 +1,5 @@
 import type { Tensor } from 'onnxruntime-node';
+import { clamp01, floatData, requireRole } from './output-access.ts';
 import type { Candidate, OutputDecoder } from './types.ts';
 
 /**
@@ -15,12 +16,12 @@ import type { Candidate, OutputDecoder } from './types.ts';
  * predicts well); the pipeline drops candidates with an empty label.
  */
 export function createSsdDecoder(manifest: { outputs: Record<string, string> }): OutputDecoder {
-  const scoresName = requireRole(manifest.outputs, 'scores');
-  const boxesName = requireRole(manifest.outputs, 'boxes');
+  const scoresName = requireRole('ssd', manifest.outputs, 'scores');
+  const boxesName = requireRole('ssd', manifest.outputs, 'boxes');
 
   return (outputs, threshold) => {
-    const scores = floatData(outputs, scoresName);
-    const boxes = floatData(outputs, boxesName);
+    const scores = floatData('ssd', outputs, scoresName);
+    const boxes = floatData('ssd', outputs, boxesName);
     const dims = outputs[scoresName]!.dims;
     const classes = dims[dims.length - 1] ?? 0;
     const anchors = classes > 0 ? scores.length / classes : 0;
@@ -50,21 +51,4 @@ export function createSsdDecoder(manifest: { outputs: Record<string, string> }):
     }
     return candidates;
   };
-}
-
-function requireRole(outputs: Record<string, string>, role: string): string {
-  const name = outputs[role];
-  if (!name) throw new Error(`ssd decoder: manifest.outputs.${role} is missing`);
-  return name;
-}
-
-function floatData(outputs: Readonly<Record<string, Tensor>>, name: string): Float32Array {
-  const t = outputs[name];
-  if (!t) throw new Error(`ssd decoder: output ${name} not in model results`);
-  if (t.type !== 'float32') throw new Error(`ssd decoder: output ${name} is ${t.type}, expected float32`);
-  return t.data as Float32Array;
-}
-
-function clamp01(v: number): number {
-  return v < 0 ? 0 : v > 1 ? 1 : v;
 }

@@ -1,4 +1,3 @@
-import type { Tensor } from 'onnxruntime-node';
 import { clamp01, floatData, requireRole } from './output-access.ts';
 import type { Candidate, OutputDecoder } from './types.ts';
 

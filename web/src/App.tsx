@@ -3,6 +3,7 @@ import type { ModelInfo } from '@sightline/shared/protocol';
 import { DashboardController } from './app/dashboard-controller.ts';
 import { CHART_WINDOW, STATS_WINDOWS } from './app/settings.ts';
 import { usePersistedSettings } from './app/use-persisted-settings.ts';
+import { modelFor } from './capture/frame-size.ts';
 import type { SourceKind } from './capture/media-source.ts';
 import { DetectionsList } from './components/DetectionsList.tsx';
 import { ErrorLog } from './components/ErrorLog.tsx';
@@ -110,6 +111,7 @@ export function App() {
               sourceSize={sourceSize}
               limits={snapshot.connection.hello?.limits}
               nextCodec={snapshot.nextCodec}
+              model={modelFor(models, settings.model)}
               onChange={updateSettings}
             />
           </Panel>

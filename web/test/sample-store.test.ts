@@ -77,9 +77,38 @@ describe('SampleStore', () => {
     for (let i = 0; i < 10; i++) store.add(sample('json', (t += 50), 40));
     for (let i = 0; i < 10; i++) store.add(sample('msgpack', (t += 25), 20));
     const stats = store.statsByCodec(100);
-    // First json answer has no predecessor: 9 completed over 450 ms would be 20 fps; 10 over 450 ms is what is counted.
-    expect(stats.json.fps).toBeCloseTo((10 * 1000) / 450, 6);
-    expect(stats.msgpack.fps).toBeCloseTo(40, 6);
+    // The first json answer has no predecessor: 9 timed answers over 450 ms = 20 fps (not 10 / 450 ms = 22.2).
+    expect(stats.json.fps).toBeCloseTo(20, 9);
+    // The first msgpack answer's 25 ms since the last json answer is msgpack streaming time.
+    expect(stats.msgpack.fps).toBeCloseTo(40, 9);
+  });
+
+  it('gives exactly 10 fps for 11 frames 100 ms apart', () => {
+    const store = new SampleStore();
+    for (let i = 0; i <= 10; i++) store.add(sample('msgpack', 5000 + i * 100, 30));
+    const stats = store.statsFor('msgpack', 100);
+    expect(stats.count).toBe(11);
+    expect(stats.fps).toBe(10);
+  });
+
+  it('has no FPS before a second answer, and counts dropped answers as time but not frames', () => {
+    const store = new SampleStore();
+    store.add(sample('json', 100, 10));
+    expect(Number.isNaN(store.statsFor('json', 100).fps)).toBe(true);
+    store.add(sample('json', 200, 10, 'dropped'));
+    store.add(sample('json', 300, 10));
+    // 1 completed frame over the 200 ms since the first answer.
+    expect(store.statsFor('json', 100).fps).toBe(5);
+  });
+
+  it('restarts the count after a lost frame', () => {
+    const store = new SampleStore();
+    store.add(sample('json', 100, 10));
+    store.add(sample('json', 200, 10));
+    store.add(sample('json', 5000, 10, 'lost'));
+    store.add(sample('json', 9000, 10));
+    store.add(sample('json', 9100, 10));
+    expect(store.statsFor('json', 100).fps).toBe(10);
   });
 
   it('does not count a pause as streaming time', () => {
@@ -89,7 +118,8 @@ describe('SampleStore', () => {
     store.markBreak();
     store.add(sample('json', 60_000, 10));
     store.add(sample('json', 60_100, 10));
-    expect(store.statsFor('json', 100).fps).toBeCloseTo((4 * 1000) / 200, 6);
+    // Two runs of two answers 100 ms apart: 2 timed answers over 200 ms.
+    expect(store.statsFor('json', 100).fps).toBe(10);
   });
 
   it('caps the samples kept for export, oldest first out', () => {
@@ -148,8 +178,8 @@ describe('latencySeries', () => {
   it('puts each codec on its own full-latency series and skips unanswered frames', () => {
     const { frames } = latencySeries([sample('json', 1000, 40), sample('msgpack', 2000, 30), sample('msgpack', 2500, 30, 'dropped')], [], 3000);
     expect(frames).toEqual([
-      { t: -2, fullJson: 40, server: 20, inference: 10, networkQueue: 20 },
-      { t: -1, fullMsgpack: 30, server: 15, inference: 7.5, networkQueue: 15 },
+      { t: -2, fullJson: 40, fullMsgpack: null, server: 20, inference: 10, networkQueue: 20 },
+      { t: -1, fullJson: null, fullMsgpack: 30, server: 15, inference: 7.5, networkQueue: 15 },
     ]);
   });
 
@@ -162,6 +192,60 @@ describe('latencySeries', () => {
   });
 
   it('shows recent pings alone when no frame was answered', () => {
-    expect(latencySeries([], [{ at: 100, rttMs: 1 }, { at: 29_000, rttMs: 2 }], 30_000, 10_000)).toEqual({ frames: [], pings: [{ t: -1, ping: 2 }] });
+    expect(latencySeries([], [{ at: 100, rttMs: 1 }, { at: 29_000, rttMs: 2 }], 30_000, 10_000)).toEqual({
+      frames: [],
+      pings: [{ t: -1, ping: 2 }],
+      gaps: [],
+      codecsInterleaved: false,
+    });
+  });
+
+  it('breaks every frame line and reports a gap where no answers arrived for several intervals', () => {
+    const samples: Sample[] = [];
+    for (let i = 0; i < 10; i++) samples.push(sample('msgpack', 1000 + i * 100, 30)); // 1000..1900, 10 fps
+    for (let i = 0; i < 5; i++) samples.push(sample('msgpack', 6000 + i * 100, 30)); // 4.1 s outage
+    const { frames, gaps } = latencySeries(samples, [], 6500);
+    expect(frames).toHaveLength(16);
+    const breaks = frames.filter((row) => row.fullMsgpack === null);
+    expect(breaks).toEqual([{ t: -2.55, fullJson: null, fullMsgpack: null, server: null, inference: null, networkQueue: null }]);
+    expect(frames.indexOf(breaks[0]!)).toBe(10);
+    expect(gaps).toEqual([{ from: -4.6, to: -0.5, open: false }]);
+  });
+
+  it('does not break the lines for ordinary jitter, and reports an outage still going on', () => {
+    const times = [1000, 1100, 1180, 1350, 1400, 1500, 1900, 2000];
+    const { frames, gaps } = latencySeries(times.map((t) => sample('json', t, 20)), [], 5000);
+    expect(frames.every((row) => row.fullJson !== null)).toBe(true);
+    expect(gaps).toEqual([{ from: -3, to: 0, open: true }]);
+  });
+
+  it('breaks the lines where a frame was lost between two answers', () => {
+    const { frames } = latencySeries([sample('json', 1000, 20), sample('json', 1050, 20, 'lost'), sample('json', 1100, 20)], [], 1100);
+    expect(frames.map((row) => row.fullJson)).toEqual([20, null, 20]);
+  });
+
+  it("breaks each codec's line where the other codec ran (A/B blocks)", () => {
+    const samples: Sample[] = [];
+    let t = 1000;
+    for (const codec of ['json', 'msgpack', 'json'] as const) for (let i = 0; i < 5; i++) samples.push(sample(codec, (t += 100), codec === 'json' ? 40 : 30));
+    const { frames, gaps, codecsInterleaved } = latencySeries(samples, [], t);
+    expect(gaps).toEqual([]);
+    expect(codecsInterleaved).toBe(false);
+    // Every row holds exactly one codec's value and an explicit null for the other: no row joins the json blocks.
+    expect(frames.map((row) => (row.fullJson !== null ? 'J' : row.fullMsgpack !== null ? 'M' : '-')).join('')).toBe('JJJJJMMMMMJJJJJ');
+    expect(frames.slice(5, 10).every((row) => row.fullJson === null)).toBe(true);
+    expect(frames.slice(0, 5).every((row) => row.fullMsgpack === null)).toBe(true);
+  });
+
+  it('flags A/B every frame as interleaved (drawn as dots)', () => {
+    const samples = Array.from({ length: 12 }, (_, i) => sample(i % 2 ? 'json' : 'msgpack', 1000 + i * 100, 30));
+    expect(latencySeries(samples, [], 2100).codecsInterleaved).toBe(true);
+  });
+
+  it('breaks the ping line where pings stopped', () => {
+    const pings = [1000, 2000, 3000, 8000, 9000].map((at) => ({ at, rttMs: 5 }));
+    const { pings: rows } = latencySeries([sample('json', 500, 20)], pings, 10_000);
+    expect(rows.map((row) => row.ping)).toEqual([5, 5, 5, null, 5, 5]);
+    expect(rows[3]!.t).toBe(-4.5);
   });
 });

@@ -6,6 +6,7 @@
 import { encodeMessage } from '@sightline/shared/codec';
 import type { Codec, DetectionsMessage, ModelsResponse, PingMessage, ServerMessage } from '@sightline/shared/protocol';
 import { FrameEncoder, type EncodedFrame, type EncoderPath } from '../capture/frame-encoder.ts';
+import { modelFor, type ModelInput } from '../capture/frame-size.ts';
 import { MediaSource, type MediaElements, type SourceState } from '../capture/media-source.ts';
 import { latencySeries, type LatencySeries } from '../metrics/chart-data.ts';
 import { downloadText, exportFilename, samplesToCsv, samplesToJson } from '../metrics/export.ts';
@@ -18,6 +19,7 @@ import { GatewaySocket, type ConnectionStatus, type IncomingMessage } from '../t
 import { gatewaySocketUrl } from '../transport/gateway-url.ts';
 import { fetchModels } from '../transport/models-api.ts';
 import { EventLog, type LogEntry } from './event-log.ts';
+import { PING_INTERVAL_MS, PONG_WAIT_MS, publishTime } from './ping-schedule.ts';
 import { CHART_WINDOW, DEFAULT_SETTINGS, type StreamSettings } from './settings.ts';
 
 export type ModelsStatus = 'loading' | 'ready' | 'error';
@@ -70,7 +72,6 @@ export interface DashboardSnapshot {
 }
 
 const SNAPSHOT_INTERVAL_MS = 250;
-const PING_INTERVAL_MS = 1000;
 /** An unanswered frame older than this is given up so a lost answer cannot stall the stream. */
 const ANSWER_TIMEOUT_MS = 20_000;
 
@@ -93,7 +94,11 @@ export class DashboardController {
   private lastFrameToken = -1;
   private stillCache: { key: string; frame: EncodedFrame } | undefined;
   private running = false;
-  private pingTimer: ReturnType<typeof setInterval> | undefined;
+  private pingTimer: ReturnType<typeof setTimeout> | undefined;
+  /** When the next ping is due, and until when its pong is awaited (see ping-schedule.ts). */
+  private nextPingAt: number | undefined;
+  private pongAwaitedUntil = 0;
+  private publishUrgent = false;
   private expireTimer: ReturnType<typeof setInterval> | undefined;
   private retryTimer: ReturnType<typeof setTimeout> | undefined;
   private modelsTimer: ReturnType<typeof setTimeout> | undefined;
@@ -128,7 +133,7 @@ export class DashboardController {
     this.running = true;
     this.socket.start();
     this.loadModels();
-    this.pingTimer = setInterval(() => this.sendPing(), PING_INTERVAL_MS);
+    this.schedulePing(performance.now() + PING_INTERVAL_MS);
     this.expireTimer = setInterval(() => this.record(this.sender.expire(ANSWER_TIMEOUT_MS)), 2000);
     document.addEventListener('visibilitychange', this.onVisible);
     window.addEventListener('online', this.onVisible);
@@ -139,7 +144,8 @@ export class DashboardController {
     this.running = false;
     this.socket.stop();
     this.record(this.sender.abandonAll());
-    clearInterval(this.pingTimer);
+    clearTimeout(this.pingTimer);
+    this.nextPingAt = undefined;
     clearInterval(this.expireTimer);
     clearTimeout(this.retryTimer);
     clearTimeout(this.modelsTimer);
@@ -188,7 +194,7 @@ export class DashboardController {
     this.sender.setMaxInFlight(next.maxInFlight);
     this.overlay?.setMirror(next.mirror);
     if (next.paused && !previous.paused) this.samples.markBreak();
-    if (next.frameSize !== previous.frameSize || next.jpegQuality !== previous.jpegQuality) this.stillCache = undefined;
+    if (next.frameSize !== previous.frameSize || next.jpegQuality !== previous.jpegQuality || next.model !== previous.model) this.stillCache = undefined;
     this.invalidate(true);
     this.pump();
   }
@@ -268,13 +274,15 @@ export class DashboardController {
     }
     this.lastFrameToken = this.media.frameToken;
     const { frameSize, jpegQuality } = this.settings;
-    const cacheKey = `${element instanceof HTMLImageElement ? element.currentSrc : ''}|${frameSize}|${jpegQuality}`;
+    const input = this.modelInput();
+    const inputKey = input ? `${input.width}x${input.height}${input.resize}` : '';
+    const cacheKey = `${element instanceof HTMLImageElement ? element.currentSrc : ''}|${frameSize}|${inputKey}|${jpegQuality}`;
     if (still && this.stillCache?.key === cacheKey) {
       this.sendEncoded(this.stillCache.frame);
       return;
     }
     this.encoding = true;
-    this.encoder.encode(element, frameSize, jpegQuality).then(
+    this.encoder.encode(element, frameSize, jpegQuality, input).then(
       (frame) => {
         this.encoding = false;
         if (still) this.stillCache = { key: cacheKey, frame };
@@ -300,11 +308,34 @@ export class DashboardController {
     else this.pump();
   }
 
-  private sendPing(): void {
-    if (!this.socket.isOpen) return;
-    const ping: PingMessage = { type: 'ping', id: ++this.messageId, ts: performance.now() };
-    this.socket.send(encodeMessage(ping, this.settings.codec));
+  /** The model input the "auto" frame size is fitted to: the chosen model's, else the gateway default's. */
+  private modelInput(): ModelInput | undefined {
+    return modelFor(this.models.response, this.settings.model)?.input;
   }
+
+  /** Pings on a fixed 1 s grid (setTimeout chain), so the quiet window before each one is known in advance. */
+  private schedulePing(dueAt: number): void {
+    clearTimeout(this.pingTimer);
+    this.nextPingAt = dueAt;
+    this.pingTimer = setTimeout(this.sendPing, Math.max(0, dueAt - performance.now()));
+    // A rebuild already scheduled into the new quiet window moves out of it.
+    this.reschedulePublish();
+  }
+
+  private readonly sendPing = (): void => {
+    if (!this.running) return;
+    const due = this.nextPingAt ?? performance.now();
+    if (this.socket.isOpen) {
+      const ping: PingMessage = { type: 'ping', id: ++this.messageId, ts: performance.now() };
+      this.socket.send(encodeMessage(ping, this.settings.codec));
+      this.pongAwaitedUntil = performance.now() + PONG_WAIT_MS;
+    }
+    // Skip beats missed while the page was throttled instead of firing them in a burst.
+    let next = due + PING_INTERVAL_MS;
+    const now = performance.now();
+    if (next <= now) next = now + PING_INTERVAL_MS;
+    this.schedulePing(next);
+  };
 
   private handleMessage({ message, bytes, receivedAt }: IncomingMessage): void {
     switch (message.type) {
@@ -313,7 +344,10 @@ export class DashboardController {
         this.pump();
         return;
       case 'pong':
+        // receivedAt is taken first thing in the socket's message handler, before decoding.
         this.pings.add({ at: receivedAt, rttMs: receivedAt - message.ts });
+        this.pongAwaitedUntil = 0;
+        this.reschedulePublish();
         this.invalidate();
         return;
       case 'detections':
@@ -433,20 +467,45 @@ export class DashboardController {
 
   // ------------------------------------------------------------------------------------------ snapshot
 
-  /** Schedules a snapshot rebuild: at once for discrete events, else at most every 250 ms. */
+  /**
+   * Schedules a snapshot rebuild: at once for discrete events, else at most every 250 ms and never just
+   * before a ping or while its pong is awaited (ping-schedule.ts).
+   */
   private invalidate(urgent = false): void {
     if (urgent) {
       clearTimeout(this.publishTimer);
+      this.publishUrgent = true;
       this.publishTimer = setTimeout(this.publish, 0);
       return;
     }
     if (this.publishTimer !== undefined) return;
-    const wait = Math.max(0, this.lastPublish + SNAPSHOT_INTERVAL_MS - performance.now());
-    this.publishTimer = setTimeout(this.publish, wait);
+    this.schedulePublish();
+  }
+
+  private schedulePublish(): void {
+    const now = performance.now();
+    const at = publishTime(Math.max(now, this.lastPublish + SNAPSHOT_INTERVAL_MS), { nextPingAt: this.nextPingAt, pongAwaitedUntil: this.pongAwaitedUntil });
+    this.publishTimer = setTimeout(this.publish, Math.max(0, at - now));
+  }
+
+  /** Re-times a pending non-urgent rebuild after the ping window changed. */
+  private reschedulePublish(): void {
+    if (this.publishTimer === undefined || this.publishUrgent) return;
+    clearTimeout(this.publishTimer);
+    this.schedulePublish();
   }
 
   private readonly publish = (): void => {
     this.publishTimer = undefined;
+    const urgent = this.publishUrgent;
+    this.publishUrgent = false;
+    if (!urgent) {
+      const now = performance.now();
+      if (publishTime(now, { nextPingAt: this.nextPingAt, pongAwaitedUntil: this.pongAwaitedUntil }) > now + 1) {
+        this.schedulePublish();
+        return;
+      }
+    }
     this.lastPublish = performance.now();
     this.snapshot = this.buildSnapshot();
     for (const listener of this.listeners) listener();

@@ -1,30 +1,25 @@
 import { useCallback, useEffect, useState } from 'react';
-import { DEFAULT_SETTINGS, type StreamSettings } from './settings.ts';
-
-const STORAGE_KEY = 'sightline.settings.v1';
-/** Settings that make sense across visits; source-specific ones (mirror, model threshold, pause) do not. */
-const PERSISTED = ['codec', 'abMode', 'abEvery', 'maxInFlight', 'frameSize', 'jpegQuality', 'statsWindow'] as const;
+import type { StreamSettings } from './settings.ts';
+import { LEGACY_STORAGE_KEYS, loadSettings, serializeSettings, STORAGE_KEY } from './settings-storage.ts';
 
 function load(): StreamSettings {
+  let stored: string | null = null;
+  let legacy: string | null = null;
   try {
-    const stored = JSON.parse(localStorage.getItem(STORAGE_KEY) ?? '{}') as Partial<StreamSettings>;
-    const merged: StreamSettings = { ...DEFAULT_SETTINGS };
-    for (const key of PERSISTED) {
-      const value = stored[key];
-      if (value !== undefined && typeof value === typeof DEFAULT_SETTINGS[key]) (merged as unknown as Record<string, unknown>)[key] = value;
-      else if (key === 'frameSize' && (value === 'native' || typeof value === 'number')) merged.frameSize = value;
-    }
-    return merged;
+    stored = localStorage.getItem(STORAGE_KEY);
+    if (stored === null) legacy = LEGACY_STORAGE_KEYS.map((key) => localStorage.getItem(key)).find((value) => value !== null) ?? null;
   } catch {
-    return { ...DEFAULT_SETTINGS };
+    // Storage unavailable: defaults.
   }
+  return loadSettings(stored, legacy);
 }
 
 export function usePersistedSettings(): [StreamSettings, (patch: Partial<StreamSettings>) => void] {
   const [settings, setSettings] = useState<StreamSettings>(load);
   useEffect(() => {
     try {
-      localStorage.setItem(STORAGE_KEY, JSON.stringify(Object.fromEntries(PERSISTED.map((key) => [key, settings[key]]))));
+      localStorage.setItem(STORAGE_KEY, serializeSettings(settings));
+      for (const key of LEGACY_STORAGE_KEYS) localStorage.removeItem(key);
     } catch {
       // Private mode or full storage: settings simply don't persist.
     }

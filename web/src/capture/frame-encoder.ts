@@ -4,7 +4,7 @@
  * OffscreenCanvas. Fallback when the browser lacks that: a canvas on the main thread.
  */
 import type { EncodeRequest, EncodeResponse } from './encoder-protocol.ts';
-import { targetSize, type FrameSize, type Size } from './frame-size.ts';
+import { targetSize, type FrameSize, type ModelInput, type Size } from './frame-size.ts';
 
 export type EncoderPath = 'worker' | 'main-thread';
 
@@ -55,10 +55,11 @@ export class FrameEncoder {
     return this.useWorker ? 'worker' : 'main-thread';
   }
 
-  async encode(element: FrameSourceElement, frameSize: FrameSize, quality: number): Promise<EncodedFrame> {
+  /** `input` is the model's input, which the "auto" frame size is fitted to. */
+  async encode(element: FrameSourceElement, frameSize: FrameSize, quality: number, input?: ModelInput): Promise<EncodedFrame> {
     const source = intrinsicSize(element);
     if (source.width <= 0 || source.height <= 0) throw new Error('the source has no picture yet');
-    const size = targetSize(source, frameSize);
+    const size = targetSize(source, frameSize, input);
     const started = performance.now();
     if (this.useWorker) {
       try {

@@ -1,6 +1,6 @@
 import { memo, useMemo, useState } from 'react';
-import { CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
-import { LATENCY_SERIES, type LatencyRow, type LatencySeries, type LatencySeriesKey } from '../metrics/chart-data.ts';
+import { CartesianGrid, Line, LineChart, ReferenceArea, Tooltip, XAxis, YAxis } from 'recharts';
+import { LATENCY_SERIES, PING_HELP, type LatencyRow, type LatencySeries, type LatencySeriesKey } from '../metrics/chart-data.ts';
 import { formatMs, rawValue } from '../ui/format.ts';
 
 interface Props {
@@ -14,7 +14,7 @@ function yCeiling(rows: readonly LatencyRow[], visible: ReadonlySet<LatencySerie
   for (const row of rows) {
     for (const key of visible) {
       const value = row[key];
-      if (value !== undefined) values.push(value);
+      if (typeof value === 'number') values.push(value);
     }
   }
   if (values.length === 0) return { top: 10, clipped: false };
@@ -33,34 +33,23 @@ function niceCeil(value: number): number {
   return step * magnitude;
 }
 
-/**
- * Each codec's line breaks where the other codec ran, which shows A/B blocks honestly; with very short blocks
- * (A/B every 1 or 2 frames) that would leave only isolated points, so the lines are joined instead.
- */
-function codecsInterleaved(rows: readonly LatencyRow[]): boolean {
-  let previous: 'json' | 'msgpack' | undefined;
-  let points = 0;
-  let switches = 0;
-  for (const row of rows) {
-    const codec = row.fullJson !== undefined ? 'json' : row.fullMsgpack !== undefined ? 'msgpack' : undefined;
-    if (!codec) continue;
-    points++;
-    if (previous && codec !== previous) switches++;
-    previous = codec;
-  }
-  return points > 0 && switches * 3 > points;
-}
-
 const tickMs = (value: number): string => (Number.isInteger(value) ? String(value) : value < 10 ? value.toFixed(1) : String(Math.round(value)));
 const tickSeconds = (value: number): string => (value === 0 ? 'now' : `${value.toFixed(0)} s`);
 
-/** Live latency per message (rolling window) and the network-only ping series. */
+const gapSeconds = (from: number, to: number): string => `${(to - from).toFixed(1)} s`;
+
+/**
+ * Live latency per message (rolling window) and the ping RTT series. Lines are never joined across missing
+ * points: each codec's line breaks where the other codec ran, every line breaks where no answers arrived
+ * (chart-data.ts), and those stretches are shaded.
+ */
 export const LatencyChart = memo(function LatencyChart({ series: data, pingMs }: Props) {
   const rows = data.frames;
   const [hidden, setHidden] = useState<ReadonlySet<LatencySeriesKey>>(() => new Set());
   const visible = useMemo(() => new Set(LATENCY_SERIES.map((s) => s.key).filter((key) => !hidden.has(key))), [hidden]);
   const ceiling = yCeiling([...rows, ...data.pings], visible);
-  const connectCodecs = codecsInterleaved(rows);
+  // With A/B every 1–2 frames each codec's line is mostly single points: draw them as dots instead of joining them.
+  const codecDots = data.codecsInterleaved;
   const ticks = [0, 1, 2, 3, 4, 5].map((step) => (ceiling.top * step) / 5);
   const toggle = (key: LatencySeriesKey): void =>
     setHidden((current) => {
@@ -79,14 +68,22 @@ export const LatencyChart = memo(function LatencyChart({ series: data, pingMs }:
             type="button"
             className="legend-item"
             aria-pressed={!hidden.has(series.key)}
+            title={series.key === 'ping' ? PING_HELP : undefined}
+            aria-describedby={series.key === 'ping' ? 'ping-help' : undefined}
             onClick={() => toggle(series.key)}
           >
             <span className={`legend-item__swatch${series.key === 'ping' ? ' is-dashed' : ''}`} style={{ borderColor: series.colour }} aria-hidden="true" />
             {series.label}
           </button>
         ))}
-        <span className="chart__ping" data-testid="ping-value" data-value={rawValue(pingMs)}>
-          Ping <strong>{formatMs(pingMs)}</strong>
+        <span className="chart__ping" data-testid="ping-value" data-value={rawValue(pingMs)} title={PING_HELP} aria-describedby="ping-help">
+          Ping RTT <strong>{formatMs(pingMs)}</strong>
+          <span className="chart__help" aria-hidden="true">
+            ?
+          </span>
+        </span>
+        <span id="ping-help" className="visually-hidden">
+          {PING_HELP}
         </span>
       </div>
       <div className="chart__plot" data-testid="latency-chart" role="img" aria-label="Latency per message over time, in milliseconds">
@@ -122,6 +119,22 @@ export const LatencyChart = memo(function LatencyChart({ series: data, pingMs }:
                 labelFormatter={(label) => `${Number(label).toFixed(2)} s`}
                 formatter={(value, name) => [formatMs(Number(value)), String(name)]}
               />
+              {data.gaps.map((gap) => (
+                <ReferenceArea
+                  key={`${gap.from}:${gap.open}`}
+                  x1={gap.from}
+                  x2={gap.to}
+                  y1={0}
+                  y2={ceiling.top}
+                  ifOverflow="hidden"
+                  fill="#ff7b9c"
+                  fillOpacity={0.08}
+                  stroke="#ff7b9c"
+                  strokeOpacity={0.35}
+                  strokeDasharray="2 3"
+                  label={{ value: `no answers · ${gapSeconds(gap.from, gap.to)}`, position: 'insideTop', fill: '#c98a9b', fontSize: 10 }}
+                />
+              ))}
               {LATENCY_SERIES.map((series) => (
                 <Line
                   key={series.key}
@@ -132,9 +145,9 @@ export const LatencyChart = memo(function LatencyChart({ series: data, pingMs }:
                   stroke={series.colour}
                   strokeWidth={series.key.startsWith('full') ? 2 : 1.25}
                   strokeDasharray={series.key === 'ping' ? '4 3' : undefined}
-                  dot={false}
+                  dot={codecDots && series.key.startsWith('full') ? { r: 1.5, strokeWidth: 0, fill: series.colour } : false}
                   activeDot={{ r: 3 }}
-                  connectNulls={connectCodecs && series.key.startsWith('full')}
+                  connectNulls={false}
                   hide={hidden.has(series.key)}
                   isAnimationActive={false}
                 />

@@ -1,5 +1,6 @@
 import type { Codec, Limits } from '@sightline/shared/protocol';
-import { frameSizeChoices, parseFrameSize, type Size } from '../capture/frame-size.ts';
+import { frameSizeChoices, parseFrameSize, targetSize, type Size } from '../capture/frame-size.ts';
+import type { ModelInfo } from '@sightline/shared/protocol';
 import type { StreamSettings } from '../app/settings.ts';
 import { CODEC_LABELS } from '../transport/codec-policy.ts';
 import { clampInFlight, MAX_IN_FLIGHT, MIN_IN_FLIGHT } from '../transport/frame-sender.ts';
@@ -11,6 +12,8 @@ interface Props {
   sourceSize: Size | undefined;
   limits: Limits | undefined;
   nextCodec: Codec;
+  /** The model frames go to (what "Auto" frame size fits), once the model list is known. */
+  model: ModelInfo | undefined;
   onChange: (patch: Partial<StreamSettings>) => void;
 }
 
@@ -20,11 +23,18 @@ const CODEC_HINTS: Record<Codec, string> = {
 };
 
 /** Wire and capture settings: codec (live, per message), A/B mode, flow control, frame size, JPEG quality. */
-export function StreamControls({ settings, sourceSize, limits, nextCodec, onChange }: Props) {
+export function StreamControls({ settings, sourceSize, limits, nextCodec, model, onChange }: Props) {
   const sizes = frameSizeChoices(sourceSize);
   const nativeLabel = sourceSize ? `Native (${sourceSize.width}×${sourceSize.height})` : 'Native';
   const sizeValue = String(settings.frameSize);
   const sizeKnown = sizes.some((size) => String(size) === sizeValue);
+  const auto = sourceSize && model ? targetSize(sourceSize, 'auto', model.input) : undefined;
+  const autoLabel = auto ? `Auto (fits the model): ${auto.width}×${auto.height}` : 'Auto (fits the model)';
+  const sizeHint = model
+    ? model.input.resize === 'stretch'
+      ? `${model.title} stretches frames to ${model.input.width}×${model.input.height}: Auto keeps the short side at least ${Math.min(model.input.width, model.input.height)} px (never above the source).`
+      : `${model.title} letterboxes frames into ${model.input.width}×${model.input.height}: Auto keeps the long side at least ${Math.max(model.input.width, model.input.height)} px (never above the source).`
+    : 'Auto fits the frame to the model’s input once the model list is known.';
   return (
     <div className="controls-group">
       <fieldset className="field codec-field">
@@ -101,18 +111,19 @@ export function StreamControls({ settings, sourceSize, limits, nextCodec, onChan
         />
       </Field>
 
-      <Field label="Frame size (long side)" htmlFor="frame-size-select">
+      <Field label="Frame size (long side)" htmlFor="frame-size-select" hintId="frame-size-hint" hint={settings.frameSize === 'auto' ? sizeHint : undefined}>
         <select
           id="frame-size-select"
           data-testid="frame-size-select"
           className="input"
           value={sizeValue}
+          aria-describedby={settings.frameSize === 'auto' ? 'frame-size-hint' : undefined}
           onChange={(event) => onChange({ frameSize: parseFrameSize(event.target.value) })}
         >
           {!sizeKnown && <option value={sizeValue}>{sizeValue} px</option>}
           {sizes.map((size) => (
             <option key={String(size)} value={String(size)}>
-              {size === 'native' ? nativeLabel : `${size} px`}
+              {size === 'native' ? nativeLabel : size === 'auto' ? autoLabel : `${size} px`}
             </option>
           ))}
         </select>

@@ -2,16 +2,24 @@
 import type { PingSample } from './ping-store.ts';
 import type { Sample } from './sample.ts';
 
+/** A value, or null where the series has no point (recharts breaks the line there; connectNulls is never used). */
+type Point = number | null;
+
 export interface LatencyRow {
   /** Seconds relative to `now` (negative = in the past). */
   t: number;
-  fullJson?: number;
-  fullMsgpack?: number;
-  server?: number;
-  inference?: number;
-  networkQueue?: number;
-  ping?: number;
+  fullJson?: Point;
+  fullMsgpack?: Point;
+  server?: Point;
+  inference?: Point;
+  networkQueue?: Point;
+  ping?: Point;
 }
+
+export const PING_HELP =
+  'Round trip of a small ping message every second on the same WebSocket as the frames. It excludes inference, ' +
+  'but it waits behind frames in the socket and behind event-loop work on both ends (this page and the gateway ' +
+  'process), so under load it is higher than the bare network round trip.';
 
 export const LATENCY_SERIES = [
   { key: 'fullJson', label: 'Full · JSON', colour: '#f5a524' },
@@ -19,36 +27,115 @@ export const LATENCY_SERIES = [
   { key: 'server', label: 'Server', colour: '#b197fc' },
   { key: 'inference', label: 'Inference', colour: '#5fd08a' },
   { key: 'networkQueue', label: 'Network + queue', colour: '#ff7b9c' },
-  { key: 'ping', label: 'Ping (network only)', colour: '#e6e9ef' },
+  { key: 'ping', label: 'Ping RTT (same socket)', colour: '#e6e9ef' },
 ] as const satisfies readonly { key: keyof Omit<LatencyRow, 't'>; label: string; colour: string }[];
 
 export type LatencySeriesKey = (typeof LATENCY_SERIES)[number]['key'];
 
-const round2 = (value: number): number => Math.round(value * 100) / 100;
+/** A stretch of the chart with no answers (outage, pause, stall): lines break there and it is shaded. */
+export interface ChartGap {
+  /** Seconds relative to `now`, like LatencyRow.t. */
+  from: number;
+  to: number;
+  /** Still going on at `now`. */
+  open: boolean;
+}
 
 export interface LatencySeries {
-  /** One row per completed frame, by answer time. */
+  /** One row per completed frame, by answer time, plus an all-null row wherever the lines must break. */
   frames: LatencyRow[];
   /** One row per pong, since the first of those frames (or within the fallback span when there are none). */
   pings: LatencyRow[];
+  /** Where no answer arrived for longer than a few expected intervals. */
+  gaps: ChartGap[];
+  /** Codec blocks so short (A/B every 1–2 frames) that the per-codec lines are mostly single points. */
+  codecsInterleaved: boolean;
+}
+
+/** A silence longer than this many typical answer intervals is a gap... */
+export const GAP_INTERVALS = 5;
+/** ...and never shorter than this, so ordinary jitter at high frame rates does not break the lines. */
+export const MIN_GAP_MS = 1000;
+/** Pings come every second: a silence longer than this is a gap in the ping line. */
+export const PING_GAP_MS = 2500;
+
+const round2 = (value: number): number => Math.round(value * 100) / 100;
+
+function median(values: number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** The silence (ms) after which the frame lines break: GAP_INTERVALS × the median interval, at least MIN_GAP_MS. */
+export function gapThresholdMs(answerTimes: readonly number[]): number {
+  const intervals: number[] = [];
+  for (let i = 1; i < answerTimes.length; i++) intervals.push(answerTimes[i]! - answerTimes[i - 1]!);
+  const expected = median(intervals);
+  return Number.isFinite(expected) ? Math.max(MIN_GAP_MS, GAP_INTERVALS * expected) : MIN_GAP_MS;
+}
+
+const BREAK_ROW = { fullJson: null, fullMsgpack: null, server: null, inference: null, networkQueue: null } as const;
+
+/** Whether the codec blocks are so short that each codec's line would be isolated points (A/B every 1–2). */
+function interleaved(completed: readonly Sample[]): boolean {
+  let switches = 0;
+  for (let i = 1; i < completed.length; i++) if (completed[i]!.codec !== completed[i - 1]!.codec) switches++;
+  return completed.length > 0 && switches * 3 > completed.length;
 }
 
 /**
  * Chart data on a shared time axis (seconds before `now`). Frames and pings are kept apart so each series
- * only has gaps where it really has no data: a codec's line breaks where the other codec ran (A/B blocks).
+ * only has gaps where it really has no data. Each row of a frame carries its codec's full latency and an
+ * explicit null for the other codec, so each codec's line breaks exactly where the other codec ran (A/B
+ * blocks). Where no frame was answered for longer than `gapThresholdMs` (outage, pause, stalled gateway), or a
+ * frame was lost between two answers, an all-null row breaks every frame line and the stretch is reported
+ * in `gaps`; the ping line breaks where pings stopped for longer than PING_GAP_MS.
  */
 export function latencySeries(samples: readonly Sample[], pings: readonly PingSample[], now: number, fallbackSpanMs = 30_000): LatencySeries {
   const completed = samples.filter((sample) => sample.outcome === 'ok');
   const since = completed.length > 0 ? completed[0]!.answeredPerf : now - fallbackSpanMs;
-  const frames = completed.map((sample) => {
-    const row: LatencyRow = { t: round2((sample.answeredPerf - now) / 1000) };
-    if (sample.codec === 'json') row.fullJson = round2(sample.fullMs);
-    else row.fullMsgpack = round2(sample.fullMs);
-    if (sample.serverMs !== null) row.server = round2(sample.serverMs);
-    if (sample.inferenceMs !== null) row.inference = round2(sample.inferenceMs);
-    if (sample.networkQueueMs !== null) row.networkQueue = round2(sample.networkQueueMs);
-    return row;
-  });
-  const pingRows = pings.filter((ping) => ping.at >= since).map((ping) => ({ t: round2((ping.at - now) / 1000), ping: round2(ping.rttMs) }));
-  return { frames, pings: pingRows };
+  const threshold = gapThresholdMs(completed.map((sample) => sample.answeredPerf));
+  const at = (perf: number): number => round2((perf - now) / 1000);
+
+  const frames: LatencyRow[] = [];
+  const gaps: ChartGap[] = [];
+  let previous: Sample | undefined;
+  let lostSince = false;
+  for (const sample of samples) {
+    if (sample.outcome === 'lost') {
+      if (previous) lostSince = true;
+      continue;
+    }
+    if (sample.outcome !== 'ok') continue;
+    if (previous) {
+      const silence = sample.answeredPerf - previous.answeredPerf;
+      if (silence > threshold) gaps.push({ from: at(previous.answeredPerf), to: at(sample.answeredPerf), open: false });
+      if (silence > threshold || lostSince) frames.push({ t: at((previous.answeredPerf + sample.answeredPerf) / 2), ...BREAK_ROW });
+    }
+    const full = round2(sample.fullMs);
+    const row: LatencyRow = {
+      t: at(sample.answeredPerf),
+      fullJson: sample.codec === 'json' ? full : null,
+      fullMsgpack: sample.codec === 'json' ? null : full,
+      server: sample.serverMs === null ? null : round2(sample.serverMs),
+      inference: sample.inferenceMs === null ? null : round2(sample.inferenceMs),
+      networkQueue: sample.networkQueueMs === null ? null : round2(sample.networkQueueMs),
+    };
+    frames.push(row);
+    previous = sample;
+    lostSince = false;
+  }
+  if (previous && now - previous.answeredPerf > threshold) gaps.push({ from: at(previous.answeredPerf), to: 0, open: true });
+
+  const pingRows: LatencyRow[] = [];
+  let lastPing: PingSample | undefined;
+  for (const ping of pings) {
+    if (ping.at < since) continue;
+    if (lastPing && ping.at - lastPing.at > PING_GAP_MS) pingRows.push({ t: at((lastPing.at + ping.at) / 2), ping: null });
+    pingRows.push({ t: at(ping.at), ping: round2(ping.rttMs) });
+    lastPing = ping;
+  }
+  return { frames, pings: pingRows, gaps, codecsInterleaved: interleaved(completed) };
 }

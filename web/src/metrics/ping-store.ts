@@ -1,4 +1,4 @@
-/** Network-only round trips from periodic pings, in a fixed-size ring. */
+/** Ping round trips on the frames' socket (see chart-data.ts PING_HELP), in a fixed-size ring. */
 
 export interface PingSample {
   /** performance.now() when the pong arrived. */

@@ -15,7 +15,10 @@ export interface CodecStats {
   serverMean: number;
   inferenceMean: number;
   networkQueueMean: number;
-  /** Completed frames per second of wall time this codec was streaming, in the window. */
+  /**
+   * Completed frames per second of wall time this codec was streaming, in the window: see computeStats.
+   * NaN until two answers in a row have been seen.
+   */
   fps: number;
   dropped: number;
   errors: number;
@@ -133,9 +136,19 @@ function computeStats(codec: Codec, entries: readonly Entry[]): CodecStats {
   let dropped = 0;
   let errors = 0;
   let lost = 0;
+  // FPS = answers that completed a measured interval ÷ the sum of those intervals. An interval is the time
+  // from the previous answer (any codec) to this one and is credited to this answer's codec. The first answer
+  // after a start, pause, reconnect or new source has no interval, so it counts in neither the numerator nor
+  // the denominator: n completed frames 100 ms apart give (n − 1) / ((n − 1) × 100 ms) = 10 fps, not
+  // n / (n − 1) intervals. Intervals ending in a dropped or error answer count as streaming time but not as
+  // completed frames; lost frames (no answer) start a new run.
   let streamingMs = 0;
+  let timedCompleted = 0;
   for (const { sample, intervalMs } of entries) {
-    if (intervalMs !== null) streamingMs += intervalMs;
+    if (intervalMs !== null) {
+      streamingMs += intervalMs;
+      if (sample.outcome === 'ok') timedCompleted++;
+    }
     switch (sample.outcome) {
       case 'ok':
         full.push(sample.fullMs);
@@ -164,7 +177,7 @@ function computeStats(codec: Codec, entries: readonly Entry[]): CodecStats {
     serverMean: mean(server),
     inferenceMean: mean(inference),
     networkQueueMean: mean(networkQueue),
-    fps: streamingMs > 0 ? (completed * 1000) / streamingMs : Number.NaN,
+    fps: streamingMs > 0 ? (timedCompleted * 1000) / streamingMs : Number.NaN,
     dropped,
     errors,
     lost,

@@ -139,8 +139,10 @@ export class GatewaySocket {
       this.setStatus({ state: 'open', attempt: 0, retryAt: undefined, lastError: undefined, hello: undefined });
     };
     socket.onmessage = (event: MessageEvent) => {
+      // Arrival time first, before any other work: ping RTTs and frame latencies end here.
+      const receivedAt = this.options.now();
       if (this.socket !== socket) return;
-      this.handleData(event.data as unknown);
+      this.handleData(event.data as unknown, receivedAt);
     };
     socket.onerror = () => {
       // The close event that always follows carries the details; nothing to do here.
@@ -155,8 +157,7 @@ export class GatewaySocket {
     };
   }
 
-  private handleData(data: unknown): void {
-    const receivedAt = this.options.now();
+  private handleData(data: unknown, receivedAt: number): void {
     let wire: WireData;
     if (typeof data === 'string') wire = data;
     else if (data instanceof ArrayBuffer) wire = new Uint8Array(data);

@@ -1,0 +1,62 @@
+/**
+ * Settings kept in localStorage across visits, validated on the way in. Pure (strings in, settings out) so
+ * it is unit-tested without a DOM.
+ *
+ * v1 stored `frameSize` even when the person never touched it, so its 320 (the old default, which makes
+ * SSDLite mislabel objects) cannot be told from a deliberate choice: on migration it becomes "auto".
+ * Any other stored size that is still a valid option is kept; anything unknown falls back to the default.
+ */
+import { isFrameSize } from '../capture/frame-size.ts';
+import { DEFAULT_SETTINGS, type StreamSettings } from './settings.ts';
+
+export const STORAGE_KEY = 'sightline.settings.v2';
+export const LEGACY_STORAGE_KEYS = ['sightline.settings.v1'] as const;
+/** v1's default frame size, replaced by "auto" when migrating. */
+const V1_DEFAULT_FRAME_SIZE = 320;
+
+/** Settings that make sense across visits; source-specific ones (mirror, model threshold, pause) do not. */
+export const PERSISTED = ['codec', 'abMode', 'abEvery', 'maxInFlight', 'frameSize', 'jpegQuality', 'statsWindow'] as const;
+type PersistedKey = (typeof PERSISTED)[number];
+
+function parseObject(raw: string | null | undefined): Record<string, unknown> | undefined {
+  if (!raw) return undefined;
+  try {
+    const value: unknown = JSON.parse(raw);
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function valid(key: PersistedKey, value: unknown): boolean {
+  switch (key) {
+    case 'frameSize':
+      return isFrameSize(value);
+    case 'codec':
+      return value === 'json' || value === 'msgpack';
+    case 'abMode':
+      return typeof value === 'boolean';
+    default:
+      return typeof value === 'number' && Number.isFinite(value);
+  }
+}
+
+/** Settings from the stored v2 value, else migrated from v1, else the defaults. */
+export function loadSettings(stored: string | null | undefined, legacy?: string | null): StreamSettings {
+  const merged: StreamSettings = { ...DEFAULT_SETTINGS };
+  let source = parseObject(stored);
+  if (!source) {
+    const old = parseObject(legacy);
+    if (old) source = old.frameSize === V1_DEFAULT_FRAME_SIZE ? { ...old, frameSize: 'auto' } : old;
+  }
+  if (!source) return merged;
+  for (const key of PERSISTED) {
+    const value = source[key];
+    if (valid(key, value)) (merged as unknown as Record<string, unknown>)[key] = value;
+  }
+  return merged;
+}
+
+export function serializeSettings(settings: StreamSettings): string {
+  return JSON.stringify(Object.fromEntries(PERSISTED.map((key) => [key, settings[key]])));
+}

@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import sharp from 'sharp';
-import { decodeImage, letterboxPlacement } from '../src/pipeline/decode-image.ts';
+import { decodeImage, letterboxPlacement, resampledAfterDecode } from '../src/pipeline/decode-image.ts';
 import { mapBoxToImage } from '../src/pipeline/map-boxes.ts';
 import { iou, nonMaxSuppression } from '../src/pipeline/nms.ts';
+import { TensorBufferPool } from '../src/pipeline/tensor-buffers.ts';
 import { toTensor } from '../src/pipeline/to-tensor.ts';
+import { photo } from './support/images.ts';
 
 describe('letterbox placement and box mapping', () => {
   const target = { width: 256, height: 256, resize: 'letterbox' as const };
@@ -29,43 +31,113 @@ describe('letterbox placement and box mapping', () => {
     expect(mapBoxToImage([0.5, 0.5, 1, 1], stretch, placement, { width: 640, height: 480 })).toEqual([320, 240, 640, 480]);
   });
 
-  it('agrees with where sharp actually puts the image', async () => {
-    // A white 640x480 image letterboxed to 256x256 on black: white rows must be exactly the content rows.
-    const white = await sharp({ create: { width: 640, height: 480, channels: 3, background: '#fff' } }).png().toBuffer();
-    const decoded = await decodeImage(white, target, 1e8);
-    const rowIsWhite = (y: number) => decoded.pixels[(y * 256 + 128) * 3]! > 200;
-    const whiteRows = Array.from({ length: 256 }, (_, y) => y).filter(rowIsWhite);
-    expect(whiteRows[0]).toBe(decoded.placement.offsetY);
-    expect(whiteRows.length).toBe(decoded.placement.contentHeight);
+  it('agrees with where the image lands in the tensor, on both decode paths', async () => {
+    // White on black bars: the rows with white are exactly the content rows of the placement.
+    for (const [width, height, path] of [[320, 240, 'native'], [1600, 1200, 'libvips']] as const) {
+      const white = await sharp({ create: { width, height, channels: 3, background: '#fff' } }).jpeg().toBuffer();
+      const decoded = await decodeImage(white, target, 1e8);
+      expect(decoded.rgb.width, path).toBe(path === 'native' ? width : 256);
+      const tensor = toTensor(decoded.rgb, { ...target, layout: 'NHWC', dtype: 'float32', range: [0, 1] }, decoded.placement);
+      const rowIsWhite = (y: number) => tensor.data[(y * 256 + 128) * 3]! > 0.8;
+      const whiteRows = Array.from({ length: 256 }, (_, y) => y).filter(rowIsWhite);
+      expect(whiteRows[0], path).toBe(decoded.placement.offsetY);
+      expect(whiteRows.length, path).toBe(decoded.placement.contentHeight);
+      expect(tensor.data[0], `${path}: bars are black`).toBe(0);
+    }
   });
 
-  it('reports the size the user sees for EXIF-rotated photos', async () => {
-    const rotated = await sharp({ create: { width: 40, height: 20, channels: 3, background: '#888' } })
-      .jpeg()
-      .withMetadata({ orientation: 6 })
-      .toBuffer();
-    const decoded = await decodeImage(rotated, { width: 30, height: 30, resize: 'stretch' }, 1e6);
-    expect([decoded.width, decoded.height]).toEqual([20, 40]);
+  it('reports the size the user sees for EXIF-rotated images, in every format, on both decode paths', async () => {
+    for (const [width, height, format] of [[40, 20, 'jpeg'], [2000, 1000, 'jpeg'], [40, 20, 'webp'], [2000, 1000, 'webp'], [2000, 1000, 'png']] as const) {
+      const rotated = await sharp({ create: { width, height, channels: 3, background: '#888' } })
+        .toFormat(format)
+        .withMetadata({ orientation: 6 })
+        .toBuffer();
+      const decoded = await decodeImage(rotated, { width: 30, height: 30, resize: 'stretch' }, 1e7);
+      expect([decoded.width, decoded.height], `${format} ${width}x${height}`).toEqual([height, width]);
+    }
+  });
+});
+
+describe('decode path', () => {
+  const header = (width: number, height: number) => ({ format: 'jpeg' as const, width, height });
+  const stretch = { width: 300, height: 300, resize: 'stretch' as const };
+
+  it('resamples in JavaScript only up to a 1.5x reduction on every axis; libvips does the rest', () => {
+    expect(resampledAfterDecode(header(320, 240), stretch)).toBe(true);
+    expect(resampledAfterDecode(header(240, 180), stretch)).toBe(true);
+    expect(resampledAfterDecode(header(450, 300), stretch)).toBe(true);
+    expect(resampledAfterDecode(header(451, 300), stretch)).toBe(false);
+    expect(resampledAfterDecode(header(640, 480), stretch)).toBe(false);
+    expect(resampledAfterDecode(header(1920, 1080), stretch)).toBe(false);
+    // Letterbox shrinks both axes by the same factor, the longer side's.
+    const letterbox = { width: 256, height: 256, resize: 'letterbox' as const };
+    expect(resampledAfterDecode(header(320, 240), letterbox)).toBe(true);
+    expect(resampledAfterDecode(header(400, 200), letterbox)).toBe(false);
+  });
+
+  it('resamples small frames as libvips would, within rounding', async () => {
+    const spec = { ...stretch, layout: 'NHWC' as const, dtype: 'float32' as const, range: [0, 1] as [number, number] };
+    const small = await sharp(photo('horses.jpg')).resize(420, 280, { fit: 'fill' }).jpeg({ quality: 90 }).toBuffer();
+    const decoded = await decodeImage(small, stretch, 1e8);
+    expect(decoded.rgb.width, 'decoded at its own size').toBe(420);
+    const ours = toTensor(decoded.rgb, spec, decoded.placement);
+    const byLibvips = await sharp(small).resize(300, 300, { fit: 'fill' }).raw().toBuffer();
+    const theirs = toTensor({ data: byLibvips, width: 300, height: 300 }, spec, decoded.placement);
+    let sum = 0;
+    for (let i = 0; i < ours.data.length; i++) sum += Math.abs(ours.data[i]! - theirs.data[i]!);
+    expect(sum / ours.data.length).toBeLessThan(0.03);
   });
 });
 
 describe('tensor conversion', () => {
+  const full = (width: number, height: number) => ({ offsetX: 0, offsetY: 0, contentWidth: width, contentHeight: height });
+  const rgb = (width: number, height: number, values: number[]) => ({ data: new Uint8Array(values), width, height });
+
   it('scales 0..255 onto the manifest range, NHWC and NCHW', () => {
-    const pixels = new Uint8Array([0, 255, 51, 102, 153, 204]); // 2 pixels
+    const pixels = rgb(2, 1, [0, 255, 51, 102, 153, 204]);
     const spec = { width: 2, height: 1, dtype: 'float32' as const, range: [-1, 1] as [number, number] };
-    const nhwc = toTensor(pixels, { ...spec, layout: 'NHWC' });
+    const nhwc = toTensor(pixels, { ...spec, layout: 'NHWC' }, full(2, 1));
     expect(nhwc.dims).toEqual([1, 1, 2, 3]);
     expect([...nhwc.data].map((v) => +v.toFixed(3))).toEqual([-1, 1, -0.6, -0.2, 0.2, 0.6]);
-    const nchw = toTensor(pixels, { ...spec, layout: 'NCHW' });
+    const nchw = toTensor(pixels, { ...spec, layout: 'NCHW' }, full(2, 1));
     expect(nchw.dims).toEqual([1, 3, 1, 2]);
     expect([...nchw.data].map((v) => +v.toFixed(3))).toEqual([-1, -0.2, 1, 0.2, -0.6, 0.6]);
   });
 
-  it('passes uint8 through untouched', () => {
-    const pixels = new Uint8Array([1, 2, 3]);
-    const t = toTensor(pixels, { width: 1, height: 1, dtype: 'uint8', layout: 'NHWC', range: [0, 1] });
+  it('passes uint8 values through', () => {
+    const t = toTensor(rgb(1, 1, [1, 2, 3]), { width: 1, height: 1, dtype: 'uint8', layout: 'NHWC', range: [0, 1] }, full(1, 1));
     expect([...t.data]).toEqual([1, 2, 3]);
-    expect(t.data.buffer).not.toBe(pixels.buffer);
+  });
+
+  it('resamples like TensorFlow ResizeBilinear (no half-pixel centres), on each axis', () => {
+    const spec = (width: number, height: number) => ({ width, height, layout: 'NHWC' as const, dtype: 'float32' as const, range: [0, 255] as [number, number] });
+    const red = (t: { data: ArrayLike<number> }) => Array.from(t.data).filter((_, i) => i % 3 === 0).map((v) => +v.toFixed(3));
+    // Halving picks every other pixel: source x = 2i.
+    const row = rgb(4, 1, [0, 0, 0, 10, 0, 0, 20, 0, 0, 30, 0, 0]);
+    expect(red(toTensor(row, spec(2, 1), full(2, 1)))).toEqual([0, 20]);
+    // Enlarging interpolates, and the last source pixel repeats: source x = min(i / 2, 1).
+    const pair = rgb(2, 1, [0, 0, 0, 100, 0, 0]);
+    expect(red(toTensor(pair, spec(4, 1), full(4, 1)))).toEqual([0, 50, 100, 100]);
+    // Vertically the same rule, and both axes combine bilinearly.
+    const square = rgb(2, 2, [0, 0, 0, 100, 0, 0, 100, 0, 0, 200, 0, 0]);
+    expect(red(toTensor(square, spec(4, 4), full(4, 4)))).toEqual([0, 50, 100, 100, 50, 100, 150, 150, 100, 150, 200, 200, 100, 150, 200, 200]);
+  });
+
+  it('fills reused buffers completely, and takes them back only once they are free', () => {
+    const buffers = new TensorBufferPool(1);
+    const spec = { width: 2, height: 1, layout: 'NHWC' as const, dtype: 'float32' as const, range: [0, 1] as [number, number] };
+    const first = toTensor(rgb(2, 1, [255, 255, 255, 255, 255, 255]), spec, full(2, 1), buffers);
+    buffers.release(first.data);
+    const second = toTensor(rgb(2, 1, [0, 0, 0, 0, 0, 0]), spec, { offsetX: 0, offsetY: 0, contentWidth: 1, contentHeight: 1 }, buffers);
+    expect(second.data).toBe(first.data);
+    expect([...second.data]).toEqual([0, 0, 0, 0, 0, 0]); // the bar (second pixel) is cleared, not left at 1
+    // A buffer transferred to a worker is detached: releasing it must not hand out an empty array later.
+    const detached = new Float32Array(6);
+    structuredClone(detached.buffer, { transfer: [detached.buffer] });
+    buffers.release(second.data);
+    buffers.release(detached);
+    expect(buffers.acquire(6).length).toBe(6);
+    expect(buffers.acquire(6).length).toBe(6);
   });
 });
 

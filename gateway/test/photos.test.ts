@@ -90,4 +90,22 @@ describe('detection on real photos', () => {
     const dogB = b.detections.find((d) => d.label === 'bicycle')!.box;
     dogA.forEach((v, i) => expect(Math.abs(dogB[i]! / 2 - v)).toBeLessThan(12));
   });
+
+  // Frames about the model input's size are decoded at their own size and resampled in to-tensor.ts
+  // (the path every dashboard frame takes); larger ones are resized by libvips. Both must find the objects.
+  it.each([
+    ['giraffe.jpg', 'ssdlite-mobilenetv2-coco', ['giraffe', 'zebra']],
+    ['eagle.jpg', 'ssdlite-mobilenetv2-coco', ['bird']],
+    ['horses.jpg', 'ssdlite-mobilenetv2-coco', ['horse']],
+    ['chelsea.jpg', 'ssdlite-mobilenetv2-coco', ['cat']],
+    ['coffee.jpg', 'ssdlite-mobilenetv2-coco', ['cup']],
+    ['astronaut.jpg', 'blazeface-back-256', ['face']],
+  ])('at the dashboard\'s default frame size (320 px long side), finds the same in %s with %s', async (name, model, labels) => {
+    const sharp = (await import('sharp')).default;
+    const frame = await sharp(photo(name)).resize(320, 320, { fit: 'inside' }).jpeg({ quality: 80 }).toBuffer();
+    const response = await fetch(`${gateway.url}/api/detect?model=${model}`, { method: 'POST', headers: { 'Content-Type': 'image/jpeg' }, body: frame });
+    const result = (await response.json()) as DetectionsMessage;
+    expect(Math.max(result.width, result.height)).toBe(320);
+    expect(missingLabels(result.detections, labels)).toEqual([]);
+  });
 });

@@ -4,12 +4,10 @@ import { createReadStream } from 'node:fs';
 import type { ModelInfo, ModelsResponse } from '@sightline/shared/protocol';
 import { PROTOCOL_VERSION } from '@sightline/shared/protocol';
 import { ProtocolError } from '@sightline/shared/validation';
-import { createDecoder, type OutputDecoder } from '../pipeline/decoders/index.ts';
 import type { WorkerModel } from '../pipeline/inference-messages.ts';
 import { readModelSpecs, type ModelSpec } from './manifest.ts';
 
 export interface LoadedModel extends ModelSpec {
-  decoder: OutputDecoder;
   /** Score threshold used when a frame sets none. */
   scoreThreshold: number;
 }
@@ -46,7 +44,6 @@ export class ModelRegistry {
       }
       models.set(spec.manifest.name, {
         ...spec,
-        decoder: createDecoder(spec.manifest),
         scoreThreshold: options.scoreThreshold ?? spec.manifest.scoreThreshold,
       });
     }
@@ -74,7 +71,7 @@ export class ModelRegistry {
     return [...this.models.values()].map(({ manifest, modelPath }) => ({
       name: manifest.name,
       path: modelPath,
-      inputName: manifest.input.name,
+      manifest,
       warmupInput: {
         dtype: manifest.input.dtype,
         dims:

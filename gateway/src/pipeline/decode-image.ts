@@ -1,13 +1,18 @@
 /**
- * Image bytes -> RGB pixels at the model's input size, with sharp. The format is sniffed from magic
- * bytes, and an oversized image (a decompression bomb) is refused from its header before a single
- * pixel is decoded. Decoding and resizing are one libvips pipeline, so JPEG shrink-on-load decodes
- * large frames at reduced scale (measured here: it applies from a 4x reduction, e.g. 1080p -> 300).
+ * Image bytes -> RGB pixels with sharp, by one of two paths picked from the header (image-header.ts):
+ *
+ * - native size, for frames about the size of the model input or smaller (the dashboard's default
+ *   frames): libvips only decodes, and to-tensor.ts resamples bilinearly, fused with the value
+ *   conversion. Enlarging a 320x240 frame to 300x300 costs libvips twice the decode; the fused loop
+ *   costs a fraction of it (docs/BENCHMARKS.md).
+ * - resized by libvips, for anything larger: bilinear sampling without a low-pass filter aliases once
+ *   an axis shrinks by much more than 1.5x, and measurably costs detections (a horse in person.jpg,
+ *   a face found on a cat), so larger frames get libvips's antialiased Lanczos-3, decoded at reduced
+ *   scale where sharp can (JPEG shrink-on-load from a 3x reduction, WebP scale-on-load).
  */
-import sharp, { type Metadata } from 'sharp';
+import sharp from 'sharp';
 import { ProtocolError } from '@sightline/shared/validation';
-
-export const ACCEPTED_FORMATS = ['jpeg', 'png', 'webp'] as const;
+import { readImageHeader, type ImageHeader } from './image-header.ts';
 
 export interface ResizeTarget {
   width: number;
@@ -15,7 +20,7 @@ export interface ResizeTarget {
   resize: 'stretch' | 'letterbox';
 }
 
-/** Where the image landed inside the model input, in input pixels (letterbox leaves bars around it). */
+/** Where the image lands inside the model input, in input pixels (letterbox leaves bars around it). */
 export interface Placement {
   offsetX: number;
   offsetY: number;
@@ -23,10 +28,17 @@ export interface Placement {
   contentHeight: number;
 }
 
+/** Interleaved 8-bit RGB. */
+export interface RgbImage {
+  data: Uint8Array;
+  width: number;
+  height: number;
+}
+
 export interface DecodedImage {
-  /** Interleaved RGB, target.width x target.height x 3. */
-  pixels: Buffer;
-  /** Size of the submitted image after EXIF orientation. */
+  /** At the submitted image's own size, or already at the size of the placement's content area. */
+  rgb: RgbImage;
+  /** Size of the submitted image after EXIF orientation: the space boxes are reported in. */
   width: number;
   height: number;
   placement: Placement;
@@ -52,64 +64,60 @@ export function letterboxPlacement(width: number, height: number, target: Resize
   };
 }
 
-/** Format by magic bytes: refuses everything else before libvips sees it (SVG, TIFF, GIF, HEIF, ...). */
-export function sniffFormat(bytes: Uint8Array): (typeof ACCEPTED_FORMATS)[number] | undefined {
-  const at = (i: number) => bytes[i];
-  if (at(0) === 0xff && at(1) === 0xd8 && at(2) === 0xff) return 'jpeg';
-  if (at(0) === 0x89 && at(1) === 0x50 && at(2) === 0x4e && at(3) === 0x47) return 'png';
-  const ascii = (from: number, to: number) => String.fromCharCode(...bytes.subarray(from, to));
-  if (bytes.length >= 12 && ascii(0, 4) === 'RIFF' && ascii(8, 12) === 'WEBP') return 'webp';
-  return undefined;
+/** The largest reduction bilinear sampling handles without a low-pass filter. */
+export const MAX_BILINEAR_SHRINK = 1.5;
+
+/** Whether the image is small enough to be decoded at its own size and resampled in to-tensor.ts. */
+export function resampledAfterDecode(header: ImageHeader, target: ResizeTarget): boolean {
+  const placement = letterboxPlacement(header.width, header.height, target);
+  const shrink = Math.max(header.width / placement.contentWidth, header.height / placement.contentHeight);
+  return shrink <= MAX_BILINEAR_SHRINK;
 }
 
-async function readHeader(bytes: Uint8Array): Promise<Metadata> {
-  try {
-    // Only the header is read here, so no pixel limit: the size check below gives the precise error.
-    return await sharp(bytes, { limitInputPixels: false }).metadata();
-  } catch {
-    throw new ProtocolError('bad_image', 'not a JPEG, PNG or WebP image');
-  }
+function openImage(bytes: Uint8Array, maxPixels: number) {
+  // limitInputPixels repeats the header check inside libvips, so no path decodes a bomb.
+  return sharp(bytes, { limitInputPixels: maxPixels, failOn: 'error' }).rotate();
 }
 
-function decodePixels(bytes: Uint8Array, target: ResizeTarget, maxPixels: number): Promise<Buffer> {
-  // limitInputPixels makes libvips refuse a bomb from its header too, before allocating anything.
-  return sharp(bytes, { limitInputPixels: maxPixels, failOn: 'error' })
-    .rotate()
-    .resize(target.width, target.height, {
-      fit: target.resize === 'stretch' ? 'fill' : 'contain',
-      background: { r: 0, g: 0, b: 0 },
-    })
+async function decodeNative(bytes: Uint8Array, target: ResizeTarget, maxPixels: number): Promise<DecodedImage> {
+  const { data, info } = await openImage(bytes, maxPixels)
+    .removeAlpha()
+    .toColourspace('srgb')
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  const rgb = { data, width: info.width, height: info.height };
+  return { rgb, width: info.width, height: info.height, placement: letterboxPlacement(info.width, info.height, target) };
+}
+
+async function decodeResized(bytes: Uint8Array, target: ResizeTarget, maxPixels: number): Promise<DecodedImage> {
+  // The size after EXIF orientation decides the letterbox; only libvips reads orientation from PNG
+  // and WebP too, so it is asked (a header read, small next to decoding a large image).
+  const { autoOrient } = await sharp(bytes, { limitInputPixels: maxPixels }).metadata();
+  const placement = letterboxPlacement(autoOrient.width, autoOrient.height, target);
+  // Resized to the content area only; to-tensor.ts adds the letterbox bars as on the native path.
+  const data = await openImage(bytes, maxPixels)
+    .resize(placement.contentWidth, placement.contentHeight, { fit: 'fill' })
     .removeAlpha()
     .toColourspace('srgb')
     .raw()
     .toBuffer();
+  const rgb = { data, width: placement.contentWidth, height: placement.contentHeight };
+  return { rgb, width: autoOrient.width, height: autoOrient.height, placement };
 }
 
 export async function decodeImage(bytes: Uint8Array, target: ResizeTarget, maxPixels: number): Promise<DecodedImage> {
-  const format = sniffFormat(bytes);
-  if (!format) throw new ProtocolError('bad_image', 'not a JPEG, PNG or WebP image');
-  // Every sharp call costs a fixed ~0.5-1 ms of thread hand-offs here, so the header read runs
-  // alongside the decode instead of before it; the header still decides which error is reported.
-  const [header, pixels] = await Promise.allSettled([readHeader(bytes), decodePixels(bytes, target, maxPixels)]);
-  if (header.status === 'rejected') throw header.reason;
-  const { width: rawWidth = 0, height: rawHeight = 0, orientation = 1 } = header.value;
-  if (rawWidth <= 0 || rawHeight <= 0) throw new ProtocolError('bad_image', 'image has no size');
-  if (rawWidth * rawHeight > maxPixels) {
-    throw new ProtocolError(
-      'too_large',
-      `image is ${rawWidth}x${rawHeight} = ${rawWidth * rawHeight} pixels; the limit is ${maxPixels}`,
-    );
-  }
-  if (pixels.status === 'rejected') {
-    const reason = pixels.reason instanceof Error ? pixels.reason.message : String(pixels.reason);
+  const header = readImageHeader(bytes, maxPixels);
+  let decoded: DecodedImage;
+  try {
+    decoded = resampledAfterDecode(header, target)
+      ? await decodeNative(bytes, target, maxPixels)
+      : await decodeResized(bytes, target, maxPixels);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
     throw new ProtocolError('bad_image', `image could not be decoded: ${reason}`);
   }
-  if (pixels.value.length !== target.width * target.height * 3) {
-    throw new ProtocolError('internal', `decoded ${pixels.value.length} bytes, expected ${target.width * target.height * 3}`);
+  if (decoded.rgb.data.length !== decoded.rgb.width * decoded.rgb.height * 3) {
+    throw new ProtocolError('internal', `decoded ${decoded.rgb.data.length} bytes for ${decoded.rgb.width}x${decoded.rgb.height} RGB`);
   }
-  // EXIF orientations 5..8 are rotated by 90 degrees: the picture the user sees is height x width.
-  const rotated = orientation >= 5;
-  const width = rotated ? rawHeight : rawWidth;
-  const height = rotated ? rawWidth : rawHeight;
-  return { pixels: pixels.value, width, height, placement: letterboxPlacement(width, height, target) };
+  return decoded;
 }

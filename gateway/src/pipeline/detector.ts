@@ -8,6 +8,7 @@ import { decodeImage } from './decode-image.ts';
 import type { InferencePool } from './inference-pool.ts';
 import { mapBoxToImage } from './map-boxes.ts';
 import { nonMaxSuppression } from './nms.ts';
+import { TensorBufferPool } from './tensor-buffers.ts';
 import { toTensor } from './to-tensor.ts';
 
 export interface DetectRequest {
@@ -32,6 +33,8 @@ function classIdOf(model: LoadedModel, labelIndex: number): number {
 }
 
 export class Detector {
+  private readonly tensorBuffers = new TensorBufferPool();
+
   constructor(
     private readonly registry: ModelRegistry,
     private readonly pool: InferencePool,
@@ -51,11 +54,18 @@ export class Detector {
     const t0 = performance.now();
     const decoded = await decodeImage(request.image, input, this.maxPixels);
     const t1 = performance.now();
-    const tensor = toTensor(decoded.pixels, input);
+    const tensor = toTensor(decoded.rgb, input, decoded.placement, this.tensorBuffers);
     const t2 = performance.now();
-    const inference = await this.pool.run(model.manifest.name, tensor);
+    let inference;
+    try {
+      inference = await this.pool.run(model.manifest.name, tensor, threshold);
+    } finally {
+      // Refused before dispatch, the buffer is still ours; a worker that failed keeps it (release ignores it).
+      this.tensorBuffers.release(tensor.data);
+    }
+    this.tensorBuffers.release(inference.input);
     const t3 = performance.now();
-    const candidates = model.decoder(inference.outputs, threshold).filter((c) => model.labels[c.labelIndex]);
+    const candidates = inference.candidates.filter((c) => model.labels[c.labelIndex]);
     const kept = nonMaxSuppression(candidates, model.manifest.iouThreshold, model.manifest.maxDetections);
     const detections: Detection[] = kept.map((c) => ({
       label: model.labels[c.labelIndex]!,
@@ -75,7 +85,7 @@ export class Detector {
         decodeMs: round3(t1 - t0),
         preprocessMs: round3(t2 - t1),
         inferenceMs: round3(inference.inferenceMs),
-        postprocessMs: round3(t4 - t3),
+        postprocessMs: round3(inference.decodeMs + (t4 - t3)),
       },
     };
   }

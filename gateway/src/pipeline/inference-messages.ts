@@ -1,4 +1,6 @@
 /** Messages between the gateway's event loop and its inference workers. */
+import type { Manifest } from '../models/manifest.ts';
+import type { Candidate } from './decoders/types.ts';
 
 export interface TensorPayload {
   dtype: 'float32' | 'uint8';
@@ -9,7 +11,8 @@ export interface TensorPayload {
 export interface WorkerModel {
   name: string;
   path: string;
-  inputName: string;
+  /** The worker builds the model's output decoder from it. */
+  manifest: Manifest;
   warmupInput: Omit<TensorPayload, 'data'>;
 }
 
@@ -18,10 +21,19 @@ export interface WorkerSetup {
   models: WorkerModel[];
 }
 
-export type WorkerRequest = { type: 'run'; jobId: number; model: string; input: TensorPayload };
+export type WorkerRequest = { type: 'run'; jobId: number; model: string; input: TensorPayload; threshold: number };
 
 export type WorkerReply =
   | { type: 'ready' }
   | { type: 'load_failed'; message: string }
-  | { type: 'done'; jobId: number; outputs: Record<string, TensorPayload>; runMs: number }
+  | {
+      type: 'done';
+      jobId: number;
+      /** Decoded in the worker: only these few boxes cross back, not the raw outputs (~0.7 MB). */
+      candidates: Candidate[];
+      /** The request's input buffer, handed back for reuse. */
+      input: TensorPayload['data'];
+      runMs: number;
+      decodeMs: number;
+    }
   | { type: 'failed'; jobId: number; message: string };

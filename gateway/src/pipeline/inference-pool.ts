@@ -4,23 +4,29 @@
  * much of this FIFO one client can occupy; `maxPending` bounds the whole and answers `overloaded` past it.
  */
 import { Worker } from 'node:worker_threads';
-import ort from 'onnxruntime-node';
 import { ProtocolError } from '@sightline/shared/validation';
 import type { Logger } from '../logger.ts';
+import type { Candidate } from './decoders/types.ts';
 import type { TensorPayload, WorkerModel, WorkerReply, WorkerRequest, WorkerSetup } from './inference-messages.ts';
 
 export interface InferenceResult {
-  outputs: Record<string, ort.Tensor>;
+  /** Above the threshold, boxes normalised to the model input, before NMS. */
+  candidates: Candidate[];
   /** Waiting for a free worker. */
   queueMs: number;
-  /** From handing the tensor to a worker until its outputs are back on the event loop. */
+  /** From handing the tensor to a worker until its answer is back on the event loop, minus decodeMs. */
   inferenceMs: number;
+  /** The worker's decoding of the raw outputs into candidates. */
+  decodeMs: number;
+  /** The input tensor's buffer, back from the worker for reuse. */
+  input: TensorPayload['data'];
 }
 
 interface Job {
   jobId: number;
   model: string;
   input: TensorPayload;
+  threshold: number;
   enqueuedAt: number;
   dispatchedAt: number;
   resolve: (result: InferenceResult) => void;
@@ -64,7 +70,7 @@ export class InferencePool {
     return !this.closed && this.slots.length === this.options.workers;
   }
 
-  run(model: string, input: TensorPayload): Promise<InferenceResult> {
+  run(model: string, input: TensorPayload, threshold: number): Promise<InferenceResult> {
     if (this.closed) return Promise.reject(new ProtocolError('internal', 'the gateway is shutting down'));
     if (this.waiting.length >= this.options.maxPending) {
       return Promise.reject(
@@ -76,6 +82,7 @@ export class InferencePool {
         jobId: this.nextJobId++,
         model,
         input,
+        threshold,
         enqueuedAt: performance.now(),
         dispatchedAt: 0,
         resolve,
@@ -98,7 +105,7 @@ export class InferencePool {
       const job = this.waiting.shift()!;
       slot.job = job;
       job.dispatchedAt = performance.now();
-      const request: WorkerRequest = { type: 'run', jobId: job.jobId, model: job.model, input: job.input };
+      const request: WorkerRequest = { type: 'run', jobId: job.jobId, model: job.model, input: job.input, threshold: job.threshold };
       slot.worker.postMessage(request, [job.input.data.buffer as ArrayBuffer]);
     }
   }
@@ -148,12 +155,14 @@ export class InferencePool {
     } else if (reply.type === 'failed') {
       job.reject(new ProtocolError('internal', `inference failed: ${reply.message}`));
     } else {
-      const now = performance.now();
-      const outputs: Record<string, ort.Tensor> = {};
-      for (const [name, payload] of Object.entries(reply.outputs)) {
-        outputs[name] = new ort.Tensor(payload.dtype, payload.data, payload.dims);
-      }
-      job.resolve({ outputs, queueMs: job.dispatchedAt - job.enqueuedAt, inferenceMs: now - job.dispatchedAt });
+      const roundTripMs = performance.now() - job.dispatchedAt;
+      job.resolve({
+        candidates: reply.candidates,
+        queueMs: job.dispatchedAt - job.enqueuedAt,
+        inferenceMs: roundTripMs - reply.decodeMs,
+        decodeMs: reply.decodeMs,
+        input: reply.input,
+      });
     }
     this.dispatch();
   }

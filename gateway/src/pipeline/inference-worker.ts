@@ -1,13 +1,16 @@
 /**
- * Worker thread that owns the onnxruntime sessions. onnxruntime-node runs a model synchronously on the
- * calling thread, so inference lives here to keep the gateway's event loop free for sockets and pings.
+ * Worker thread that owns the onnxruntime sessions and the models' output decoders. onnxruntime-node
+ * runs a model synchronously on the calling thread, so inference lives here to keep the gateway's event
+ * loop free for sockets and pings; decoding the raw outputs here too means only a handful of candidate
+ * boxes cross back to the event loop instead of ~0.7 MB of scores per frame.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import ort from 'onnxruntime-node';
+import { createDecoder, type OutputDecoder } from './decoders/index.ts';
 import type { TensorPayload, WorkerReply, WorkerRequest, WorkerSetup } from './inference-messages.ts';
 
 const setup = workerData as WorkerSetup;
-const sessions = new Map<string, { session: ort.InferenceSession; inputName: string }>();
+const sessions = new Map<string, { session: ort.InferenceSession; inputName: string; decoder: OutputDecoder }>();
 
 function toTensor(payload: TensorPayload): ort.Tensor {
   return new ort.Tensor(payload.dtype, payload.data, payload.dims);
@@ -15,20 +18,27 @@ function toTensor(payload: TensorPayload): ort.Tensor {
 
 async function loadSessions(): Promise<void> {
   for (const model of setup.models) {
+    const decoder = createDecoder(model.manifest);
     const session = await ort.InferenceSession.create(model.path, {
       intraOpNumThreads: setup.threads,
       interOpNumThreads: 1,
       executionMode: 'sequential',
       graphOptimizationLevel: 'all',
       logSeverityLevel: 3,
+      // onnxruntime's pool threads spin between a run's operators (fast) and, by default, for a while
+      // after it too, holding a core that sharp needs to decode the next frame: measured here, that
+      // spinning put a 2x tail on both decode and inference. Stopping it when a run returns keeps the
+      // fast path inside runs and gives the cores back between them (docs/BENCHMARKS.md).
+      extra: { session: { force_spinning_stop: '1' } },
     });
+    const inputName = model.manifest.input.name;
     // The first runs allocate buffers and pick kernels; pay for them before the first client frame.
     const size = model.warmupInput.dims.reduce((a, b) => a * b, 1);
     const zeros = model.warmupInput.dtype === 'uint8' ? new Uint8Array(size) : new Float32Array(size);
     for (let i = 0; i < 2; i++) {
-      await session.run({ [model.inputName]: toTensor({ ...model.warmupInput, data: zeros }) });
+      decoder(await session.run({ [inputName]: toTensor({ ...model.warmupInput, data: zeros }) }), 1);
     }
-    sessions.set(model.name, { session, inputName: model.inputName });
+    sessions.set(model.name, { session, inputName, decoder });
   }
 }
 
@@ -40,16 +50,12 @@ async function run(request: Extract<WorkerRequest, { type: 'run' }>): Promise<vo
   }
   try {
     const started = performance.now();
-    const results = await entry.session.run({ [entry.inputName]: toTensor(request.input) });
-    const runMs = performance.now() - started;
-    const outputs: Record<string, TensorPayload> = {};
-    const transfer = new Set<ArrayBuffer>();
-    for (const [name, tensor] of Object.entries(results)) {
-      const data = tensor.data as Float32Array;
-      outputs[name] = { dtype: 'float32', dims: [...tensor.dims], data };
-      transfer.add(data.buffer as ArrayBuffer);
-    }
-    reply({ type: 'done', jobId: request.jobId, outputs, runMs }, [...transfer]);
+    const outputs = await entry.session.run({ [entry.inputName]: toTensor(request.input) });
+    const ran = performance.now();
+    const candidates = entry.decoder(outputs, request.threshold);
+    const decodeMs = performance.now() - ran;
+    const { data } = request.input;
+    reply({ type: 'done', jobId: request.jobId, candidates, input: data, runMs: ran - started, decodeMs }, [data.buffer as ArrayBuffer]);
   } catch (error) {
     reply({ type: 'failed', jobId: request.jobId, message: error instanceof Error ? error.message : String(error) });
   }

@@ -67,13 +67,13 @@ export interface Detection {
 export interface StageTimings {
   /** Waiting: behind the connection's own earlier frames, then for a free inference worker (other clients). */
   queueMs: number;
-  /** Header parse, decode and resize to the model's input (fused in libvips). */
+  /** Header read and size check, then decoding (and, for frames over 1.5x the model input, resizing in libvips). */
   decodeMs: number;
-  /** Pixels to the model's input tensor. */
+  /** Pixels to the model's input tensor, resampled to its size when decoding did not resize. */
   preprocessMs: number;
-  /** onnxruntime run, as seen from the gateway (includes handing the tensor to the inference worker). */
+  /** onnxruntime run, as seen from the gateway (includes the hand-off to the inference worker and back). */
   inferenceMs: number;
-  /** Output decoding, NMS, mapping boxes back to the image. */
+  /** Output decoding (in the inference worker), NMS, mapping boxes back to the image. */
   postprocessMs: number;
   /** From receipt of the message to the reply being handed to the socket. */
   serverMs: number;

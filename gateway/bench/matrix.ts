@@ -102,6 +102,8 @@ class Runner {
   private done = 0;
   private readonly started = performance.now();
   unanswered = 0;
+  /** Runs in which a client could not connect or lost its connection: its row would silently have fewer clients. */
+  readonly failures: string[] = [];
 
   constructor(
     private readonly gateway: GatewayProcess,
@@ -128,7 +130,7 @@ class Runner {
 
   private command(argv: string[]): string {
     const words = argv.map((a) => this.urlNames.get(a) ?? (/^[\w./:=,-]+$/.test(a) ? a : `'${a}'`));
-    return `pnpm bench --url "$GATEWAY" ${words.join(' ')}`;
+    return `pnpm bench ${argv.includes('--url') ? '' : '--url "$GATEWAY" '}${words.join(' ')}`;
   }
 
   /**
@@ -153,7 +155,8 @@ class Runner {
         first.clients,
         'all',
       );
-      return { argv: chunkArgv(variants[i]!), summary: { ...first, overall, ok: overall.counts.unanswered === 0 }, runs: chunks.length };
+      const ok = chunks.every((c) => summarizeBench(c).ok);
+      return { argv: chunkArgv(variants[i]!), summary: { ...first, overall, ok }, runs: chunks.length };
     });
   }
 
@@ -168,13 +171,15 @@ class Runner {
     const config = parseArgs(['--url', this.gateway.url, ...full]);
     const result = await runBenchmark(config, await this.inputs(argv));
     const summary = summarizeBench(result);
-    this.unanswered += summary.overall.counts.unanswered;
+    this.unanswered += summary.overall.counts.unanswered + summary.warmupUnanswered;
+    for (const r of result.repeats) for (const f of r.clientFailures) this.failures.push(`${config.label ?? summary.setup}: ${f}`);
     this.done++;
     const o = summary.overall;
     process.stderr.write(
       `[${this.done}] ${((performance.now() - this.started) / 1000).toFixed(0).padStart(4)} s  ${(config.label ?? summary.setup).padEnd(34)}` +
         ` mean ${fmt(o.latency.mean)} ms  p95 ${fmt(o.latency.p95)}  ${fmt(o.throughputFps, 1)} fps` +
-        `${o.counts.dropped ? `  dropped ${o.counts.dropped}` : ''}${o.counts.unanswered ? `  UNANSWERED ${o.counts.unanswered}` : ''}\n`,
+        `${o.counts.dropped ? `  dropped ${o.counts.dropped}` : ''}${o.counts.unanswered ? `  UNANSWERED ${o.counts.unanswered}` : ''}` +
+        `${result.repeats.some((r) => r.clientFailures.length) ? '  CLIENT FAILED' : ''}\n`,
     );
     return { result, summary };
   }
@@ -330,14 +335,14 @@ async function sectionPatterns(runner: Runner): Promise<string> {
   return [
     '### 3. Serial vs pipelined vs short parallel connections',
     '',
-    `${total} frames of 240x180 per pattern${total < 1000 ? ` (scaled down from 1000 for time)` : ''}, WebSocket, MessagePack. Total time is the wall`,
-    'time of the measured phase (first send to last answer). The gateway processes 2 frames per connection and queues 2',
+    `${total} frames of 240x180 per pattern${total < 1000 ? ` (scaled down from 1000 for time)` : ''}, WebSocket, MessagePack. "All answered after" is the`,
+    'wall time of the measured phase (first send to last answer). The gateway processes 2 frames per connection and queues 2',
     '(newest wins), so K=8 gets `dropped` answers: they are counted, and excluded from latency and throughput. The',
     'client refills a slot as soon as its answer arrives, a `dropped` one included, so with K=8 superseded frames',
     'cascade and most of the 1000 are dropped within a second: the newest-wins policy working as designed (a camera',
-    'sending at a fixed rate would not refill that fast). Compare K=8 by its completed frames, not its total time.',
+    'sending at a fixed rate would not refill that fast). Compare K=8 by its completed frames, not its time.',
     '',
-    mdTable(['pattern', 'sent', 'completed', 'dropped', 'total s', 'completed frames/s', 'latency mean / p50 / p95 ms', 'server queue ms'], rows),
+    mdTable(['pattern', 'sent', 'completed', 'dropped', 'all answered after (s)', 'completed frames/s', 'latency mean / p50 / p95 ms', 'server queue ms'], rows),
     '',
     '- Published: serial 50 s vs parallel 8 s total for 1000 images, but 0.05 s vs 1.5 s per message. Parallelism',
     '  trades per-message latency for throughput; on a 2-core machine the inference worker is the ceiling either way.',
@@ -366,12 +371,14 @@ async function bareInference(modelName: string, threads: number, seconds: number
   const [lo, hi] = input.range;
   const data = input.dtype === 'uint8' ? new Uint8Array(size) : new Float32Array(size);
   for (let i = 0; i < size; i++) data[i] = input.dtype === 'uint8' ? (i * 37) % 256 : lo + ((hi - lo) * ((i * 37) % 256)) / 255;
+  // The gateway's session options (src/pipeline/inference-worker.ts), so the limit is the same runtime's.
   const session = await ort.InferenceSession.create(path, {
     intraOpNumThreads: threads,
     interOpNumThreads: 1,
     executionMode: 'sequential',
     graphOptimizationLevel: 'all',
     logSeverityLevel: 3,
+    extra: { session: { force_spinning_stop: '1' } },
   });
   const feeds = { [input.name]: new ort.Tensor(input.dtype, data, dims) };
   for (let i = 0; i < 5; i++) await session.run(feeds);
@@ -505,8 +512,9 @@ async function main(): Promise<number> {
   const loadBefore = loadavg();
   process.stderr.write(`starting gateway (${options.threads} thread(s))...\n`);
   const gateway = await startGatewayProcess({ env: { SIGHTLINE_THREADS: String(options.threads), SIGHTLINE_WORKERS: '1' } });
-  // Interrupted: do not leave the gateway child behind.
-  const onSignal = () => void gateway.stop().finally(() => process.exit(130));
+  // Interrupted: do not leave the gateway or the baseline behind.
+  const children: GatewayProcess[] = [gateway];
+  const onSignal = () => void Promise.allSettled(children.map((c) => c.stop())).finally(() => process.exit(130));
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   const runner = new Runner(gateway, options.scale);
@@ -523,6 +531,7 @@ async function main(): Promise<number> {
     if (options.sections.has(3)) sections.push(await sectionPatterns(runner));
     if (options.sections.has(4)) {
       const baseline = options.baseline ? await startBaseline(options.threads) : undefined;
+      if (baseline) children.push(baseline);
       try {
         if (baseline) runner.urlNames.set(baseline.url, '"$BASELINE"');
         sections.push(await sectionClients(runner, models.defaultModel, options.threads, options.scale, baseline?.url));
@@ -565,11 +574,13 @@ async function main(): Promise<number> {
     '',
     '</details>',
     runner.unanswered ? `\n**Warning: ${runner.unanswered} frame(s) went unanswered during this run.**` : '',
+    runner.failures.length ? `\n**Warning: clients failed during this run: ${runner.failures.join('; ')}.**` : '',
   ].join('\n');
   const existing = existsSync(options.out) ? readFileSync(options.out, 'utf8') : undefined;
   writeFileSync(options.out, replaceBetweenMarkers(existing, block));
   process.stderr.write(`wrote ${options.out} (${minutes.toFixed(1)} min)\n`);
-  return runner.unanswered ? 1 : 0;
+  for (const f of runner.failures) process.stderr.write(`client failure: ${f}\n`);
+  return runner.unanswered || runner.failures.length ? 1 : 0;
 }
 
 const isEntry = process.argv[1] !== undefined && fileURLToPath(import.meta.url) === resolve(process.argv[1]);

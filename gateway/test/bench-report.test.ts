@@ -87,6 +87,25 @@ describe('bench statistics', () => {
     expect(csv[1]!.startsWith('"known, ""data""",0,0,0,1,')).toBe(true); // the warm-up frame starts first
     expect(csvCell(Number.NaN)).toBe('');
   });
+
+  it('a run fails when a warm-up frame or a client went unanswered, though neither enters the statistics', () => {
+    const config = parseArgs([], undefined, { checkFiles: false });
+    const answered = Array.from({ length: 3 }, (_, i) => sample({ seq: i }));
+    const run = (samples: Sample[], clientFailures: string[] = []): BenchResult => ({
+      config,
+      effectiveUrl: config.url,
+      inputs: [{ name: 'a.jpg', width: 2, height: 2, contentType: 'image/jpeg', bytes: 100 }],
+      hello: undefined,
+      models: undefined,
+      repeats: [{ repeat: 0, wallMs: 1000, startedAt: '', samples, net: [], clientFailures }],
+    });
+    expect(summarizeBench(run(answered)).ok).toBe(true);
+    const lostWarmup = summarizeBench(run([sample({ warmup: true, outcome: 'timeout', latencyMs: Number.NaN }), ...answered]));
+    expect(lostWarmup.overall.counts.unanswered).toBe(0);
+    expect(lostWarmup.warmupUnanswered).toBe(1);
+    expect(lostWarmup.ok).toBe(false);
+    expect(summarizeBench(run(answered, ['client 1: connection lost'])).ok).toBe(false);
+  });
 });
 
 describe('bench helpers', () => {

@@ -59,7 +59,7 @@ describe('letterbox placement and box mapping', () => {
 });
 
 describe('decode path', () => {
-  const header = (width: number, height: number) => ({ format: 'jpeg' as const, width, height });
+  const header = (width: number, height: number) => ({ format: 'jpeg' as const, width, height, oriented: true });
   const stretch = { width: 300, height: 300, resize: 'stretch' as const };
 
   it('resamples in JavaScript only up to a 1.5x reduction on every axis; libvips does the rest', () => {

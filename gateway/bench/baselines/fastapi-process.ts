@@ -12,8 +12,11 @@ const HERE = fileURLToPath(new URL('./fastapi/', import.meta.url));
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 export const BASELINE_VENV = join(REPO, 'bench-results', '.venv-fastapi');
 
+/** Creating the venv takes ~90 s with PyPI in reach; without it, pip's retries must not eat the matrix's time. */
+const SETUP_TIMEOUT_MS = 5 * 60_000;
+
 export async function startFastApiBaseline(threads: number): Promise<GatewayProcess> {
-  await promisify(execFile)('bash', [join(HERE, 'setup.sh'), BASELINE_VENV], { maxBuffer: 10 * 1024 * 1024 });
+  await promisify(execFile)('bash', [join(HERE, 'setup.sh'), BASELINE_VENV], { maxBuffer: 10 * 1024 * 1024, timeout: SETUP_TIMEOUT_MS });
   const port = await freePort();
   return startHealthyProcess(port, {
     name: 'FastAPI baseline',

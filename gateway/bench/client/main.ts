@@ -65,6 +65,7 @@ export async function runCli(config: BenchConfig, io: { stdout: (s: string) => v
   for (const f of failures) io.stderr(`warning: ${f}\n`);
   const unanswered = summary.overall.counts.unanswered;
   if (unanswered > 0) io.stderr(`error: ${unanswered} frame(s) went unanswered (timeout or connection lost)\n`);
+  if (summary.warmupUnanswered > 0) io.stderr(`error: ${summary.warmupUnanswered} warm-up frame(s) went unanswered\n`);
   if (summary.overall.counts.sent === 0) io.stderr('error: no frame was sent\n');
   const exitCode = summary.ok && summary.overall.counts.sent > 0 ? EXIT_OK : EXIT_UNANSWERED;
   return { exitCode, result, summary };

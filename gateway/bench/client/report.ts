@@ -57,7 +57,9 @@ export interface BenchSummary {
   model: string | undefined;
   overall: RunSummary;
   repeats: RunSummary[];
-  /** True when every frame got an answer. */
+  /** Frames of the warm-up phases that got no answer (not in the statistics, but they fail the run). */
+  warmupUnanswered: number;
+  /** True when every frame, warm-up included, got an answer and every client stayed connected. */
   ok: boolean;
 }
 
@@ -126,6 +128,7 @@ export function summarizeBench(result: BenchResult): BenchSummary {
     'all',
   );
   const sizes = [...new Set(result.inputs.map((i) => `${i.width}x${i.height}`))];
+  const warmupUnanswered = countOutcomes(result.repeats.flatMap((r) => r.samples.filter((s) => s.warmup))).unanswered;
   return {
     label: config.label,
     setup: describeConfig(config),
@@ -141,7 +144,8 @@ export function summarizeBench(result: BenchResult): BenchSummary {
     model: config.model ?? result.hello?.defaultModel ?? result.models?.defaultModel,
     overall,
     repeats,
-    ok: overall.counts.unanswered === 0 && result.repeats.every((r) => r.clientFailures.length === 0),
+    warmupUnanswered,
+    ok: overall.counts.unanswered === 0 && warmupUnanswered === 0 && result.repeats.every((r) => r.clientFailures.length === 0),
   };
 }
 

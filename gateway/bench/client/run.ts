@@ -156,8 +156,11 @@ async function runRepeat(config: BenchConfig, baseUrl: string, inputs: readonly 
       // Offsets of the input cycle per client so concurrent clients do not send the same image in lockstep.
       await d.run(workload(inputs, i + config.warmup, limit, () => d.alive), recorders[i]!);
     });
-    await Promise.all(measured);
-    for (const p of pingers) clearInterval(p);
+    try {
+      await Promise.all(measured);
+    } finally {
+      for (const p of pingers) clearInterval(p);
+    }
     const wallMs = lastAnswer - phaseStart;
 
     drivers.forEach((d, i) => {

@@ -89,11 +89,17 @@ async function decodeNative(bytes: Uint8Array, target: ResizeTarget, maxPixels: 
   return { rgb, width: info.width, height: info.height, placement: letterboxPlacement(info.width, info.height, target) };
 }
 
-async function decodeResized(bytes: Uint8Array, target: ResizeTarget, maxPixels: number): Promise<DecodedImage> {
-  // The size after EXIF orientation decides the letterbox; only libvips reads orientation from PNG
-  // and WebP too, so it is asked (a header read, small next to decoding a large image).
-  const { autoOrient } = await sharp(bytes, { limitInputPixels: maxPixels }).metadata();
-  const placement = letterboxPlacement(autoOrient.width, autoOrient.height, target);
+/** The size after EXIF orientation, which decides the letterbox. */
+async function orientedSize(bytes: Uint8Array, header: ImageHeader): Promise<{ width: number; height: number }> {
+  if (header.oriented) return header;
+  // PNG and WebP can carry EXIF orientation too, and only libvips reads it there: one header read more.
+  const { autoOrient } = await sharp(bytes).metadata();
+  return autoOrient;
+}
+
+async function decodeResized(bytes: Uint8Array, header: ImageHeader, target: ResizeTarget, maxPixels: number): Promise<DecodedImage> {
+  const { width, height } = await orientedSize(bytes, header);
+  const placement = letterboxPlacement(width, height, target);
   // Resized to the content area only; to-tensor.ts adds the letterbox bars as on the native path.
   const data = await openImage(bytes, maxPixels)
     .resize(placement.contentWidth, placement.contentHeight, { fit: 'fill' })
@@ -102,7 +108,7 @@ async function decodeResized(bytes: Uint8Array, target: ResizeTarget, maxPixels:
     .raw()
     .toBuffer();
   const rgb = { data, width: placement.contentWidth, height: placement.contentHeight };
-  return { rgb, width: autoOrient.width, height: autoOrient.height, placement };
+  return { rgb, width, height, placement };
 }
 
 export async function decodeImage(bytes: Uint8Array, target: ResizeTarget, maxPixels: number): Promise<DecodedImage> {
@@ -111,7 +117,7 @@ export async function decodeImage(bytes: Uint8Array, target: ResizeTarget, maxPi
   try {
     decoded = resampledAfterDecode(header, target)
       ? await decodeNative(bytes, target, maxPixels)
-      : await decodeResized(bytes, target, maxPixels);
+      : await decodeResized(bytes, header, target, maxPixels);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new ProtocolError('bad_image', `image could not be decoded: ${reason}`);

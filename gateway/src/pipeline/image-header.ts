@@ -10,9 +10,14 @@ export type ImageFormat = 'jpeg' | 'png' | 'webp';
 
 export interface ImageHeader {
   format: ImageFormat;
-  /** Size as the user sees it: EXIF orientations 5..8 (JPEG) swap the stored width and height. */
+  /** Size as the user sees it where `oriented`: EXIF orientations 5..8 swap the stored width and height. */
   width: number;
   height: number;
+  /**
+   * Whether the EXIF orientation was read: image-size reads it from JPEG only, while libvips also
+   * honours it in PNG and WebP, so for those the size may still be the stored one.
+   */
+  oriented: boolean;
 }
 
 /** Format by magic bytes: refuses everything else before any parser sees it (SVG, TIFF, GIF, HEIF, ...). */
@@ -41,5 +46,5 @@ export function readImageHeader(bytes: Uint8Array, maxPixels: number): ImageHead
     throw new ProtocolError('too_large', `image is ${width}x${height} = ${width * height} pixels; the limit is ${maxPixels}`);
   }
   const rotated = orientation >= 5;
-  return { format, width: rotated ? height : width, height: rotated ? width : height };
+  return { format, width: rotated ? height : width, height: rotated ? width : height, oriented: format === 'jpeg' };
 }

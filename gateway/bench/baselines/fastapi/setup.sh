@@ -16,13 +16,17 @@ if [[ -x "$venv/bin/python" && -f "$stamp" && "$(cat "$stamp")" == "$wanted" ]];
   exit 0
 fi
 
-if [[ ! -x "$venv/bin/python" ]]; then
+# A venv whose pip does not run (python3-venv missing when it was made, an interrupted create) is remade.
+if [[ ! -x "$venv/bin/python" ]] || ! "$venv/bin/python" -m pip --version >/dev/null 2>&1; then
   echo "setup.sh: creating $venv with $("$python" --version 2>&1)"
+  rm -rf "$venv"
   mkdir -p "$(dirname "$venv")"
   "$python" -m venv "$venv"
 fi
 rm -f "$stamp"
-"$venv/bin/python" -m pip install --disable-pip-version-check --quiet --upgrade pip
-"$venv/bin/python" -m pip install --disable-pip-version-check --quiet -r "$requirements"
+# Short network timeouts: without PyPI in reach this fails in seconds instead of minutes of retries.
+pip_install=("$venv/bin/python" -m pip install --disable-pip-version-check --quiet --timeout 20 --retries 1)
+"${pip_install[@]}" --upgrade pip
+"${pip_install[@]}" -r "$requirements"
 echo "$wanted" > "$stamp"
 echo "setup.sh: installed into $venv; run: $venv/bin/python $here/server.py --port 8090"

@@ -5,6 +5,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
+import { readPhoto } from '@sightline/shared/fixtures';
 import type { Limits } from '@sightline/shared/protocol';
 import type { GatewayConfig } from './config.ts';
 import { createApp } from './http/app.ts';
@@ -24,13 +25,19 @@ export interface RunningGateway {
 }
 
 /**
- * One real frame per model through every stage before the first client: the sessions are already
- * warm, but sharp, the JIT and the worker hand-off are not, and would make the first answer slow.
+ * Real frames through every stage before the first client: the sessions are already warm, but sharp,
+ * the JIT and the worker hand-off are not, and would make the first answers slow. A real photo, so
+ * the decoders, NMS and box mapping see detections; small and large, so both decode paths
+ * (decode-image.ts) are compiled.
  */
 async function warmUp(detector: Detector, registry: ModelRegistry): Promise<void> {
-  const image = await sharp({ create: { width: 320, height: 240, channels: 3, background: '#7f7f7f' } }).jpeg().toBuffer();
+  const photo = readPhoto('dog.jpg');
+  const frame = (width: number, height: number) => sharp(photo).resize(width, height, { fit: 'fill' }).jpeg().toBuffer();
+  const images = await Promise.all([frame(320, 240), frame(640, 480)]);
   for (const model of registry.names) {
-    for (let i = 0; i < 3; i++) await detector.detect({ image, model });
+    for (const image of images) {
+      for (let i = 0; i < 3; i++) await detector.detect({ image, model });
+    }
   }
 }
 

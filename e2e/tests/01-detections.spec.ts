@@ -9,8 +9,10 @@ test('boxes with the expected labels of dog.jpg appear in the list and on the ov
   await dashboard.open();
   await dashboard.expectState('open');
   await expect(dashboard.byTestId('model-select')).toHaveValue(MODEL);
-  // expected.json holds for the photo at its own 640 px; at the dashboard's default 320 px SSDLite calls
-  // the dog a cat most of the time (see 00-smoke / make-fake-camera.ts), so send native-size frames.
+  // expected.json holds for the photo at its own 640 px. The dashboard's default frame size is "Auto",
+  // fitted to the model's input (400×300 for SSDLite from the 640×480 fake camera), and smaller frames can
+  // change the labels (at 320 px SSDLite calls the dog a cat most of the time, see make-fake-camera.ts),
+  // so send native-size frames.
   await dashboard.byTestId('frame-size-select').selectOption('native');
 
   const found = await dashboard.waitForLabels(expected, 60_000);

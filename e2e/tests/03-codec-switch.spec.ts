@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { WebSocket as PwWebSocket } from '@playwright/test';
-import type { Codec } from '../support/dashboard.ts';
+import type { Codec, Dashboard } from '../support/dashboard.ts';
 import { expect, test } from '../support/fixtures.ts';
 import { ARTIFACTS_DIR } from '../support/paths.ts';
 
@@ -16,6 +16,35 @@ const SAMPLES = 40;
 interface WireFrame {
   kind: 'text' | 'binary';
   bytes: number;
+}
+
+interface FrameSizeUsed {
+  /** The frame-size setting (`auto`, `native` or a long side in px) and how the select shows it. */
+  setting: string;
+  label: string;
+  /** The size of the frames really sent; null when the page does not show it. */
+  width: number | null;
+  height: number | null;
+}
+
+/**
+ * The frame size the dashboard streamed at, read from the page instead of assumed: the default is "Auto",
+ * fitted to the model's input (e.g. 400×300 for SSDLite from a 640×480 camera), and may change again.
+ */
+async function frameSizeUsed(dashboard: Dashboard): Promise<FrameSizeUsed> {
+  const { setting, label } = await dashboard.byTestId('frame-size-select').evaluate((element) => {
+    const select = element as HTMLSelectElement;
+    return { setting: select.value, label: select.selectedOptions[0]?.textContent?.trim() ?? '' };
+  });
+  // `captured-size` (the last encoded frame) is not in the UI contract; the select's label names the size too.
+  const captured = dashboard.byTestId('captured-size');
+  if ((await captured.count()) === 1) {
+    const width = Number(await captured.getAttribute('data-width'));
+    const height = Number(await captured.getAttribute('data-height'));
+    if (width > 0 && height > 0) return { setting, label, width, height };
+  }
+  const fromLabel = /(\d+)\s*[×x]\s*(\d+)/.exec(label);
+  return { setting, label, width: fromLabel ? Number(fromLabel[1]) : null, height: fromLabel ? Number(fromLabel[2]) : null };
 }
 
 test('switching msgpack -> json keeps the stream and the socket; json costs ~4/3 the bytes', async ({ page, dashboard, shot, gateway }) => {
@@ -35,6 +64,7 @@ test('switching msgpack -> json keeps the stream and the socket; json costs ~4/3
   await dashboard.waitForStat('msgpack', 'count', (n) => n >= SAMPLES, 120_000);
   const msgpack = await dashboard.stats('msgpack');
   expect(msgpack.errors).toBe(0);
+  const frameSize = await frameSizeUsed(dashboard);
   const binaryBefore = sent.filter((f) => f.kind === 'binary' && f.bytes > 1000).length;
   expect(binaryBefore, 'msgpack frames on the wire').toBeGreaterThanOrEqual(SAMPLES);
   expect(sent.filter((f) => f.kind === 'text' && f.bytes > 1000), 'no JSON frames yet').toHaveLength(0);
@@ -94,9 +124,9 @@ test('switching msgpack -> json keeps the stream and the socket; json costs ~4/3
   });
   const summary = {
     measuredAt: new Date().toISOString(),
-    note: 'Full latency (send to answer) from the dashboard stats, default settings (320 px frames, 1 in flight), msgpack first then json on one connection; sequential, on a shared machine: not a controlled benchmark.',
+    note: `Full latency (send to answer) from the dashboard stats, default settings (frame size "${frameSize.label}"${frameSize.width === null ? '' : `, ${frameSize.width}×${frameSize.height} px frames sent`}, 1 in flight), msgpack first then json on one connection; sequential, on a shared machine: not a controlled benchmark.`,
     gateway: gateway.url,
-    frameSize: 320,
+    frameSize,
     msgpack: perCodec('msgpack', msgpack),
     json: perCodec('json', json),
     bytesUpRatioJsonToMsgpack: Math.round(ratio * 1000) / 1000,

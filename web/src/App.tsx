@@ -183,17 +183,26 @@ export function App() {
             <StageTimings latest={snapshot.latest} encode={snapshot.lastEncode} encoderPath={snapshot.encoderPath} />
           </Panel>
           <Panel
-            title="Gateway errors"
+            title="Errors"
             id="errors-title"
             actions={
-              snapshot.errors.length > 0 ? (
-                <button type="button" className="button button--small button--ghost" onClick={() => controller.clearErrors()}>
+              snapshot.errors.length > 0 || snapshot.notices.length > 0 ? (
+                <button
+                  type="button"
+                  className="button button--small button--ghost"
+                  onClick={() => {
+                    controller.clearErrors();
+                    controller.dismissNotices();
+                  }}
+                >
                   Clear
                 </button>
               ) : undefined
             }
           >
-            <ErrorLog entries={snapshot.errors} />
+            {/* The dashboard's own problems (a stuck encoder, unreadable replies) stay here after their toast is gone. */}
+            <ErrorLog entries={snapshot.errors} label="Gateway errors" showHeading={snapshot.notices.length > 0} emptyText="No errors from the gateway." testId="error-log" />
+            {snapshot.notices.length > 0 && <ErrorLog entries={snapshot.notices} label="Dashboard problems" showHeading testId="notice-log" />}
           </Panel>
         </aside>
       </main>

@@ -18,6 +18,7 @@ const base: Sample = {
   outcome: 'ok',
   detections: 3,
   reason: null,
+  skippedBefore: 0,
 };
 
 describe('samplesToCsv', () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { decodeClientMessage, type WireData } from '@sightline/shared/codec';
 import type { DetectionsMessage, FrameMessage } from '@sightline/shared/protocol';
 import { codecForFrame } from '../src/transport/codec-policy.ts';
-import { clampInFlight, FrameSender } from '../src/transport/frame-sender.ts';
+import { ANSWER_TIMEOUT_MS, clampInFlight, FrameSender } from '../src/transport/frame-sender.ts';
 
 /** A fake socket: records what was sent, can refuse. */
 function harness(options: { maxInFlight?: number; codec?: 'json' | 'msgpack'; abMode?: boolean; abEvery?: number } = {}) {
@@ -112,6 +112,27 @@ describe('FrameSender flow control', () => {
     const lost = h.sender.abandonAll();
     expect(lost.map((o) => [o.frame.id, o.kind])).toEqual([[2, 'lost']]);
     expect(h.sender.inFlight).toBe(0);
+  });
+
+  it('frees stop-and-wait within a few seconds when an answer is lost', () => {
+    const h = harness();
+    h.sender.sendFrame(image);
+    h.advance(4000);
+    expect(h.sender.expire(ANSWER_TIMEOUT_MS)).toHaveLength(0);
+    expect(h.sender.canSend()).toBe(false);
+    h.advance(1001);
+    expect(h.sender.expire(ANSWER_TIMEOUT_MS).map((o) => o.kind)).toEqual(['lost']);
+    expect(h.sender.canSend()).toBe(true);
+  });
+
+  it('keeps the skipped-frame count with the pending frame, off the wire', () => {
+    const h = harness();
+    const frame = h.sender.sendFrame(image, { model: 'ssd', skippedBefore: 4 });
+    expect(frame?.skippedBefore).toBe(4);
+    // The gateway refuses unknown fields: the count must never be sent.
+    expect(Object.keys(h.decodeLast()).sort()).toEqual(['id', 'image', 'model', 'ts', 'type']);
+    const outcome = h.sender.handleAnswer(detections(frame!.id), 10);
+    expect(outcome?.frame.skippedBefore).toBe(4);
   });
 });
 

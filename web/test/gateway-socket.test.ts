@@ -31,6 +31,11 @@ class FakeSocket implements SocketLike {
   receive(data: unknown): void {
     this.onmessage?.({ data } as MessageEvent);
   }
+  /** Accepted and greeted, as the gateway does for a connection it keeps. */
+  greet(): void {
+    this.open();
+    this.receive(encodeMessage(hello, 'json'));
+  }
 }
 
 const hello: HelloMessage = {
@@ -65,15 +70,18 @@ describe('GatewaySocket', () => {
   beforeEach(() => vi.useFakeTimers());
   afterEach(() => vi.useRealTimers());
 
-  it('connects, reports open, decodes both codecs and sends only while open', () => {
+  it('connects, reports open once greeted, decodes both codecs and sends only while open', () => {
     const h = setup();
     h.gateway.start();
     expect(h.gateway.status.state).toBe('connecting');
     expect(h.gateway.send('x')).toBe(false);
     h.last().open();
-    expect(h.gateway.status.state).toBe('open');
+    // Accepted is not open: the gateway may still close it at once.
+    expect(h.gateway.status.state).toBe('connecting');
+    expect(h.gateway.send('x')).toBe(false);
     expect(h.last().binaryType).toBe('arraybuffer');
     h.last().receive(encodeMessage(hello, 'json'));
+    expect(h.gateway.status.state).toBe('open');
     expect(h.gateway.status.hello?.defaultModel).toBe('ssd');
     const pong = encodeMessage({ type: 'pong', id: 1, ts: 2, serverTs: 3 }, 'msgpack');
     h.last().receive(pong.buffer.slice(pong.byteOffset, pong.byteOffset + pong.byteLength));
@@ -86,7 +94,7 @@ describe('GatewaySocket', () => {
     expect(h.last().sent).toEqual(['frame']);
   });
 
-  it('reconnects with exponential backoff and resets it once open', () => {
+  it('reconnects with exponential backoff and resets it once greeted', () => {
     const h = setup();
     h.gateway.start();
     h.last().drop();
@@ -104,11 +112,47 @@ describe('GatewaySocket', () => {
     expect(h.sockets).toHaveLength(2);
     vi.advanceTimersByTime(1);
     expect(h.sockets).toHaveLength(3);
-    h.last().open();
+    h.last().greet();
     expect(h.gateway.status).toMatchObject({ state: 'open', attempt: 0 });
     h.last().drop();
     vi.advanceTimersByTime(100);
     expect(h.sockets).toHaveLength(4);
+  });
+
+  it('keeps backing off when the gateway accepts and then closes at once (1013, connection limit)', () => {
+    const h = setup();
+    h.gateway.start();
+    const delays: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      h.last().open();
+      h.last().drop(1013);
+      const status = h.gateway.status;
+      expect(status).toMatchObject({ state: 'reconnecting', attempt: i + 1 });
+      expect(status.lastError).toContain('busy');
+      delays.push(status.retryAt! - Date.now());
+      vi.advanceTimersByTime(delays[i]!);
+    }
+    expect(delays).toEqual([100, 200, 400, 800]);
+    // Never reported "open" in between: no flicker of "Connected" for a connection the gateway refused.
+    expect(h.statuses.some((status) => status.state === 'open')).toBe(false);
+    h.last().greet();
+    expect(h.gateway.status).toMatchObject({ state: 'open', attempt: 0 });
+  });
+
+  it('stops for good on 4001 (protocol version mismatch) and says so', () => {
+    const h = setup();
+    h.gateway.start();
+    h.last().open();
+    h.last().drop(4001);
+    expect(h.gateway.status).toMatchObject({ state: 'closed', versionMismatch: true });
+    expect(h.gateway.status.lastError).toContain('4001');
+    vi.advanceTimersByTime(60_000);
+    h.gateway.retryNow();
+    expect(h.sockets).toHaveLength(1);
+    // A later start (e.g. a remount) tries again and clears the flag.
+    h.gateway.start();
+    expect(h.sockets).toHaveLength(2);
+    expect(h.gateway.status.versionMismatch).toBeUndefined();
   });
 
   it('retryNow skips the wait; stop closes for good', () => {
@@ -117,7 +161,7 @@ describe('GatewaySocket', () => {
     h.last().drop();
     h.gateway.retryNow();
     expect(h.sockets).toHaveLength(2);
-    h.last().open();
+    h.last().greet();
     h.gateway.stop();
     expect(h.last().closed).toBe(true);
     expect(h.gateway.status.state).toBe('closed');
@@ -128,13 +172,13 @@ describe('GatewaySocket', () => {
   it('reports undecodable messages instead of throwing, and closes on a protocol mismatch', () => {
     const h = setup();
     h.gateway.start();
-    h.last().open();
+    h.last().greet();
     h.last().receive('{not json');
     h.last().receive(JSON.stringify({ type: 'detections', id: 1 }));
     expect(h.bad).toHaveLength(2);
-    expect(h.messages).toHaveLength(0);
+    expect(h.messages).toHaveLength(1);
     h.last().receive(encodeMessage({ ...hello, protocol: 2 }, 'json'));
-    expect(h.gateway.status.state).toBe('closed');
+    expect(h.gateway.status).toMatchObject({ state: 'closed', versionMismatch: true });
     expect(h.gateway.status.lastError).toContain('protocol 2');
     vi.advanceTimersByTime(60_000);
     expect(h.sockets).toHaveLength(1);
@@ -147,5 +191,15 @@ describe('GatewaySocket', () => {
     expect(h.gateway.status.state).toBe('reconnecting');
     vi.advanceTimersByTime(100);
     expect(h.sockets).toHaveLength(2);
+  });
+
+  it('gives up on an accepted connection that is never greeted', () => {
+    const h = setup();
+    h.gateway.start();
+    h.last().open();
+    vi.advanceTimersByTime(10_000);
+    expect(h.gateway.status).toMatchObject({ state: 'reconnecting', attempt: 1 });
+    expect(h.gateway.status.lastError).toContain('never said hello');
+    expect(h.sockets[0]!.closed).toBe(true);
   });
 });

@@ -25,6 +25,7 @@ function sample(codec: Codec, answeredPerf: number, fullMs: number, outcome: Fra
     outcome,
     detections: ok ? 2 : 0,
     reason: null,
+    skippedBefore: 0,
     ...extra,
   };
 }
@@ -68,6 +69,17 @@ describe('SampleStore', () => {
     const stats = store.statsFor('msgpack', 100);
     expect(stats).toMatchObject({ count: 1, dropped: 1, errors: 1, lost: 1 });
     expect(stats.full.p50).toBe(20);
+  });
+
+  it('sums the client-side skipped source frames per codec, within the window', () => {
+    const store = new SampleStore();
+    store.add(sample('msgpack', 10, 20, 'ok', { skippedBefore: 9 }));
+    store.add(sample('msgpack', 20, 20, 'ok', { skippedBefore: 2 }));
+    store.add(sample('json', 30, 20, 'ok', { skippedBefore: 4 }));
+    store.add(sample('msgpack', 40, 5, 'lost', { skippedBefore: 1 }));
+    expect(store.statsFor('msgpack', 100).skipped).toBe(12);
+    expect(store.statsFor('msgpack', 2).skipped).toBe(3);
+    expect(store.statsFor('json', 100).skipped).toBe(4);
   });
 
   it('measures FPS as completed frames over the time each codec was streaming', () => {
@@ -140,7 +152,7 @@ describe('sampleFromOutcome', () => {
   it('derives full, server and network+queue times from a detections answer', () => {
     const s = sampleFromOutcome(
       {
-        frame: { id: 7, codec: 'json', sentAt: 1000, bytesUp: 1234, encodeMs: 0.5, model: undefined, threshold: 0.5 },
+        frame: { id: 7, codec: 'json', sentAt: 1000, bytesUp: 1234, encodeMs: 0.5, model: undefined, threshold: 0.5, skippedBefore: 3 },
         kind: 'ok',
         answeredAt: 1042.5,
         bytesDown: 321,
@@ -170,6 +182,7 @@ describe('sampleFromOutcome', () => {
       bytesDown: 321,
       outcome: 'ok',
       detections: 1,
+      skippedBefore: 3,
     });
   });
 });

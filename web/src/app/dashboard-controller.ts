@@ -14,13 +14,14 @@ import { PingStore } from '../metrics/ping-store.ts';
 import { sampleFromOutcome } from '../metrics/sample.ts';
 import { SampleStore, type CodecStats } from '../metrics/sample-store.ts';
 import { OverlayRenderer } from '../overlay/draw-boxes.ts';
-import { FrameSender, type FrameOutcome } from '../transport/frame-sender.ts';
+import { ANSWER_TIMEOUT_MS, FrameSender, type FrameOutcome } from '../transport/frame-sender.ts';
 import { GatewaySocket, type ConnectionStatus, type IncomingMessage } from '../transport/gateway-socket.ts';
 import { gatewaySocketUrl } from '../transport/gateway-url.ts';
 import { fetchModels } from '../transport/models-api.ts';
 import { EventLog, type LogEntry } from './event-log.ts';
 import { PING_INTERVAL_MS, PONG_WAIT_MS, publishTime } from './ping-schedule.ts';
 import { CHART_WINDOW, DEFAULT_SETTINGS, type StreamSettings } from './settings.ts';
+import { SkipCounter } from './skip-counter.ts';
 
 export type ModelsStatus = 'loading' | 'ready' | 'error';
 
@@ -72,8 +73,8 @@ export interface DashboardSnapshot {
 }
 
 const SNAPSHOT_INTERVAL_MS = 250;
-/** An unanswered frame older than this is given up so a lost answer cannot stall the stream. */
-const ANSWER_TIMEOUT_MS = 20_000;
+/** How often unanswered frames are checked against ANSWER_TIMEOUT_MS: a lost answer stalls for at most the sum. */
+const EXPIRE_CHECK_MS = 500;
 
 export class DashboardController {
   readonly samples = new SampleStore();
@@ -84,6 +85,7 @@ export class DashboardController {
   private readonly sender: FrameSender;
   private readonly encoder = new FrameEncoder();
   private readonly media: MediaSource;
+  private readonly skips = new SkipCounter();
   private overlay: OverlayRenderer | undefined;
   private settings: StreamSettings = DEFAULT_SETTINGS;
   private models: ModelsState = { status: 'loading' };
@@ -134,7 +136,7 @@ export class DashboardController {
     this.socket.start();
     this.loadModels();
     this.schedulePing(performance.now() + PING_INTERVAL_MS);
-    this.expireTimer = setInterval(() => this.record(this.sender.expire(ANSWER_TIMEOUT_MS)), 2000);
+    this.expireTimer = setInterval(this.expireUnanswered, EXPIRE_CHECK_MS);
     document.addEventListener('visibilitychange', this.onVisible);
     window.addEventListener('online', this.onVisible);
   }
@@ -150,6 +152,9 @@ export class DashboardController {
     clearTimeout(this.retryTimer);
     clearTimeout(this.modelsTimer);
     clearTimeout(this.publishTimer);
+    // A kept id would make invalidate() believe a rebuild is pending after a restart (StrictMode remount).
+    this.publishTimer = undefined;
+    this.publishUrgent = false;
     this.modelsAbort?.abort();
     this.encoder.dispose();
     document.removeEventListener('visibilitychange', this.onVisible);
@@ -193,7 +198,7 @@ export class DashboardController {
     this.sender.setPolicy({ codec: next.codec, abMode: next.abMode, abEvery: next.abEvery });
     this.sender.setMaxInFlight(next.maxInFlight);
     this.overlay?.setMirror(next.mirror);
-    if (next.paused && !previous.paused) this.samples.markBreak();
+    if (next.paused && !previous.paused) this.markBreak();
     if (next.frameSize !== previous.frameSize || next.jpegQuality !== previous.jpegQuality || next.model !== previous.model) this.stillCache = undefined;
     this.invalidate(true);
     this.pump();
@@ -265,7 +270,11 @@ export class DashboardController {
       return;
     }
     const element = this.media.readyElement();
-    if (!element) return;
+    if (!element) {
+      // The video is loading, seeking (a file looping) or stalled: carry on once it has a picture again.
+      this.media.onReady(this.pump);
+      return;
+    }
     const still = this.media.isStill;
     if (!still && this.media.frameToken === this.lastFrameToken) {
       // Never send the same video frame twice: wait for the next one.
@@ -273,12 +282,13 @@ export class DashboardController {
       return;
     }
     this.lastFrameToken = this.media.frameToken;
+    const skippedBefore = still ? 0 : this.skips.take(this.media.frameToken);
     const { frameSize, jpegQuality } = this.settings;
     const input = this.modelInput();
     const inputKey = input ? `${input.width}x${input.height}${input.resize}` : '';
     const cacheKey = `${element instanceof HTMLImageElement ? element.currentSrc : ''}|${frameSize}|${inputKey}|${jpegQuality}`;
     if (still && this.stillCache?.key === cacheKey) {
-      this.sendEncoded(this.stillCache.frame);
+      this.sendEncoded(this.stillCache.frame, 0);
       return;
     }
     this.encoding = true;
@@ -286,11 +296,12 @@ export class DashboardController {
       (frame) => {
         this.encoding = false;
         if (still) this.stillCache = { key: cacheKey, frame };
-        this.sendEncoded(frame);
+        this.sendEncoded(frame, skippedBefore);
       },
       (error: unknown) => {
         this.encoding = false;
         if (!this.running) return;
+        if (!still) this.skips.giveBack(skippedBefore);
         this.notice('encode', `Could not encode a frame: ${error instanceof Error ? error.message : String(error)}`);
         clearTimeout(this.retryTimer);
         this.retryTimer = setTimeout(this.pump, 500);
@@ -298,11 +309,13 @@ export class DashboardController {
     );
   };
 
-  private sendEncoded(frame: EncodedFrame): void {
+  private sendEncoded(frame: EncodedFrame, skippedBefore: number): void {
     this.lastEncode = { width: frame.width, height: frame.height, bytes: frame.bytes.byteLength, encodeMs: frame.encodeMs };
+    // Paused or disconnected meanwhile: that break resets the skip count, nothing to carry over.
     if (!this.running || this.settings.paused || !this.socket.isOpen) return;
-    const sent = this.sender.sendFrame(frame.bytes, { model: this.settings.model, threshold: this.settings.threshold });
+    const sent = this.sender.sendFrame(frame.bytes, { model: this.settings.model, threshold: this.settings.threshold, skippedBefore });
     if (sent) this.invalidate();
+    else if (!this.media.isStill) this.skips.giveBack(skippedBefore);
     // Still images re-send from cache synchronously; yield so answers and rendering get their turn.
     if (this.media.isStill) queueMicrotask(this.pump);
     else this.pump();
@@ -402,6 +415,19 @@ export class DashboardController {
     this.invalidate();
   }
 
+  /** Gives up on answers that are overdue; with stop-and-wait that is what lets the next frame go. */
+  private readonly expireUnanswered = (): void => {
+    const expired = this.sender.expire(ANSWER_TIMEOUT_MS);
+    if (expired.length === 0) return;
+    for (const { frame } of expired) {
+      // One message for every such frame, so repeats collapse into one entry with a count.
+      this.noticeLog.add('no_answer', `A frame got no answer within ${ANSWER_TIMEOUT_MS / 1000} s: counted as lost, the stream goes on.`, Date.now(), frame.id);
+    }
+    this.record(expired);
+    this.invalidate(true);
+    this.pump();
+  };
+
   private record(outcomes: readonly FrameOutcome[]): void {
     if (outcomes.length === 0) return;
     for (const outcome of outcomes) this.samples.add(sampleFromOutcome(outcome, performance.timeOrigin));
@@ -412,7 +438,7 @@ export class DashboardController {
     if (status.state !== 'open') {
       const lost = this.sender.abandonAll();
       this.record(lost);
-      this.samples.markBreak();
+      this.markBreak();
     } else {
       if (this.models.status !== 'ready') this.loadModels();
       queueMicrotask(this.pump);
@@ -430,7 +456,13 @@ export class DashboardController {
     this.stillCache = undefined;
     this.latest = undefined;
     this.overlay?.setResult(undefined);
+    this.markBreak();
+  }
+
+  /** The stream stops for a while (pause, outage, new source): no throughput interval, no skipped frames across it. */
+  private markBreak(): void {
     this.samples.markBreak();
+    this.skips.breakRun();
   }
 
   private readonly onVisible = (): void => {

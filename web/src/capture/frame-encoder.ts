@@ -41,15 +41,48 @@ interface PendingJob {
 /** Consecutive worker failures after which the main-thread path takes over for good. */
 const WORKER_FAILURE_LIMIT = 3;
 
+/**
+ * A worker job that has not answered after this long is given up and the worker replaced: a wedged worker
+ * (GPU process hiccup, a VideoFrame that never decodes) would otherwise hold the one-encode-at-a-time
+ * stream forever. A normal encode takes milliseconds, a few hundred at most for the largest frames.
+ */
+export const ENCODE_TIMEOUT_MS = 4000;
+
+/** The part of Worker the encoder uses (so tests can hand in a fake). */
+export interface EncoderWorker {
+  onmessage: ((event: MessageEvent<EncodeResponse>) => void) | null;
+  onerror: ((event: ErrorEvent) => void) | null;
+  postMessage(message: EncodeRequest, transfer: Transferable[]): void;
+  terminate(): void;
+}
+
+export interface FrameEncoderOptions {
+  createWorker?: () => EncoderWorker;
+  jobTimeoutMs?: number;
+}
+
+function createEncoderWorker(): EncoderWorker {
+  return new Worker(new URL('./frame-encoder.worker.ts', import.meta.url), { type: 'module', name: 'frame-encoder' });
+}
+
 export class FrameEncoder {
-  private worker: Worker | undefined;
+  private worker: EncoderWorker | undefined;
   private workerFailures = 0;
-  private useWorker = workerEncodingSupported();
+  private useWorker: boolean;
   private nextJob = 1;
   private readonly jobs = new Map<number, PendingJob>();
   private canvas: HTMLCanvasElement | undefined;
+  private readonly createWorker: () => EncoderWorker;
+  private readonly jobTimeoutMs: number;
   /** Why the worker path was abandoned, if it was. */
-  fallbackReason: string | undefined = this.useWorker ? undefined : 'OffscreenCanvas encoding is not supported by this browser';
+  fallbackReason: string | undefined;
+
+  constructor(options: FrameEncoderOptions = {}) {
+    this.createWorker = options.createWorker ?? createEncoderWorker;
+    this.jobTimeoutMs = options.jobTimeoutMs ?? ENCODE_TIMEOUT_MS;
+    this.useWorker = options.createWorker !== undefined || workerEncodingSupported();
+    this.fallbackReason = this.useWorker ? undefined : 'OffscreenCanvas encoding is not supported by this browser';
+  }
 
   get path(): EncoderPath {
     return this.useWorker ? 'worker' : 'main-thread';
@@ -89,11 +122,26 @@ export class FrameEncoder {
     const id = this.nextJob++;
     const request: EncodeRequest = { id, source, width: size.width, height: size.height, quality };
     const response = await new Promise<EncodeResponse>((resolve, reject) => {
-      this.jobs.set(id, { resolve, reject });
+      const timer = setTimeout(() => {
+        if (!this.jobs.delete(id)) return;
+        reject(new Error(`the encoder worker did not answer within ${this.jobTimeoutMs / 1000} s; restarting it`));
+        this.restartWorker(worker);
+      }, this.jobTimeoutMs);
+      this.jobs.set(id, {
+        resolve: (answer) => {
+          clearTimeout(timer);
+          resolve(answer);
+        },
+        reject: (error) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      });
       try {
         worker.postMessage(request, [source]);
       } catch (error) {
         this.jobs.delete(id);
+        clearTimeout(timer);
         source.close();
         reject(error instanceof Error ? error : new Error(String(error)));
       }
@@ -102,9 +150,9 @@ export class FrameEncoder {
     return new Uint8Array(response.bytes);
   }
 
-  private ensureWorker(): Worker {
+  private ensureWorker(): EncoderWorker {
     if (this.worker) return this.worker;
-    const worker = new Worker(new URL('./frame-encoder.worker.ts', import.meta.url), { type: 'module', name: 'frame-encoder' });
+    const worker = this.createWorker();
     worker.onmessage = (event: MessageEvent<EncodeResponse>) => {
       const job = this.jobs.get(event.data.id);
       if (!job) return;
@@ -117,6 +165,15 @@ export class FrameEncoder {
     };
     this.worker = worker;
     return worker;
+  }
+
+  /** Replaces a wedged worker: the next encode starts a fresh one. Jobs it still held can never finish. */
+  private restartWorker(worker: EncoderWorker): void {
+    if (this.worker !== worker) return;
+    worker.terminate();
+    this.worker = undefined;
+    for (const job of this.jobs.values()) job.reject(new Error('the encoder worker was restarted'));
+    this.jobs.clear();
   }
 
   private abandonWorker(reason: string): void {

@@ -14,6 +14,8 @@ export interface SourceState {
   status: SourceStatus;
   /** Camera failure, with the reason for people. */
   cameraError?: CameraError;
+  /** Worth knowing about a camera that did open (e.g. the chosen one was gone, the default one is used). */
+  cameraNotice?: string;
   /** File that could not be played. */
   fileError?: string;
   devices: CameraDevice[];
@@ -33,6 +35,12 @@ export interface MediaElements {
   image: HTMLImageElement;
 }
 
+/**
+ * Video events after which a picture may be capturable again (first data, caught up after a seek or a
+ * stall, size known): what a capture waiting in onReady() listens for.
+ */
+const VIDEO_READY_EVENTS = ['loadeddata', 'canplay', 'playing', 'seeked', 'resize'] as const;
+
 const IMAGE_TYPES = /^image\//;
 const VIDEO_TYPES = /^video\//;
 
@@ -51,6 +59,9 @@ export class MediaSource {
   private state: SourceState = { kind: 'camera', status: 'idle', devices: [], generation: 0 };
   private frameCounter = 0;
   private frameWaiters: (() => void)[] = [];
+  private readyWaiters: (() => void)[] = [];
+  /** Removes the listeners of the current camera or file when the source changes. */
+  private sourceListeners: AbortController | undefined;
   private videoCallback = 0;
   private polling = false;
   /** Ignores the results of an open() that a later one replaced. */
@@ -70,7 +81,9 @@ export class MediaSource {
     video.playsInline = true;
     video.addEventListener('resize', this.onVideoSize);
     video.addEventListener('loadedmetadata', this.onVideoSize);
+    for (const type of VIDEO_READY_EVENTS) video.addEventListener(type, this.onMaybeReady);
     image.addEventListener('load', this.onImageLoad);
+    image.addEventListener('load', this.onMaybeReady);
     navigator.mediaDevices?.addEventListener?.('devicechange', this.onDeviceChange);
     this.watchVideoFrames();
   }
@@ -80,7 +93,9 @@ export class MediaSource {
     if (elements) {
       elements.video.removeEventListener('resize', this.onVideoSize);
       elements.video.removeEventListener('loadedmetadata', this.onVideoSize);
+      for (const type of VIDEO_READY_EVENTS) elements.video.removeEventListener(type, this.onMaybeReady);
       elements.image.removeEventListener('load', this.onImageLoad);
+      elements.image.removeEventListener('load', this.onMaybeReady);
       if ('cancelVideoFrameCallback' in elements.video && this.videoCallback) {
         elements.video.cancelVideoFrameCallback(this.videoCallback);
       }
@@ -116,10 +131,18 @@ export class MediaSource {
     if (!this.frameWaiters.includes(callback)) this.frameWaiters.push(callback);
   }
 
+  /**
+   * Calls back once when readyElement() has a picture again (a video that was loading, seeking after a
+   * loop or stalled caught up). A source that becomes ready through open() is reported by onChange instead.
+   */
+  onReady(callback: () => void): void {
+    if (!this.readyWaiters.includes(callback)) this.readyWaiters.push(callback);
+  }
+
   async useCamera(deviceId?: string): Promise<void> {
     const serial = ++this.openSerial;
     this.release();
-    this.update({ kind: 'camera', status: 'starting', cameraError: undefined, fileError: undefined, file: undefined, width: undefined, height: undefined });
+    this.update({ kind: 'camera', status: 'starting', cameraError: undefined, cameraNotice: undefined, fileError: undefined, file: undefined, width: undefined, height: undefined });
     try {
       const opened = await openCamera(deviceId);
       if (serial !== this.openSerial) {
@@ -142,15 +165,20 @@ export class MediaSource {
         devices,
         deviceId: opened.deviceId,
         facingMode: opened.facingMode,
+        cameraNotice: opened.replacedDevice ? 'The selected camera is not available any more; showing the default camera instead.' : undefined,
         width: video?.videoWidth || opened.width,
         height: video?.videoHeight || opened.height,
         generation: this.state.generation + 1,
       });
       // A device unplugged or revoked mid-stream.
-      opened.stream.getVideoTracks()[0]?.addEventListener('ended', () => {
-        if (this.stream !== opened.stream) return;
-        this.update({ status: 'error', cameraError: { kind: 'failed', message: 'The camera stopped delivering video (disconnected or revoked).' } });
-      });
+      opened.stream.getVideoTracks()[0]?.addEventListener(
+        'ended',
+        () => {
+          if (this.stream !== opened.stream) return;
+          this.update({ status: 'error', cameraError: { kind: 'failed', message: 'The camera stopped delivering video (disconnected or revoked).' } });
+        },
+        { signal: this.listenForSource() },
+      );
     } catch (error) {
       if (serial !== this.openSerial) return;
       const devices = await listCameras().catch(() => []);
@@ -164,16 +192,16 @@ export class MediaSource {
     const serial = ++this.openSerial;
     this.release();
     if (!file) {
-      this.update({ kind: 'file', status: 'needs-file', cameraError: undefined, fileError: undefined, file: undefined, width: undefined, height: undefined });
+      this.update({ kind: 'file', status: 'needs-file', cameraError: undefined, cameraNotice: undefined, fileError: undefined, file: undefined, width: undefined, height: undefined });
       return;
     }
     const kind = fileKindOf(file);
     if (!kind) {
-      this.update({ kind: 'file', status: 'error', file: undefined, cameraError: undefined, fileError: `"${file.name}" is not a video or image this browser can show.` });
+      this.update({ kind: 'file', status: 'error', file: undefined, cameraError: undefined, cameraNotice: undefined, fileError: `"${file.name}" is not a video or image this browser can show.` });
       return;
     }
     this.objectUrl = URL.createObjectURL(file);
-    this.update({ kind: 'file', status: 'starting', cameraError: undefined, fileError: undefined, file: { name: file.name, kind }, width: undefined, height: undefined });
+    this.update({ kind: 'file', status: 'starting', cameraError: undefined, cameraNotice: undefined, fileError: undefined, file: { name: file.name, kind }, width: undefined, height: undefined });
     const elements = this.elements;
     if (!elements) return;
     if (kind === 'image') {
@@ -188,25 +216,22 @@ export class MediaSource {
       video.loop = true;
       video.src = this.objectUrl;
       this.watchVideoFrames();
-      const onReady = (): void => {
-        if (serial === this.openSerial) this.markFileReady(video.videoWidth, video.videoHeight);
-      };
-      video.addEventListener('loadeddata', onReady, { once: true });
+      // The <video> outlives this file: these listeners go when the source changes (release()).
+      const signal = this.listenForSource();
+      video.addEventListener('loadeddata', () => this.markFileReady(video.videoWidth, video.videoHeight), { once: true, signal });
       // `loop` does not restart files without a seekable index (e.g. MediaRecorder WebM): restart by hand.
-      const onEnded = (): void => {
-        if (serial !== this.openSerial) {
-          video.removeEventListener('ended', onEnded);
-          return;
-        }
-        video.currentTime = 0;
-        void playQuietly(video);
-      };
-      video.addEventListener('ended', onEnded);
       video.addEventListener(
-        'error',
-        () => serial === this.openSerial && this.update({ status: 'error', fileError: `"${file.name}" could not be played (unsupported format?).` }),
-        { once: true },
+        'ended',
+        () => {
+          video.currentTime = 0;
+          void playQuietly(video);
+        },
+        { signal },
       );
+      video.addEventListener('error', () => this.update({ status: 'error', fileError: `"${file.name}" could not be played (unsupported format?).` }), {
+        once: true,
+        signal,
+      });
       void playQuietly(video);
     }
   }
@@ -217,6 +242,8 @@ export class MediaSource {
   }
 
   release(): void {
+    this.sourceListeners?.abort();
+    this.sourceListeners = undefined;
     stopStream(this.stream);
     this.stream = undefined;
     if (this.elements) {
@@ -231,6 +258,13 @@ export class MediaSource {
     this.objectUrl = undefined;
   }
 
+  /** A signal that aborts when this source is released: for listeners that belong to one camera or file. */
+  private listenForSource(): AbortSignal {
+    this.sourceListeners?.abort();
+    this.sourceListeners = new AbortController();
+    return this.sourceListeners.signal;
+  }
+
   private markFileReady(width: number, height: number): void {
     this.update({ status: 'ready', width, height, generation: this.state.generation + 1 });
   }
@@ -241,6 +275,13 @@ export class MediaSource {
     if (video.videoWidth !== this.state.width || video.videoHeight !== this.state.height) {
       this.update({ width: video.videoWidth, height: video.videoHeight });
     }
+  };
+
+  private readonly onMaybeReady = (): void => {
+    if (this.readyWaiters.length === 0 || !this.readyElement()) return;
+    const waiters = this.readyWaiters;
+    this.readyWaiters = [];
+    for (const waiter of waiters) waiter();
   };
 
   private readonly onImageLoad = (): void => {
@@ -260,6 +301,7 @@ export class MediaSource {
       const waiters = this.frameWaiters;
       this.frameWaiters = [];
       for (const waiter of waiters) waiter();
+      this.onMaybeReady();
     };
     if ('requestVideoFrameCallback' in video) {
       if (this.videoCallback) video.cancelVideoFrameCallback(this.videoCallback);

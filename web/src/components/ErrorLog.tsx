@@ -3,14 +3,20 @@ import { formatClock } from '../ui/format.ts';
 
 interface Props {
   entries: readonly LogEntry[];
+  /** Names the list for screen readers, and heads it when `showHeading` (two logs in one panel). */
+  label: string;
+  showHeading?: boolean;
+  emptyText?: string;
+  testId: string;
 }
 
-/** Gateway `error` messages, newest first; repeats of the same error collapse with a count. */
-export function ErrorLog({ entries }: Props) {
+/** One log (gateway `error` messages, or the dashboard's own problems), newest first; repeats collapse with a count. */
+export function ErrorLog({ entries, label, showHeading = false, emptyText, testId }: Props) {
   const newestFirst = [...entries].reverse();
   return (
-    <div className="log" data-testid="error-log" data-count={entries.reduce((sum, entry) => sum + entry.count, 0)}>
-      <ol className="log__list" aria-label="Gateway errors">
+    <div className="log" data-testid={testId} data-count={entries.reduce((sum, entry) => sum + entry.count, 0)}>
+      {showHeading && <h3 className="log__heading">{label}</h3>}
+      <ol className="log__list" aria-label={label}>
         {newestFirst.map((entry) => (
           <li key={entry.key} className="log__entry" data-code={entry.code}>
             <div className="log__meta">
@@ -25,7 +31,7 @@ export function ErrorLog({ entries }: Props) {
           </li>
         ))}
       </ol>
-      {entries.length === 0 && <p className="empty">No errors from the gateway.</p>}
+      {entries.length === 0 && emptyText && <p className="empty">{emptyText}</p>}
     </div>
   );
 }

@@ -2,6 +2,7 @@ import { memo, useMemo, useState } from 'react';
 import { CartesianGrid, Line, LineChart, ReferenceArea, Tooltip, XAxis, YAxis } from 'recharts';
 import { LATENCY_SERIES, PING_HELP, type LatencyRow, type LatencySeries, type LatencySeriesKey } from '../metrics/chart-data.ts';
 import { formatMs, rawValue } from '../ui/format.ts';
+import { latencySummary } from '../ui/latency-summary.ts';
 
 interface Props {
   series: LatencySeries;
@@ -86,7 +87,17 @@ export const LatencyChart = memo(function LatencyChart({ series: data, pingMs }:
           {PING_HELP}
         </span>
       </div>
-      <div className="chart__plot" data-testid="latency-chart" role="img" aria-label="Latency per message over time, in milliseconds">
+      {/* A figure, not role=img: recharts' keyboard layer inside is focusable, and an img hides its content. */}
+      <div
+        className="chart__plot"
+        data-testid="latency-chart"
+        role="figure"
+        aria-label="Latency per message over time, in milliseconds"
+        aria-describedby="latency-summary"
+      >
+        <p id="latency-summary" className="visually-hidden">
+          {latencySummary(data)}
+        </p>
         {rows.length === 0 && data.pings.length === 0 ? (
           <p className="empty chart__empty">Latency appears here once frames are answered.</p>
         ) : (

@@ -1,7 +1,9 @@
 import { useEffect, useRef } from 'react';
 import type { DashboardController, DashboardSnapshot } from '../app/dashboard-controller.ts';
+import type { CameraErrorKind } from '../capture/camera.ts';
 import { CODEC_LABELS } from '../transport/codec-policy.ts';
 import { formatMs } from '../ui/format.ts';
+import { secondsUntil, VERSION_MISMATCH_HELP, VERSION_MISMATCH_TITLE } from '../ui/connection-text.ts';
 import { useNow } from '../ui/use-now.ts';
 
 interface Props {
@@ -58,15 +60,44 @@ export function MediaStage({ controller, snapshot, mirror, onUseFile, onRetryCam
   );
 }
 
+function cameraErrorTitle(kind: CameraErrorKind): string {
+  switch (kind) {
+    case 'no-camera':
+      return 'No camera found';
+    case 'permission-denied':
+      return 'Camera access denied';
+    case 'device-unavailable':
+      return 'Selected camera not available';
+    default:
+      return 'Camera unavailable';
+  }
+}
+
 function StageMessage({ snapshot, onUseFile, onRetryCamera, onResume }: Omit<Props, 'controller' | 'mirror'>) {
   const { source, connection, phase } = snapshot;
   const countdown = useNow(connection.state === 'reconnecting' && connection.retryAt !== undefined);
 
+  if (connection.versionMismatch) {
+    // First, whatever else is wrong: nothing streams until the page is reloaded. Not a live region: the
+    // connection pill's status sentence already announces it once.
+    return (
+      <div className="stage__message stage__message--error" data-testid="version-mismatch">
+        <h3>{VERSION_MISMATCH_TITLE}: reload the page</h3>
+        <p>{VERSION_MISMATCH_HELP}</p>
+        {connection.lastError && <p><small>{connection.lastError}</small></p>}
+        <div className="stage__actions">
+          <button type="button" className="button button--primary" onClick={() => window.location.reload()}>
+            Reload
+          </button>
+        </div>
+      </div>
+    );
+  }
   if (source.kind === 'camera' && source.status === 'error' && source.cameraError) {
     const noCamera = source.cameraError.kind === 'no-camera';
     return (
       <div className="stage__message stage__message--error" data-testid="camera-error" data-reason={source.cameraError.kind} role="alert">
-        <h3>{noCamera ? 'No camera found' : source.cameraError.kind === 'permission-denied' ? 'Camera access denied' : 'Camera unavailable'}</h3>
+        <h3>{cameraErrorTitle(source.cameraError.kind)}</h3>
         <p>{source.cameraError.message}</p>
         <div className="stage__actions">
           <button type="button" className="button button--primary" onClick={onUseFile}>
@@ -103,9 +134,10 @@ function StageMessage({ snapshot, onUseFile, onRetryCamera, onResume }: Omit<Pro
     );
   }
   if (phase === 'waiting-gateway') {
-    const seconds = connection.retryAt !== undefined ? Math.max(0, Math.ceil((connection.retryAt - countdown) / 1000)) : undefined;
+    const seconds = connection.retryAt !== undefined ? secondsUntil(connection.retryAt, countdown) : undefined;
+    // Not a live region: the connection pill announces state changes; this banner's seconds tick.
     return (
-      <div className="stage__banner" role="status">
+      <div className="stage__banner">
         <span className="spinner spinner--small" aria-hidden="true" />
         {connection.state === 'connecting'
           ? 'Connecting to the gateway…'

@@ -52,6 +52,11 @@ export function SourceControls({ source, mirror, onSourceKind, onCamera, onFile,
             </option>
           ))}
         </select>
+        {isCamera && source.cameraNotice && (
+          <p className="field__hint" data-testid="camera-notice">
+            {source.cameraNotice}
+          </p>
+        )}
       </div>
 
       <div className={isCamera ? 'field field--hidden' : 'field'}>

@@ -49,7 +49,7 @@ export function StageTimings({ latest, encode, encoderPath }: Props) {
         </div>
       </dl>
       {encode && (
-        <p className="timings__encode">
+        <p className="timings__encode" data-testid="captured-size" data-width={encode.width} data-height={encode.height}>
           Captured {encode.width}×{encode.height} JPEG, {formatBytes(encode.bytes)}, in {formatMs(encode.encodeMs)}
           {encoderPath === 'worker' ? ' (worker)' : ' (main thread)'}
         </p>

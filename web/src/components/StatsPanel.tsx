@@ -1,6 +1,7 @@
 import { CODECS, type Codec } from '@sightline/shared/protocol';
 import type { CodecStats } from '../metrics/sample-store.ts';
 import { CODEC_LABELS } from '../transport/codec-policy.ts';
+import { ANSWER_TIMEOUT_MS } from '../transport/frame-sender.ts';
 import { formatBytes, formatCount, formatMs, formatNumber, rawValue } from '../ui/format.ts';
 
 interface Metric {
@@ -23,6 +24,20 @@ const METRICS: readonly Metric[] = [
   { key: 'fps', label: 'FPS', title: 'Completed frames per second of streaming time', value: (s) => s.fps, format: (v) => formatNumber(v, 1), better: 'higher' },
   { key: 'dropped', label: 'Dropped', title: 'Frames the gateway dropped for a newer one', value: (s) => s.dropped, format: formatCount },
   { key: 'errors', label: 'Errors', title: 'Frames answered with an error', value: (s) => s.errors, format: formatCount },
+  {
+    key: 'lost',
+    label: 'Lost (no answer)',
+    title: `Frames sent that got no answer: given up after ${ANSWER_TIMEOUT_MS / 1000} s, or the connection closed first`,
+    value: (s) => s.lost,
+    format: formatCount,
+  },
+  {
+    key: 'skipped',
+    label: 'Skipped (not sent)',
+    title: 'Source frames never sent, because the previous frame was still being encoded or awaited (counted before this codec’s frames)',
+    value: (s) => s.skipped,
+    format: formatCount,
+  },
   { key: 'bytes-up', label: '↑ per msg', title: 'Mean bytes sent per frame message', value: (s) => s.bytesUpMean, format: formatBytes, better: 'lower' },
   { key: 'bytes-down', label: '↓ per msg', title: 'Mean bytes received per detections message', value: (s) => s.bytesDownMean, format: formatBytes, better: 'lower' },
 ];

@@ -37,9 +37,11 @@ export function Toasts({ errors, notices }: Props) {
   }, [dismissed]);
 
   return (
+    // One announcement mechanism: the container is the (always present) live region. A role=alert/status on
+    // each toast as well would make screen readers read every toast twice.
     <div className="toasts" aria-live="polite" aria-relevant="additions">
       {toasts.map((toast) => (
-        <div key={toast.key} className={`toast toast--${toast.tone}`} role={toast.tone === 'error' ? 'alert' : 'status'}>
+        <div key={toast.key} className={`toast toast--${toast.tone}`}>
           <div className="toast__body">
             <strong className="toast__title">
               {toast.title}

@@ -24,6 +24,8 @@ export interface CodecStats {
   errors: number;
   /** Frames that got no answer (connection lost or timed out). */
   lost: number;
+  /** Source frames skipped on the client (never sent) before this codec's frames in the window. */
+  skipped: number;
   /** Mean bytes on the wire per completed frame message, up (frame) and down (detections). */
   bytesUpMean: number;
   bytesDownMean: number;
@@ -136,6 +138,7 @@ function computeStats(codec: Codec, entries: readonly Entry[]): CodecStats {
   let dropped = 0;
   let errors = 0;
   let lost = 0;
+  let skipped = 0;
   // FPS = answers that completed a measured interval ÷ the sum of those intervals. An interval is the time
   // from the previous answer (any codec) to this one and is credited to this answer's codec. The first answer
   // after a start, pause, reconnect or new source has no interval, so it counts in neither the numerator nor
@@ -149,6 +152,7 @@ function computeStats(codec: Codec, entries: readonly Entry[]): CodecStats {
       streamingMs += intervalMs;
       if (sample.outcome === 'ok') timedCompleted++;
     }
+    skipped += sample.skippedBefore;
     switch (sample.outcome) {
       case 'ok':
         full.push(sample.fullMs);
@@ -181,6 +185,7 @@ function computeStats(codec: Codec, entries: readonly Entry[]): CodecStats {
     dropped,
     errors,
     lost,
+    skipped,
     bytesUpMean: mean(bytesUp),
     bytesDownMean: mean(bytesDown),
   };

@@ -26,6 +26,8 @@ export interface Sample {
   detections: number;
   /** Error code for `error` outcomes, drop reason for `dropped`. */
   reason: string | null;
+  /** Source frames skipped on the client since the previous frame was sent (not exported). */
+  skippedBefore: number;
 }
 
 const round3 = (value: number): number => Math.round(value * 1000) / 1000;
@@ -55,5 +57,6 @@ export function sampleFromOutcome(outcome: FrameOutcome, timeOrigin: number): Sa
     outcome: outcome.kind,
     detections: detections ? detections.detections.length : 0,
     reason,
+    skippedBefore: frame.skippedBefore,
   };
 }

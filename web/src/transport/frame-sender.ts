@@ -13,6 +13,13 @@ import type {
 } from '@sightline/shared/protocol';
 import { codecForFrame, type CodecPolicy } from './codec-policy.ts';
 
+/**
+ * An unanswered frame older than this is given up (a `lost` outcome) so a lost answer cannot stall
+ * stop-and-wait for long. Well above an answer's normal round trip (tens to a few hundred ms), low enough
+ * that a stall is a short gap rather than a frozen dashboard.
+ */
+export const ANSWER_TIMEOUT_MS = 5000;
+
 export const MIN_IN_FLIGHT = 1;
 export const MAX_IN_FLIGHT = 8;
 
@@ -29,6 +36,8 @@ export interface PendingFrame {
   encodeMs: number;
   model: string | undefined;
   threshold: number | undefined;
+  /** Source frames skipped on the client (never sent) since the previous frame: see SkipCounter. */
+  skippedBefore: number;
 }
 
 export type FrameAnswer = DetectionsMessage | DroppedMessage | ErrorMessage;
@@ -56,6 +65,8 @@ export interface FrameSenderOptions {
 export interface FrameOptions {
   model?: string;
   threshold?: number;
+  /** Kept with the pending frame for the stats, not sent. */
+  skippedBefore?: number;
 }
 
 export function clampInFlight(value: number): number {
@@ -129,6 +140,7 @@ export class FrameSender {
       encodeMs,
       model: frameOptions.model,
       threshold: frameOptions.threshold,
+      skippedBefore: frameOptions.skippedBefore ?? 0,
     };
     this.pending.set(id, frame);
     this.sequence++;

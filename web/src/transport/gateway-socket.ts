@@ -1,6 +1,11 @@
 /**
  * The dashboard's one WebSocket to the gateway: connects, decodes what arrives, and reconnects with
  * exponential backoff and jitter when the connection is lost. It knows nothing about frames.
+ *
+ * A connection counts as open only once the gateway's `hello` arrived: the gateway accepts every upgrade
+ * and then closes at once when it is full (1013) or speaks another protocol (4001), and it sends `hello`
+ * only after both checks passed (gateway/src/ws/socket-server.ts). So `hello` is what resets the backoff;
+ * an accepted-then-closed socket is one more failed attempt, and 4001 stops reconnecting for good.
  */
 import { codecOf, decodeServerMessage, ProtocolError, type WireData } from '@sightline/shared/codec';
 import { PROTOCOL_VERSION, type Codec, type HelloMessage, type ServerMessage } from '@sightline/shared/protocol';
@@ -8,9 +13,15 @@ import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.ts
 
 export type ConnectionState = 'connecting' | 'open' | 'reconnecting' | 'closed';
 
+/** Close codes of gateway/src/ws/socket-server.ts that the dashboard treats specially. */
+export const GATEWAY_CLOSE_CODES = {
+  tryAgainLater: 1013,
+  unsupportedProtocol: 4001,
+} as const;
+
 export interface ConnectionStatus {
   state: ConnectionState;
-  /** Failed attempts in a row; 0 once a connection opened. */
+  /** Failed attempts in a row; 0 once the gateway said hello. */
   attempt: number;
   /** Wall-clock time (Date.now()) of the next attempt while reconnecting. */
   retryAt?: number;
@@ -18,6 +29,11 @@ export interface ConnectionStatus {
   lastError?: string;
   /** The gateway's greeting on the current connection. */
   hello?: HelloMessage;
+  /**
+   * The gateway speaks another protocol version (closed, no reconnect): only reloading the page, which
+   * fetches the dashboard the gateway serves, can fix it.
+   */
+  versionMismatch?: boolean;
 }
 
 export interface IncomingMessage {
@@ -49,7 +65,7 @@ export interface GatewaySocketOptions {
   onBadMessage?: (error: Error) => void;
   createSocket?: (url: string) => SocketLike;
   backoff?: BackoffOptions;
-  /** Give up on a connection attempt that has not opened after this long. */
+  /** Give up on a connection attempt that has not been greeted with `hello` after this long. */
   connectTimeoutMs?: number;
   now?: () => number;
 }
@@ -79,6 +95,7 @@ export class GatewaySocket {
     return this.current;
   }
 
+  /** Open and greeted: frames may go. */
   get isOpen(): boolean {
     return this.current.state === 'open' && this.socket?.readyState === OPEN;
   }
@@ -115,8 +132,8 @@ export class GatewaySocket {
   private connect(): void {
     this.dropSocket();
     const attempt = this.current.attempt;
-    // A retry after a failure stays "reconnecting" (without retryAt) until it opens: one outage, one state.
-    this.setStatus({ ...this.current, state: attempt > 0 ? 'reconnecting' : 'connecting', retryAt: undefined, hello: undefined });
+    // A retry after a failure stays "reconnecting" (without retryAt) until it is greeted: one outage, one state.
+    this.setStatus({ ...this.current, state: attempt > 0 ? 'reconnecting' : 'connecting', retryAt: undefined, hello: undefined, versionMismatch: undefined });
     let socket: SocketLike;
     try {
       socket = this.options.createSocket(this.options.url);
@@ -126,17 +143,17 @@ export class GatewaySocket {
     }
     this.socket = socket;
     socket.binaryType = 'arraybuffer';
+    let accepted = false;
     this.connectTimer = setTimeout(() => {
-      if (this.socket === socket && socket.readyState !== OPEN) {
+      if (this.socket === socket && this.current.state !== 'open') {
         this.dropSocket();
-        this.scheduleReconnect('connection attempt timed out');
+        this.scheduleReconnect(accepted ? 'the gateway accepted the connection but never said hello' : 'connection attempt timed out');
       }
     }, this.options.connectTimeoutMs);
 
     socket.onopen = () => {
-      if (this.socket !== socket) return;
-      clearTimeout(this.connectTimer);
-      this.setStatus({ state: 'open', attempt: 0, retryAt: undefined, lastError: undefined, hello: undefined });
+      // Not "open" yet: the gateway may still close it at once (full, other protocol). `hello` decides.
+      accepted = true;
     };
     socket.onmessage = (event: MessageEvent) => {
       // Arrival time first, before any other work: ping RTTs and frame latencies end here.
@@ -151,8 +168,9 @@ export class GatewaySocket {
       if (this.socket !== socket) return;
       this.socket = undefined;
       clearTimeout(this.connectTimer);
-      const reason = describeClose(event, this.current.state === 'open');
-      if (this.running) this.scheduleReconnect(reason);
+      const reason = describeClose(event, this.current.state === 'open' ? 'greeted' : accepted ? 'accepted' : 'unreachable');
+      if (event.code === GATEWAY_CLOSE_CODES.unsupportedProtocol) this.giveUpOnVersion(reason);
+      else if (this.running) this.scheduleReconnect(reason);
       else this.setStatus({ state: 'closed', attempt: 0, lastError: reason });
     };
   }
@@ -177,18 +195,22 @@ export class GatewaySocket {
     }
     if (message.type === 'hello') {
       if (message.protocol !== PROTOCOL_VERSION) {
-        this.running = false;
         this.dropSocket(4000, 'protocol mismatch');
-        this.setStatus({
-          state: 'closed',
-          attempt: 0,
-          lastError: `gateway speaks protocol ${message.protocol}, this dashboard speaks ${PROTOCOL_VERSION}`,
-        });
+        this.giveUpOnVersion(`gateway speaks protocol ${message.protocol}, this dashboard speaks ${PROTOCOL_VERSION}`);
         return;
       }
-      this.setStatus({ ...this.current, hello: message });
+      // The gateway accepted this connection for real: only now is the outage over.
+      clearTimeout(this.connectTimer);
+      this.setStatus({ state: 'open', attempt: 0, retryAt: undefined, lastError: undefined, hello: message });
     }
     this.options.onMessage({ message, codec, bytes, receivedAt });
+  }
+
+  /** Retrying cannot help when the versions differ: stop until the page is reloaded (or start() again). */
+  private giveUpOnVersion(reason: string): void {
+    this.running = false;
+    this.clearTimers();
+    this.setStatus({ state: 'closed', attempt: 0, lastError: reason, versionMismatch: true });
   }
 
   private scheduleReconnect(reason: string): void {
@@ -241,9 +263,15 @@ export class GatewaySocket {
   }
 }
 
-function describeClose(event: CloseEvent, wasOpen: boolean): string {
+/** How far the connection got before it closed: reached the gateway, and was it greeted? */
+type ClosePhase = 'unreachable' | 'accepted' | 'greeted';
+
+function describeClose(event: CloseEvent, phase: ClosePhase): string {
   const detail = event.reason ? `: ${event.reason}` : '';
-  if (!wasOpen) return `gateway unreachable (code ${event.code}${detail})`;
+  if (event.code === GATEWAY_CLOSE_CODES.tryAgainLater) return `gateway busy (code ${event.code}${detail})`;
+  if (event.code === GATEWAY_CLOSE_CODES.unsupportedProtocol) return `protocol version mismatch (code ${event.code}${detail})`;
+  if (phase === 'unreachable') return `gateway unreachable (code ${event.code}${detail})`;
+  if (phase === 'accepted') return `gateway closed the connection at once (code ${event.code}${detail})`;
   return `connection lost (code ${event.code}${detail})`;
 }
 

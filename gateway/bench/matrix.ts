@@ -6,7 +6,7 @@
  * 1. REST (new connection per request) vs WebSocket vs REST keep-alive at added one-way delays.
  * 2. JSON+Base64 vs MessagePack: bytes per message and latency, on loopback and at 20 ms.
  * 3. Serial vs pipelined vs short parallel connections: total time for N frames and per-frame latency.
- * 4. 1 vs 6 concurrent clients, beside the inference-bound limit (a bare onnxruntime loop, same model and threads).
+ * 4. 1 vs 6 concurrent clients, beside the inference-bound limit (bare onnxruntime loops, same model and threads).
  *
  * Starts its own gateway child process on a free port and stops it after. Every cell runs the benchmark
  * client in-process from the same argv `pnpm bench` would parse; the exact commands are listed in the output.
@@ -22,7 +22,9 @@ import { parseArgs } from './client/args.ts';
 import { markers, replaceSection } from './doc-section.ts';
 import { startGatewayProcess, type GatewayProcess } from './client/gateway-process.ts';
 import { loadInputs } from './client/inputs.ts';
-import { startFastApiBaseline } from './baselines/fastapi-process.ts';
+import { sharedThreads } from '../src/pipeline/inference-schedule.ts';
+import { bareInference } from './bare-inference.ts';
+import { runPythonBareLoop, startFastApiBaseline } from './baselines/fastapi-process.ts';
 import { fmt, summarizeBench, summarizeSamples, type BenchSummary } from './client/report.ts';
 import { runBenchmark, type BenchResult } from './client/run.ts';
 import type { FrameInput } from './client/types.ts';
@@ -49,6 +51,8 @@ interface MatrixOptions {
   scale: number;
   sections: Set<number>;
   threads: number;
+  /** Gateway inference workers (SIGHTLINE_WORKERS). */
+  workers: number;
   /** Also measure the FastAPI baseline in section 4. */
   baseline: boolean;
 }
@@ -63,7 +67,12 @@ function parseMatrixArgs(argv: string[]): MatrixOptions {
       if (s.some((x) => ![1, 2, 3, 4].includes(x))) throw new InvalidArgumentError('sections are 1, 2, 3 and 4.');
       return s;
     })
-    .option('--threads <n>', 'onnxruntime intra-op threads for the gateway and the bare loop (default: cores)', (v: string) => {
+    .option('--threads <n>', 'onnxruntime intra-op threads for the gateway and the bare loops (default: cores)', (v: string) => {
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('a positive integer.');
+      return n;
+    })
+    .option('--workers <n>', 'gateway inference workers: frames inferred side by side when they queue up (default: cores)', (v: string) => {
       const n = Number(v);
       if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('a positive integer.');
       return n;
@@ -71,12 +80,13 @@ function parseMatrixArgs(argv: string[]): MatrixOptions {
     .option('--no-baseline', 'skip the FastAPI baseline in section 4 (it needs python3 and, once, ~90 s of pip install)')
     .allowExcessArguments(false);
   program.parse(argv, { from: 'user' });
-  const o = program.opts<{ out: string; quick?: boolean; sections?: number[]; threads?: number; baseline: boolean }>();
+  const o = program.opts<{ out: string; quick?: boolean; sections?: number[]; threads?: number; workers?: number; baseline: boolean }>();
   return {
     out: o.out,
     scale: o.quick ? 0.2 : 1,
     sections: new Set(o.sections ?? [1, 2, 3, 4]),
     threads: o.threads ?? availableParallelism(),
+    workers: o.workers ?? availableParallelism(),
     baseline: o.baseline,
   };
 }
@@ -349,65 +359,82 @@ async function sectionPatterns(runner: Runner): Promise<string> {
   ].join('\n');
 }
 
-/** Bare onnxruntime loop: the inference-bound limit of this machine for `modelName` at `threads`. */
-async function bareInference(modelName: string, threads: number, seconds: number): Promise<{ fps: number; meanMs: number; runs: number; model: string; input: string }> {
+const ORT_NODE_VERSION = (ort.env as { versions?: { common?: string } }).versions?.common ?? '';
+
+/** The folder under models/ whose manifest names `modelName`. */
+function modelFolder(modelName: string): string {
   const folder = readdirSync(MODELS_DIR, { withFileTypes: true })
     .filter((e) => e.isDirectory() && existsSync(join(MODELS_DIR, e.name, 'manifest.json')))
     .map((e) => join(MODELS_DIR, e.name))
     .find((dir) => (JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as { name: string }).name === modelName);
   if (!folder) throw new Error(`no manifest for model ${modelName} under ${MODELS_DIR}`);
-  const manifest = JSON.parse(readFileSync(join(folder, 'manifest.json'), 'utf8')) as {
-    file?: string;
-    package?: { name: string; path: string };
-    input: { name: string; layout: 'NHWC' | 'NCHW'; dtype: 'float32' | 'uint8'; width: number; height: number; range: [number, number] };
-  };
-  const path = manifest.file
-    ? join(folder, manifest.file)
-    : join(MODELS_DIR, 'node_modules', manifest.package!.name, manifest.package!.path);
-  const { input } = manifest;
-  const dims = input.layout === 'NHWC' ? [1, input.height, input.width, 3] : [1, 3, input.height, input.width];
-  const size = dims.reduce((a, b) => a * b, 1);
-  // A fixed, image-like tensor: a deterministic pattern spanning the model's input range.
-  const [lo, hi] = input.range;
-  const data = input.dtype === 'uint8' ? new Uint8Array(size) : new Float32Array(size);
-  for (let i = 0; i < size; i++) data[i] = input.dtype === 'uint8' ? (i * 37) % 256 : lo + ((hi - lo) * ((i * 37) % 256)) / 255;
-  // The gateway's session options (src/pipeline/inference-worker.ts), so the limit is the same runtime's.
-  const session = await ort.InferenceSession.create(path, {
-    intraOpNumThreads: threads,
-    interOpNumThreads: 1,
-    executionMode: 'sequential',
-    graphOptimizationLevel: 'all',
-    logSeverityLevel: 3,
-    extra: { session: { force_spinning_stop: '1' } },
-  });
-  const feeds = { [input.name]: new ort.Tensor(input.dtype, data, dims) };
-  for (let i = 0; i < 5; i++) await session.run(feeds);
-  let runs = 0;
-  const started = performance.now();
-  while (performance.now() - started < seconds * 1000) {
-    await session.run(feeds);
-    runs++;
-  }
-  const elapsed = performance.now() - started;
-  await session.release();
-  return { fps: (runs * 1000) / elapsed, meanMs: elapsed / runs, runs, model: modelName, input: `${input.dtype} [${dims.join(', ')}]` };
+  return folder;
 }
 
-async function sectionClients(runner: Runner, modelName: string, threads: number, scale: number, baselineUrl?: string): Promise<string> {
+interface BareLimit {
+  runtime: 'node' | 'python';
+  label: string;
+  fps: number;
+  meanMs: number;
+  before: number;
+  after: number;
+  runs: number;
+}
+
+/**
+ * Bare onnxruntime loops for both runtimes (Node: the gateway's; Python: the baseline's), before and after the
+ * clients, the faster of the two runs kept (the machine is noisy). Two configurations each: one run with every
+ * thread, and runs side by side on a share each, as the gateway's workers do when frames queue up.
+ */
+async function measureBareLimits(modelName: string, threads: number, workers: number, seconds: number, python: boolean, during: () => Promise<void>): Promise<BareLimit[]> {
+  const folder = modelFolder(modelName);
+  const configs = [{ threads, streams: 1 }, ...(workers > 1 ? [{ threads: sharedThreads(threads, workers), streams: workers }] : [])];
+  const runtimes = python ? (['node', 'python'] as const) : (['node'] as const);
+  const once = async (runtime: 'node' | 'python', c: { threads: number; streams: number }) => {
+    try {
+      if (runtime === 'node') return await bareInference(folder, MODELS_DIR, { ...c, seconds });
+      return await runPythonBareLoop(folder, c.threads, c.streams, seconds);
+    } catch (error) {
+      process.stderr.write(`bare ${runtime} loop failed: ${error instanceof Error ? error.message.slice(0, 300) : String(error)}\n`);
+      return undefined;
+    }
+  };
+  type Measured = { fps: number; meanMs: number; runs: number; onnxruntime?: string } | undefined;
+  const cells = runtimes.flatMap((runtime) => configs.map((c) => ({ runtime, c })));
+  process.stderr.write('bare onnxruntime loops (before)...\n');
+  const before: Measured[] = [];
+  for (const cell of cells) before.push(await once(cell.runtime, cell.c));
+  await during();
+  process.stderr.write('bare onnxruntime loops (after)...\n');
+  const after: Measured[] = [];
+  for (const cell of [...cells].reverse()) after.unshift(await once(cell.runtime, cell.c));
+  return cells.flatMap(({ runtime, c }, i) => {
+    const [b, a] = [before[i], after[i]];
+    const best = b && a ? (a.fps > b.fps ? a : b) : (b ?? a);
+    if (!best) return [];
+    const version = runtime === 'node' ? `onnxruntime-node ${ORT_NODE_VERSION}` : `onnxruntime ${best.onnxruntime ?? ''} (Python)`;
+    const shape = c.streams === 1 ? `1 run x ${c.threads} threads` : `${c.streams} runs side by side x ${c.threads} thread${c.threads > 1 ? 's' : ''}`;
+    return [{ runtime, label: `bare ${version}, ${shape}`, fps: best.fps, meanMs: best.meanMs, before: b?.fps ?? Number.NaN, after: a?.fps ?? Number.NaN, runs: (b?.runs ?? 0) + (a?.runs ?? 0) }];
+  });
+}
+
+async function sectionClients(runner: Runner, modelName: string, threads: number, workers: number, scale: number, baselineUrl?: string): Promise<string> {
   const common = ['--resize', '640x480', '--transport', 'ws', '--codec', 'msgpack', '--warmup', '3'];
   const servers = [{ name: 'Sightline', url: [] as string[] }, ...(baselineUrl ? [{ name: 'FastAPI baseline', url: ['--url', baselineUrl] }] : [])];
-  // The bare loop runs before and after the clients; the faster of the two is the limit (the machine is noisy).
-  process.stderr.write('bare onnxruntime loop (before)...\n');
-  const bareBefore = await bareInference(modelName, threads, Math.max(2, 5 * scale));
-  const cells = await runner.interleaved(
-    servers.flatMap((server) => [
-      { argv: ['--label', `${server.name}, 1 client`, ...server.url, ...common], frames: runner.frames(300) },
-      { argv: ['--label', `${server.name}, 6 clients`, ...server.url, ...common, '--clients', '6'], frames: runner.frames(100) },
-    ]),
-  );
-  process.stderr.write('bare onnxruntime loop (after)...\n');
-  const bareAfter = await bareInference(modelName, threads, Math.max(2, 5 * scale));
-  const bare = bareAfter.fps > bareBefore.fps ? bareAfter : bareBefore;
+  let cells: Pooled[] = [];
+  const limits = await measureBareLimits(modelName, threads, workers, Math.max(2, 5 * scale), Boolean(baselineUrl), async () => {
+    cells = await runner.interleaved(
+      servers.flatMap((server) => [
+        { argv: ['--label', `${server.name}, 1 client`, ...server.url, ...common], frames: runner.frames(300) },
+        { argv: ['--label', `${server.name}, 6 clients`, ...server.url, ...common, '--clients', '6'], frames: runner.frames(100) },
+      ]),
+    );
+  });
+  const best = (runtime: 'node' | 'python') =>
+    limits.filter((l) => l.runtime === runtime).reduce<BareLimit | undefined>((a, l) => (!a || l.fps > a.fps ? l : a), undefined);
+  const nodeLimit = best('node');
+  const pyLimit = best('python');
+  const limitOf = (server: string) => (server === 'Sightline' ? nodeLimit?.fps : pyLimit?.fps) ?? Number.NaN;
   const rows = servers.flatMap((server, s) =>
     (['1', '6'] as const).map((n, i) => {
       const cell = cells[s * 2 + i]!;
@@ -423,23 +450,26 @@ async function sectionClients(runner: Runner, modelName: string, threads: number
         ms(o.serverMs.mean),
         ms(o.inferenceMs.mean),
         ms(o.queueMs.mean),
-        `${((o.throughputFps / bare.fps) * 100).toFixed(0)}%` + droppedNote(cell.summary),
+        `${((o.throughputFps / limitOf(server.name)) * 100).toFixed(0)}%` + droppedNote(cell.summary),
       ];
     }),
   );
-  rows.push([
-    `bare onnxruntime loop (before: ${fmt(bareBefore.fps, 1)}, after: ${fmt(bareAfter.fps, 1)} frames/s)`,
-    '',
-    ms(bare.meanMs),
-    '',
-    '',
-    fmt(bare.fps, 1),
-    '',
-    '',
-    ms(bare.meanMs),
-    '',
-    '100%',
-  ]);
+  for (const l of limits) {
+    const limit = l.runtime === 'node' ? nodeLimit! : pyLimit!;
+    rows.push([
+      `${l.label} (before: ${fmt(l.before, 1)}, after: ${fmt(l.after, 1)} runs/s)`,
+      '',
+      ms(l.meanMs),
+      '',
+      '',
+      fmt(l.fps, 1),
+      '',
+      '',
+      ms(l.meanMs),
+      '',
+      `${((l.fps / limit.fps) * 100).toFixed(0)}%${l === limit ? ' (limit)' : ''}`,
+    ]);
+  }
   const comparison = baselineUrl
     ? (() => {
         const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
@@ -450,18 +480,29 @@ async function sectionClients(runner: Runner, modelName: string, threads: number
           `${ratio(b1.latency.mean, s1.latency.mean)} with 1 client and ${ratio(b6.latency.mean, s6.latency.mean)} with 6; p99 ${ratio(b1.latency.p99, s1.latency.p99)} and`,
           `${ratio(b6.latency.p99, s6.latency.p99)}; Sightline / FastAPI throughput ${ratio(s1.throughputFps, b1.throughputFps)} and ${ratio(s6.throughputFps, b6.throughputFps)}.`,
           'The baseline (gateway/bench/baselines/fastapi) is FastAPI + uvicorn, Pillow decode, numpy pre/post-processing and',
-          'onnxruntime in a thread pool: the idiomatic Python server, doing the same work and speaking the same protocol.',
+          'onnxruntime in a thread pool: the idiomatic Python server, doing the same work and speaking the same protocol,',
+          "with onnxruntime's default session options and one inference at a time with every thread.",
+          ...(pyLimit && nodeLimit
+            ? [
+                '',
+                `Each server's "% of limit" is against the best bare loop of its own runtime: ${fmt(nodeLimit.fps, 1)} runs/s for`,
+                `onnxruntime-node, ${fmt(pyLimit.fps, 1)} for Python's onnxruntime (${ratio(pyLimit.fps, nodeLimit.fps)}). What each server adds around`,
+                `inference with 1 client (server ms - inference ms, means): Sightline ${ms(s1.serverMs.mean - s1.inferenceMs.mean)} ms,`,
+                `FastAPI ${ms(b1.serverMs.mean - b1.inferenceMs.mean)} ms. With 6 clients Sightline's frames queue up and run side by side on one thread`,
+                'each, which is why its inference ms per frame is higher while its throughput is too.',
+              ]
+            : []),
         ];
       })()
     : ['', 'The FastAPI baseline was not run (`--no-baseline`, or python3/PyPI unavailable).'];
   return [
     '### 4. One vs six concurrent clients, and the inference-bound limit',
     '',
-    `Each client: its own WebSocket, serial, MessagePack, 640x480 JPEG frames, all started together. The last row is a`,
-    `bare onnxruntime loop in the matrix process on the same model (\`${bare.model}\`, fixed ${bare.input} tensor) with the`,
-    `same intra-op thread count as the gateway (${threads}), run before and after the clients while the servers sat idle`,
-    `(${bareBefore.runs} + ${bareAfter.runs} inferences; the faster run is the limit): no decode, no resize, no I/O. "% of limit" is`,
-    'the server\'s completed frames/s over that loop\'s frames/s.',
+    `Each client: its own WebSocket, serial, MessagePack, 640x480 JPEG frames, all started together. The last rows are`,
+    `bare onnxruntime loops on the same model (\`${modelName}\`, a fixed image-like tensor) with the gateway's session options:`,
+    `one run with every thread (${threads}), and ${workers} runs side by side on a share each, as the gateway runs queued frames;`,
+    'run before and after the clients while the servers sat idle, the faster kept. No decode, no resize, no I/O.',
+    '"% of limit" is the server\'s completed frames/s over the best bare loop of its own runtime.',
     '',
     mdTable(['server', 'clients', 'mean ms', 'p95 ms', 'p99 ms', 'frames/s total', 'frames/s per client', 'server ms', 'inference ms', 'queue ms', '% of limit'], rows),
     ...comparison,
@@ -477,14 +518,14 @@ async function sectionClients(runner: Runner, modelName: string, threads: number
 // ---------------------------------------------------------------------------------------------------------
 // Document
 
-function machineInfo(threads: number, hello: HelloMessage | undefined, models: ModelsResponse | undefined, loadBefore: number[], loadAfter: number[]): string {
+function machineInfo(threads: number, workers: number, hello: HelloMessage | undefined, models: ModelsResponse | undefined, loadBefore: number[], loadAfter: number[]): string {
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
   const limits = hello?.limits;
   return [
     `- Date: ${new Date().toISOString().replace(/\.\d+Z$/, 'Z')}`,
     `- CPU: ${cpu}, ${availableParallelism()} cores available, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM`,
-    `- Node ${process.version}, onnxruntime-node ${(ort.env as { versions?: { common?: string } }).versions?.common ?? ''}`.trimEnd(),
-    `- Gateway: default model \`${models?.defaultModel ?? '?'}\`, ${threads} intra-op thread(s), 1 inference worker` +
+    `- Node ${process.version}, onnxruntime-node ${ORT_NODE_VERSION}`.trimEnd(),
+    `- Gateway: default model \`${models?.defaultModel ?? '?'}\`, ${threads} intra-op thread(s) for a frame inferred alone, ${workers} inference worker(s) side by side when frames queue up` +
       (limits ? `, per connection ${limits.maxInFlight} in flight + queue ${limits.queueLength}` : ''),
     '- Everything on loopback: client, delay proxy and gateway share the machine.',
     `- 1-minute load average before / after the run: ${loadBefore[0]!.toFixed(2)} / ${loadAfter[0]!.toFixed(2)} ` +
@@ -510,8 +551,8 @@ async function main(): Promise<number> {
   const options = parseMatrixArgs(process.argv.slice(2).filter((a, i) => !(i === 0 && a === '--')));
   const started = performance.now();
   const loadBefore = loadavg();
-  process.stderr.write(`starting gateway (${options.threads} thread(s))...\n`);
-  const gateway = await startGatewayProcess({ env: { SIGHTLINE_THREADS: String(options.threads), SIGHTLINE_WORKERS: '1' } });
+  process.stderr.write(`starting gateway (${options.threads} thread(s), ${options.workers} worker(s))...\n`);
+  const gateway = await startGatewayProcess({ env: { SIGHTLINE_THREADS: String(options.threads), SIGHTLINE_WORKERS: String(options.workers) } });
   // Interrupted: do not leave the gateway or the baseline behind.
   const children: GatewayProcess[] = [gateway];
   const onSignal = () => void Promise.allSettled(children.map((c) => c.stop())).finally(() => process.exit(130));
@@ -534,7 +575,7 @@ async function main(): Promise<number> {
       if (baseline) children.push(baseline);
       try {
         if (baseline) runner.urlNames.set(baseline.url, '"$BASELINE"');
-        sections.push(await sectionClients(runner, models.defaultModel, options.threads, options.scale, baseline?.url));
+        sections.push(await sectionClients(runner, models.defaultModel, options.threads, options.workers, options.scale, baseline?.url));
       } finally {
         await baseline?.stop();
       }
@@ -552,7 +593,7 @@ async function main(): Promise<number> {
     'interleaved halves (A B C, then C B A) and pool the samples, so a burst of load from elsewhere hits every variant',
     'alike; latencies are full process (client encode to decoded reply), in ms.',
     '',
-    machineInfo(options.threads, hello, models, loadBefore, loadAfter),
+    machineInfo(options.threads, options.workers, hello, models, loadBefore, loadAfter),
     options.scale !== 1 ? '\n**Quick run: a fifth of the frames; numbers are noisier than a full run.**' : '',
     Math.max(loadBefore[0]!, loadAfter[0]!) > 1.5 * availableParallelism()
       ? `\n**Warning: the machine was busy (load average up to ${Math.max(loadBefore[0]!, loadAfter[0]!).toFixed(1)} on ${availableParallelism()} cores): ` +
@@ -564,7 +605,7 @@ async function main(): Promise<number> {
     '<details><summary>Exact commands (the matrix runs these in-process against the gateway it started)</summary>',
     '',
     '```sh',
-    `# gateway: cd gateway && PORT=8080 SIGHTLINE_THREADS=${options.threads} SIGHTLINE_WORKERS=1 node --import tsx src/main.ts`,
+    `# gateway: cd gateway && PORT=8080 SIGHTLINE_THREADS=${options.threads} SIGHTLINE_WORKERS=${options.workers} node --import tsx src/main.ts`,
     'GATEWAY=http://127.0.0.1:8080',
     ...(runner.urlNames.size
       ? [`# baseline: gateway/bench/baselines/fastapi/setup.sh && bench-results/.venv-fastapi/bin/python gateway/bench/baselines/fastapi/server.py --port 8090 --threads ${options.threads}`, 'BASELINE=http://127.0.0.1:8090']

@@ -18,9 +18,9 @@ const configSchema = z.object({
   defaultModel: z.string().optional(),
   /** Overrides every model's own default score threshold when set. */
   scoreThreshold: z.coerce.number().min(0).max(1).optional(),
-  /** onnxruntime intra-op threads per inference worker. */
+  /** onnxruntime intra-op threads of a frame inferred alone. */
   threads: z.coerce.number().int().min(1).max(64),
-  /** Inference workers; each runs one frame at a time. */
+  /** Inference workers: frames inferred side by side when frames queue up, on an equal share of `threads` each. */
   workers: z.coerce.number().int().min(1).max(16),
   /** Frames per connection being processed at once. */
   maxInFlight: z.coerce.number().int().min(1).max(64),
@@ -42,7 +42,7 @@ export const DEFAULT_CONFIG: GatewayConfig = {
   modelsDir: `${repoRoot}models`,
   webDir: `${repoRoot}web/dist`,
   threads: Math.max(1, availableParallelism()),
-  workers: 1,
+  workers: Math.min(16, Math.max(1, availableParallelism())),
   maxInFlight: 2,
   queueLength: 2,
   maxPending: 64,
@@ -89,8 +89,8 @@ function fromFlags(argv: readonly string[]): Partial<Record<keyof GatewayConfig,
     .option('--web-dir <dir>', `dashboard build to serve (${ENV_NAMES.webDir})`)
     .option('-m, --default-model <name>', `model for frames that name none (${ENV_NAMES.defaultModel})`)
     .option('-t, --score-threshold <0..1>', `score threshold for every model (${ENV_NAMES.scoreThreshold})`)
-    .option('--threads <n>', `onnxruntime intra-op threads (${ENV_NAMES.threads}, default: cores)`)
-    .option('--workers <n>', `inference worker threads (${ENV_NAMES.workers}, default 1)`)
+    .option('--threads <n>', `onnxruntime intra-op threads of a frame inferred alone (${ENV_NAMES.threads}, default: cores)`)
+    .option('--workers <n>', `frames inferred side by side once frames queue up, sharing the threads (${ENV_NAMES.workers}, default: cores)`)
     .option('--max-in-flight <n>', `frames processed at once per connection (${ENV_NAMES.maxInFlight}, default 2)`)
     .option('--queue-length <n>', `frames waiting per connection, newest wins (${ENV_NAMES.queueLength}, default 2)`)
     .option('--max-pending <n>', `frames waiting for inference, all connections (${ENV_NAMES.maxPending}, default 64)`)

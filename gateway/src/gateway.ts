@@ -46,16 +46,17 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     defaultModel: config.defaultModel,
     scoreThreshold: config.scoreThreshold,
   });
+  const metrics = createMetrics();
   const pool = await InferencePool.start({
     models: registry.workerModels(),
     threads: config.threads,
     workers: config.workers,
     maxPending: config.maxPending,
     logger,
+    onRun: (wide) => metrics.inferenceRuns.inc({ threads: wide ? 'all' : 'shared' }),
   });
   logger.info({ models: registry.names, defaultModel: registry.defaultModel, threads: config.threads, workers: config.workers }, 'models loaded');
 
-  const metrics = createMetrics();
   const detector = new Detector(registry, pool, config.maxPixels);
   await warmUp(detector, registry);
   const limits: Limits = {

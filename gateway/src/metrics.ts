@@ -19,6 +19,12 @@ export function createMetrics() {
       buckets: [0.5, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024],
       registers: [registry],
     }),
+    inferenceRuns: new Counter({
+      name: 'sightline_inference_runs_total',
+      help: 'Inference runs by thread allotment: "all" (a frame alone, every intra-op thread) or "shared" (queued frames side by side).',
+      labelNames: ['threads'] as const,
+      registers: [registry],
+    }),
     connections: new Gauge({
       name: 'sightline_ws_connections',
       help: 'Open WebSocket connections.',

@@ -10,7 +10,7 @@ import { startTestGateway } from './support/test-gateway.ts';
 let gateway: RunningGateway;
 const MAX_MESSAGE_BYTES = 1024 * 1024;
 beforeAll(async () => {
-  gateway = await startTestGateway({ maxMessageBytes: MAX_MESSAGE_BYTES });
+  gateway = await startTestGateway({ maxMessageBytes: MAX_MESSAGE_BYTES, threads: 2, workers: 2 });
 });
 afterAll(() => gateway?.close());
 
@@ -117,5 +117,26 @@ describe('GET endpoints', () => {
     const text = await (await fetch(`${gateway.url}/metrics`)).text();
     expect(text).toMatch(/sightline_frames_total\{transport="http",codec="raw",outcome="detections"\} \d+/);
     expect(text).toMatch(/sightline_stage_ms_bucket/);
+  });
+
+  it('gives a frame alone every thread, and runs frames that queue up side by side', async () => {
+    const runs = async () => {
+      const text = await (await fetch(`${gateway.url}/metrics`)).text();
+      const count = (threads: string) => Number(new RegExp(`sightline_inference_runs_total\\{threads="${threads}"\\} (\\d+)`).exec(text)?.[1] ?? 0);
+      return { all: count('all'), shared: count('shared') };
+    };
+    const before = await runs();
+    await post(dog, 'image/jpeg');
+    const alone = await runs();
+    expect(alone).toEqual({ all: before.all + 1, shared: before.shared });
+    // Eight at once: while one runs, the rest queue, and queued frames run on a thread share each.
+    const answers = await Promise.all(Array.from({ length: 8 }, () => post(dog, 'image/jpeg')));
+    for (const answer of answers) {
+      expect(answer.status).toBe(200);
+      expect(missingLabels(((await answer.json()) as DetectionsMessage).detections, ['bicycle', 'dog'])).toEqual([]);
+    }
+    const burst = await runs();
+    expect(burst.all + burst.shared - alone.all - alone.shared).toBe(8);
+    expect(burst.shared).toBeGreaterThan(alone.shared);
   });
 });

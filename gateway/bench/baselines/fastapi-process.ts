@@ -25,3 +25,20 @@ export async function startFastApiBaseline(threads: number): Promise<GatewayProc
     cwd: HERE,
   });
 }
+
+export interface BareLoopResult {
+  fps: number;
+  meanMs: number;
+  runs: number;
+  onnxruntime: string;
+}
+
+/** The baseline's runtime limit: bare_loop.py in the baseline's venv (create it with startFastApiBaseline first). */
+export async function runPythonBareLoop(modelDir: string, threads: number, streams: number, seconds: number): Promise<BareLoopResult> {
+  const { stdout } = await promisify(execFile)(
+    join(BASELINE_VENV, 'bin', 'python'),
+    [join(HERE, 'bare_loop.py'), '--model-dir', modelDir, '--threads', String(threads), '--streams', String(streams), '--seconds', String(seconds)],
+    { timeout: (seconds + 60) * 1000 },
+  );
+  return JSON.parse(stdout.trim().split('\n').pop()!) as BareLoopResult;
+}

@@ -17,11 +17,20 @@ export interface WorkerModel {
 }
 
 export interface WorkerSetup {
-  threads: number;
+  /** One session per model for each of these intra-op thread counts (inference-schedule.ts). */
+  threadCounts: number[];
   models: WorkerModel[];
 }
 
-export type WorkerRequest = { type: 'run'; jobId: number; model: string; input: TensorPayload; threshold: number };
+export type WorkerRequest = {
+  type: 'run';
+  jobId: number;
+  model: string;
+  /** Which of the worker's sessions: one of its setup's thread counts. */
+  threads: number;
+  input: TensorPayload;
+  threshold: number;
+};
 
 export type WorkerReply =
   | { type: 'ready' }

@@ -1,13 +1,16 @@
 /**
  * The gateway-wide inference scheduler: a FIFO of frames from every connection in front of a fixed set of
- * worker threads, one frame per worker at a time. Per-connection limits (ws/frame-queue.ts) bound how
- * much of this FIFO one client can occupy; `maxPending` bounds the whole and answers `overloaded` past it.
+ * worker threads, one frame per worker at a time. A frame alone runs on the first worker with every
+ * thread; frames that queue up run side by side on all workers with a share each (inference-schedule.ts).
+ * Per-connection limits (ws/frame-queue.ts) bound how much of this FIFO one client can occupy;
+ * `maxPending` bounds the whole and answers `overloaded` past it.
  */
 import { Worker } from 'node:worker_threads';
 import { ProtocolError } from '@sightline/shared/validation';
 import type { Logger } from '../logger.ts';
 import type { Candidate } from './decoders/types.ts';
 import type { TensorPayload, WorkerModel, WorkerReply, WorkerRequest, WorkerSetup } from './inference-messages.ts';
+import { nextDispatch, sharedThreads } from './inference-schedule.ts';
 
 export interface InferenceResult {
   /** Above the threshold, boxes normalised to the model input, before NMS. */
@@ -36,14 +39,22 @@ interface Job {
 interface Slot {
   worker: Worker;
   job: Job | undefined;
+  /** The running job has every thread. */
+  wide: boolean;
+  /** The first worker also holds sessions with every thread. */
+  canRunWide: boolean;
 }
 
 export interface InferencePoolOptions {
   models: WorkerModel[];
+  /** Intra-op threads of a frame that runs alone. */
   threads: number;
+  /** Frames that may run side by side when they queue up, each on an equal share of `threads`. */
   workers: number;
   maxPending: number;
   logger: Logger;
+  /** Called as each run starts: `wide` when it has every thread. */
+  onRun?: (wide: boolean) => void;
 }
 
 const WORKER_URL = new URL('./inference-worker-entry.mjs', import.meta.url);
@@ -58,7 +69,7 @@ export class InferencePool {
 
   static async start(options: InferencePoolOptions): Promise<InferencePool> {
     const pool = new InferencePool(options);
-    await Promise.all(Array.from({ length: options.workers }, () => pool.spawnSlot()));
+    await Promise.all(Array.from({ length: options.workers }, (_, i) => pool.spawnSlot(i === 0)));
     return pool;
   }
 
@@ -99,21 +110,34 @@ export class InferencePool {
     this.slots.length = 0;
   }
 
+  private get sharedThreads(): number {
+    return sharedThreads(this.options.threads, this.options.workers);
+  }
+
   private dispatch(): void {
-    for (const slot of this.slots) {
-      if (slot.job || this.waiting.length === 0) continue;
+    for (;;) {
+      const next = nextDispatch(
+        this.slots.map((slot) => ({ busy: slot.job !== undefined, busyWide: slot.wide, canRunWide: slot.canRunWide })),
+        this.waiting.length,
+      );
+      if (!next) return;
+      const slot = this.slots[next.slot]!;
       const job = this.waiting.shift()!;
       slot.job = job;
+      slot.wide = next.wide;
       job.dispatchedAt = performance.now();
-      const request: WorkerRequest = { type: 'run', jobId: job.jobId, model: job.model, input: job.input, threshold: job.threshold };
+      const threads = next.wide ? this.options.threads : this.sharedThreads;
+      const request: WorkerRequest = { type: 'run', jobId: job.jobId, model: job.model, threads, input: job.input, threshold: job.threshold };
       slot.worker.postMessage(request, [job.input.data.buffer as ArrayBuffer]);
+      this.options.onRun?.(next.wide);
     }
   }
 
-  private spawnSlot(): Promise<void> {
-    const setup: WorkerSetup = { threads: this.options.threads, models: this.options.models };
+  private spawnSlot(canRunWide: boolean): Promise<void> {
+    const threadCounts = [...new Set(canRunWide ? [this.options.threads, this.sharedThreads] : [this.sharedThreads])];
+    const setup: WorkerSetup = { threadCounts, models: this.options.models };
     const worker = new Worker(WORKER_URL, { workerData: setup });
-    const slot: Slot = { worker, job: undefined };
+    const slot: Slot = { worker, job: undefined, wide: false, canRunWide };
     return new Promise<void>((resolveReady, rejectReady) => {
       let ready = false;
       worker.on('message', (reply: WorkerReply) => {
@@ -137,11 +161,13 @@ export class InferencePool {
         if (index >= 0) this.slots.splice(index, 1);
         slot.job?.reject(new ProtocolError('internal', `inference worker exited (code ${code})`));
         slot.job = undefined;
+        slot.wide = false;
         if (!ready) rejectReady(new Error(`inference worker exited during start (code ${code})`));
         // A crashed worker is replaced so one bad frame cannot take the gateway's inference down for good.
         if (ready && !this.closed) {
+          this.dispatch(); // the others may take over what this one held up
           this.options.logger.warn({ code }, 'restarting inference worker');
-          this.spawnSlot().catch((error: unknown) => this.options.logger.error({ err: error }, 'restart failed'));
+          this.spawnSlot(canRunWide).catch((error: unknown) => this.options.logger.error({ err: error }, 'restart failed'));
         }
       });
     });
@@ -150,6 +176,7 @@ export class InferencePool {
   private settle(slot: Slot, reply: Extract<WorkerReply, { jobId: number }>): void {
     const job = slot.job;
     slot.job = undefined;
+    slot.wide = false;
     if (!job || job.jobId !== reply.jobId) {
       this.options.logger.error({ jobId: reply.jobId }, 'inference reply for an unknown job');
     } else if (reply.type === 'failed') {

@@ -7,10 +7,13 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import ort from 'onnxruntime-node';
 import { createDecoder, type OutputDecoder } from './decoders/index.ts';
-import type { TensorPayload, WorkerReply, WorkerRequest, WorkerSetup } from './inference-messages.ts';
+import type { TensorPayload, WorkerModel, WorkerReply, WorkerRequest, WorkerSetup } from './inference-messages.ts';
 
 const setup = workerData as WorkerSetup;
+/** Keyed by sessionKey(model, threads). */
 const sessions = new Map<string, { session: ort.InferenceSession; inputName: string; decoder: OutputDecoder }>();
+
+const sessionKey = (model: string, threads: number) => `${model}/${threads}`;
 
 function toTensor(payload: TensorPayload): ort.Tensor {
   return new ort.Tensor(payload.dtype, payload.data, payload.dims);
@@ -18,34 +21,38 @@ function toTensor(payload: TensorPayload): ort.Tensor {
 
 async function loadSessions(): Promise<void> {
   for (const model of setup.models) {
-    const decoder = createDecoder(model.manifest);
-    const session = await ort.InferenceSession.create(model.path, {
-      intraOpNumThreads: setup.threads,
-      interOpNumThreads: 1,
-      executionMode: 'sequential',
-      graphOptimizationLevel: 'all',
-      logSeverityLevel: 3,
-      // onnxruntime's pool threads spin between a run's operators (fast) and, by default, for a while
-      // after it too, holding a core that sharp needs to decode the next frame: measured here, that
-      // spinning put a 2x tail on both decode and inference. Stopping it when a run returns keeps the
-      // fast path inside runs and gives the cores back between them (docs/BENCHMARKS.md).
-      extra: { session: { force_spinning_stop: '1' } },
-    });
-    const inputName = model.manifest.input.name;
-    // The first runs allocate buffers and pick kernels; pay for them before the first client frame.
-    const size = model.warmupInput.dims.reduce((a, b) => a * b, 1);
-    const zeros = model.warmupInput.dtype === 'uint8' ? new Uint8Array(size) : new Float32Array(size);
-    for (let i = 0; i < 2; i++) {
-      decoder(await session.run({ [inputName]: toTensor({ ...model.warmupInput, data: zeros }) }), 1);
-    }
-    sessions.set(model.name, { session, inputName, decoder });
+    for (const threads of setup.threadCounts) await loadSession(model, threads);
   }
 }
 
+async function loadSession(model: WorkerModel, threads: number): Promise<void> {
+  const decoder = createDecoder(model.manifest);
+  const session = await ort.InferenceSession.create(model.path, {
+    intraOpNumThreads: threads,
+    interOpNumThreads: 1,
+    executionMode: 'sequential',
+    graphOptimizationLevel: 'all',
+    logSeverityLevel: 3,
+    // onnxruntime's pool threads spin between a run's operators (fast) and, by default, for a while
+    // after it too, holding a core that sharp needs to decode the next frame: measured here, that
+    // spinning put a 2x tail on both decode and inference. Stopping it when a run returns keeps the
+    // fast path inside runs and gives the cores back between them (docs/BENCHMARKS.md).
+    extra: { session: { force_spinning_stop: '1' } },
+  });
+  const inputName = model.manifest.input.name;
+  // The first runs allocate buffers and pick kernels; pay for them before the first client frame.
+  const size = model.warmupInput.dims.reduce((a, b) => a * b, 1);
+  const zeros = model.warmupInput.dtype === 'uint8' ? new Uint8Array(size) : new Float32Array(size);
+  for (let i = 0; i < 2; i++) {
+    decoder(await session.run({ [inputName]: toTensor({ ...model.warmupInput, data: zeros }) }), 1);
+  }
+  sessions.set(sessionKey(model.name, threads), { session, inputName, decoder });
+}
+
 async function run(request: Extract<WorkerRequest, { type: 'run' }>): Promise<void> {
-  const entry = sessions.get(request.model);
+  const entry = sessions.get(sessionKey(request.model, request.threads));
   if (!entry) {
-    reply({ type: 'failed', jobId: request.jobId, message: `model ${request.model} is not loaded in this worker` });
+    reply({ type: 'failed', jobId: request.jobId, message: `model ${request.model} with ${request.threads} thread(s) is not loaded in this worker` });
     return;
   }
   try {

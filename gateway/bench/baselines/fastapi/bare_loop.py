@@ -1,0 +1,76 @@
+"""
+The inference-bound limit of Python's onnxruntime on this machine: a bare loop over the same model file, a
+fixed image-like tensor and the same session options as server.py, no decode and no I/O. The matrix runs it
+beside its Node twin (bench/matrix.ts) so each server is compared with its own runtime's limit.
+
+    python bare_loop.py --model-dir models/ssdlite-mobilenetv2-coco --threads 2 --seconds 5 [--streams 2]
+With --streams S, S sessions run side by side, each in its own thread with --threads intra-op threads
+(onnxruntime releases the GIL while it runs). Prints one JSON line: {"fps", "meanMs", "runs", "onnxruntime"},
+fps counting every stream's runs, meanMs the mean time of one run.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import onnxruntime as ort
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--model-dir", type=Path, required=True)
+    parser.add_argument("--threads", type=int, required=True)
+    parser.add_argument("--seconds", type=float, default=5)
+    parser.add_argument("--streams", type=int, default=1)
+    args = parser.parse_args()
+
+    manifest = json.loads((args.model_dir / "manifest.json").read_text())
+    inp = manifest["input"]
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = args.threads
+    options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options.log_severity_level = 3
+    sessions = [
+        ort.InferenceSession(str(args.model_dir / manifest["file"]), sess_options=options, providers=["CPUExecutionProvider"])
+        for _ in range(args.streams)
+    ]
+
+    # The same deterministic pattern as the Node loop: value (i * 37) % 256 mapped onto the input range.
+    low, high = inp["range"]
+    size = inp["height"] * inp["width"] * 3
+    pattern = (np.arange(size, dtype=np.int64) * 37) % 256
+    tensor = (low + (high - low) * pattern / 255).astype(np.float32).reshape(1, inp["height"], inp["width"], 3)
+    feeds = {inp["name"]: tensor}
+    for session in sessions:
+        for _ in range(5):
+            session.run(None, feeds)
+
+    runs = [0] * args.streams
+    busy = [0.0] * args.streams
+    started = time.perf_counter()
+
+    def loop(i: int) -> None:
+        while time.perf_counter() - started < args.seconds:
+            t = time.perf_counter()
+            sessions[i].run(None, feeds)
+            busy[i] += time.perf_counter() - t
+            runs[i] += 1
+
+    threads = [threading.Thread(target=loop, args=(i,)) for i in range(args.streams)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    elapsed = time.perf_counter() - started
+    total = sum(runs)
+    print(json.dumps({"fps": total / elapsed, "meanMs": sum(busy) * 1000 / total, "runs": total, "onnxruntime": ort.__version__}))
+
+
+if __name__ == "__main__":
+    main()

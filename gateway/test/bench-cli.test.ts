@@ -73,6 +73,15 @@ describe('bench CLI against a real gateway', () => {
     expect(existsSync(chart) && readFileSync(chart, 'utf8').startsWith('<svg')).toBe(true);
   });
 
+  it('rasterises the chart when its name ends in .png', async () => {
+    const chart = join(scratch, 'chart.png');
+    const { code, stderr } = await cli(['--frames', '3', '--warmup', '0', '--chart', chart, '--quiet']);
+    expect(code, stderr).toBe(0);
+    const bytes = readFileSync(chart);
+    expect(bytes.subarray(1, 4).toString('ascii')).toBe('PNG');
+    expect(bytes.length).toBeGreaterThan(5000);
+  });
+
   it('exits 1 when frames go unanswered', async () => {
     const { code, stderr } = await cli(['--frames', '2', '--warmup', '0', '--timeout', '1', '--quiet']);
     expect(code).toBe(1);

@@ -214,7 +214,7 @@ export function buildProgram(): Command {
     .addOption(new Option('--timeout <ms>', 'a frame without an answer after MS counts as unanswered').default(DEFAULTS.timeoutMs).argParser(integer(1)))
     .addOption(new Option('--csv <file>', 'write every frame (warm-up frames flagged) to this CSV file'))
     .addOption(new Option('--json', 'print a one-line JSON summary on stdout and nothing else there (the table goes to stderr unless --quiet)'))
-    .addOption(new Option('--chart <file.svg>', 'write a latency chart (CDF and box plot per repeat) as SVG'))
+    .addOption(new Option('--chart <file>', 'write a latency chart (CDF and box plot per repeat): SVG, or PNG when the name ends in .png'))
     .addOption(new Option('--label <text>', 'name of this run in the output, CSV and JSON'))
     .addOption(new Option('--quiet', 'no table and no progress bar (errors still go to stderr)'))
     .addHelpText(

@@ -6,6 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ArgsError, HelpShown, parseArgs, type BenchConfig } from './args.ts';
+import sharp from 'sharp';
 import { renderLatencyChart } from './chart-svg.ts';
 import { writeCsv } from './csv.ts';
 import { InputError, loadInputs } from './inputs.ts';
@@ -53,7 +54,10 @@ export async function runCli(config: BenchConfig, io: { stdout: (s: string) => v
 
   if (config.csv) writeCsv(config.csv, result);
   if (config.chart) {
-    writeFileSync(config.chart, renderLatencyChart(chartSeries(result), { title: `${config.label ? `${config.label}: ` : ''}${summary.setup}` }));
+    const svg = renderLatencyChart(chartSeries(result), { title: `${config.label ? `${config.label}: ` : ''}${summary.setup}` });
+    // The chart is drawn as SVG; a .png name gets it rasterised by sharp (librsvg inside libvips).
+    if (/\.png$/i.test(config.chart)) await sharp(Buffer.from(svg), { density: 144 }).png().toFile(config.chart);
+    else writeFileSync(config.chart, svg);
   }
   const text = formatSummary(summary);
   if (config.json) {

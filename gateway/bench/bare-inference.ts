@@ -29,7 +29,7 @@ interface ModelInput {
   range: [number, number];
 }
 
-const WORKER_URL = new URL('./bare-inference-worker.mjs', import.meta.url);
+const WORKER_URL = new URL('./bare-inference-worker-entry.mjs', import.meta.url);
 
 /** `folder`: the model's folder under models/; `modelsDir`: models/ (npm-packaged model files live in its node_modules). */
 export async function bareInference(

@@ -8,6 +8,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import ort from 'onnxruntime-node';
 import { createDecoder, type OutputDecoder } from './decoders/index.ts';
 import type { TensorPayload, WorkerModel, WorkerReply, WorkerRequest, WorkerSetup } from './inference-messages.ts';
+import { inferenceSessionOptions } from './session-options.ts';
 
 const setup = workerData as WorkerSetup;
 /** Keyed by sessionKey(model, threads). */
@@ -27,18 +28,7 @@ async function loadSessions(): Promise<void> {
 
 async function loadSession(model: WorkerModel, threads: number): Promise<void> {
   const decoder = createDecoder(model.manifest);
-  const session = await ort.InferenceSession.create(model.path, {
-    intraOpNumThreads: threads,
-    interOpNumThreads: 1,
-    executionMode: 'sequential',
-    graphOptimizationLevel: 'all',
-    logSeverityLevel: 3,
-    // onnxruntime's pool threads spin between a run's operators (fast) and, by default, for a while
-    // after it too, holding a core that sharp needs to decode the next frame: measured here, that
-    // spinning put a 2x tail on both decode and inference. Stopping it when a run returns keeps the
-    // fast path inside runs and gives the cores back between them (docs/BENCHMARKS.md).
-    extra: { session: { force_spinning_stop: '1' } },
-  });
+  const session = await ort.InferenceSession.create(model.path, inferenceSessionOptions(threads));
   const inputName = model.manifest.input.name;
   // The first runs allocate buffers and pick kernels; pay for them before the first client frame.
   const size = model.warmupInput.dims.reduce((a, b) => a * b, 1);

@@ -36,6 +36,8 @@ export interface FakeCameraSpec {
 export const FAKE_CAMERAS = {
   /** dog.jpg (bicycle, dog, truck): slow 8 % zoom drifting left and up, 2.4 s loop at 15 fps. SSDLite finds the dog in every frame at 640 px; at 320 px it mostly calls it a cat, so tests that need dog send native-size frames. */
   dog: { file: 'fake-camera-dog.y4m', photo: 'dog.jpg', fit: 'cover', fps: 15, frames: 36, zoomMin: 0.92, panX: -0.8, panY: -0.6 },
+  /** The dog camera at 30 fps, for measuring whether the dashboard keeps a 30 fps video smooth (scripts/measure-rendering.ts). */
+  dog30: { file: 'fake-camera-dog-30fps.y4m', photo: 'dog.jpg', fit: 'cover', fps: 30, frames: 72, zoomMin: 0.92, panX: -0.8, panY: -0.6 },
   /** astronaut.jpg (one face) letterboxed into 4:3: slow 12 % zoom drifting left. */
   astronaut: { file: 'fake-camera-astronaut.y4m', photo: 'astronaut.jpg', fit: 'contain', fps: 15, frames: 36, zoomMin: 0.88, panX: -0.7, panY: -0.4 },
 } as const satisfies Record<string, FakeCameraSpec>;
@@ -150,9 +152,15 @@ export async function makeFakeCamera(name: FakeCameraName, outDir = DEFAULT_OUT_
   return path;
 }
 
-export async function makeAllFakeCameras(outDir = DEFAULT_OUT_DIR): Promise<Record<FakeCameraName, string>> {
-  const result = {} as Record<FakeCameraName, string>;
-  for (const name of Object.keys(FAKE_CAMERAS) as FakeCameraName[]) result[name] = await makeFakeCamera(name, outDir);
+/** The cameras the e2e tests use (the 30 fps one only serves the rendering measurement). */
+export const TEST_CAMERAS: readonly FakeCameraName[] = ['dog', 'astronaut'];
+
+export async function makeAllFakeCameras(
+  outDir = DEFAULT_OUT_DIR,
+  names: readonly FakeCameraName[] = Object.keys(FAKE_CAMERAS) as FakeCameraName[],
+): Promise<Partial<Record<FakeCameraName, string>>> {
+  const result: Partial<Record<FakeCameraName, string>> = {};
+  for (const name of names) result[name] = await makeFakeCamera(name, outDir);
   return result;
 }
 

@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeAllFakeCameras } from '../scripts/make-fake-camera.ts';
+import { makeAllFakeCameras, TEST_CAMERAS } from '../scripts/make-fake-camera.ts';
 import { chromiumExecutable } from './browser.ts';
 import { ARTIFACTS_DIR, REPO_ROOT, SCREENSHOTS_DIR, WEB_DIST } from './paths.ts';
 
@@ -36,6 +36,6 @@ export default async function globalSetup(): Promise<void> {
   }
 
   const started = Date.now();
-  const cameras = await makeAllFakeCameras();
+  const cameras = await makeAllFakeCameras(undefined, TEST_CAMERAS);
   console.log(`[e2e] fake cameras ready in ${Date.now() - started} ms: ${Object.values(cameras).join(', ')}`);
 }

@@ -4,9 +4,8 @@
  * run side by side, each in its own worker thread with `threads` intra-op threads, as the gateway's
  * workers do when frames queue up (src/pipeline/inference-schedule.ts).
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import type { ModelSpec } from '../src/models/manifest.ts';
 
 export interface BareInferenceResult {
   /** Runs per second, every stream counted. */
@@ -20,30 +19,12 @@ export interface BareInferenceResult {
   input: string;
 }
 
-interface ModelInput {
-  name: string;
-  layout: 'NHWC' | 'NCHW';
-  dtype: 'float32' | 'uint8';
-  width: number;
-  height: number;
-  range: [number, number];
-}
-
 const WORKER_URL = new URL('./bare-inference-worker-entry.mjs', import.meta.url);
 
-/** `folder`: the model's folder under models/; `modelsDir`: models/ (npm-packaged model files live in its node_modules). */
 export async function bareInference(
-  folder: string,
-  modelsDir: string,
+  { manifest, modelPath: path }: ModelSpec,
   options: { threads: number; streams: number; seconds: number },
 ): Promise<BareInferenceResult> {
-  const manifest = JSON.parse(readFileSync(join(folder, 'manifest.json'), 'utf8')) as {
-    name: string;
-    file?: string;
-    package?: { name: string; path: string };
-    input: ModelInput;
-  };
-  const path = manifest.file ? join(folder, manifest.file) : join(modelsDir, 'node_modules', manifest.package!.name, manifest.package!.path);
   const { input } = manifest;
   const dims = input.layout === 'NHWC' ? [1, input.height, input.width, 3] : [1, 3, input.height, input.width];
   const size = dims.reduce((a, b) => a * b, 1);

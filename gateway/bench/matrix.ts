@@ -13,7 +13,7 @@
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError } from 'commander';
 import ort from 'onnxruntime-node';
@@ -22,6 +22,7 @@ import { parseArgs } from './client/args.ts';
 import { markers, replaceSection } from './doc-section.ts';
 import { startGatewayProcess, type GatewayProcess } from './client/gateway-process.ts';
 import { loadInputs } from './client/inputs.ts';
+import { readModelSpecs, type ModelSpec } from '../src/models/manifest.ts';
 import { sharedThreads } from '../src/pipeline/inference-schedule.ts';
 import { bareInference } from './bare-inference.ts';
 import { runPythonBareLoop, startFastApiBaseline } from './baselines/fastapi-process.ts';
@@ -375,14 +376,10 @@ async function sectionPatterns(runner: Runner): Promise<string> {
 
 const ORT_NODE_VERSION = (ort.env as { versions?: { common?: string } }).versions?.common ?? '';
 
-/** The folder under models/ whose manifest names `modelName`. */
-function modelFolder(modelName: string): string {
-  const folder = readdirSync(MODELS_DIR, { withFileTypes: true })
-    .filter((e) => e.isDirectory() && existsSync(join(MODELS_DIR, e.name, 'manifest.json')))
-    .map((e) => join(MODELS_DIR, e.name))
-    .find((dir) => (JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as { name: string }).name === modelName);
-  if (!folder) throw new Error(`no manifest for model ${modelName} under ${MODELS_DIR}`);
-  return folder;
+function modelSpec(modelName: string): ModelSpec {
+  const spec = readModelSpecs(MODELS_DIR).find((s) => s.manifest.name === modelName);
+  if (!spec) throw new Error(`no manifest for model ${modelName} under ${MODELS_DIR}`);
+  return spec;
 }
 
 interface BareLimit {
@@ -401,12 +398,14 @@ interface BareLimit {
  * thread, and runs side by side on a share each, as the gateway's workers do when frames queue up.
  */
 async function measureBareLimits(modelName: string, threads: number, workers: number, seconds: number, python: boolean, during: () => Promise<void>): Promise<BareLimit[]> {
-  const folder = modelFolder(modelName);
+  const spec = modelSpec(modelName);
+  // The Python loop reads the manifest itself: it takes the model's folder (models with a `file` only).
+  const folder = dirname(spec.modelPath);
   const configs = [{ threads, streams: 1 }, ...(workers > 1 ? [{ threads: sharedThreads(threads, workers), streams: workers }] : [])];
   const runtimes = python ? (['node', 'python'] as const) : (['node'] as const);
   const once = async (runtime: 'node' | 'python', c: { threads: number; streams: number }) => {
     try {
-      if (runtime === 'node') return await bareInference(folder, MODELS_DIR, { ...c, seconds });
+      if (runtime === 'node') return await bareInference(spec, { ...c, seconds });
       return await runPythonBareLoop(folder, c.threads, c.streams, seconds);
     } catch (error) {
       process.stderr.write(`bare ${runtime} loop failed: ${error instanceof Error ? error.message.slice(0, 300) : String(error)}\n`);

@@ -42,7 +42,6 @@ export type WorkerReply =
       candidates: Candidate[];
       /** The request's input buffer, handed back for reuse. */
       input: TensorPayload['data'];
-      runMs: number;
       decodeMs: number;
     }
   | { type: 'failed'; jobId: number; message: string };

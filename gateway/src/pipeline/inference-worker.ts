@@ -22,12 +22,12 @@ function toTensor(payload: TensorPayload): ort.Tensor {
 
 async function loadSessions(): Promise<void> {
   for (const model of setup.models) {
-    for (const threads of setup.threadCounts) await loadSession(model, threads);
+    const decoder = createDecoder(model.manifest);
+    for (const threads of setup.threadCounts) await loadSession(model, threads, decoder);
   }
 }
 
-async function loadSession(model: WorkerModel, threads: number): Promise<void> {
-  const decoder = createDecoder(model.manifest);
+async function loadSession(model: WorkerModel, threads: number, decoder: OutputDecoder): Promise<void> {
   const session = await ort.InferenceSession.create(model.path, inferenceSessionOptions(threads));
   const inputName = model.manifest.input.name;
   // The first runs allocate buffers and pick kernels; pay for them before the first client frame.
@@ -46,13 +46,12 @@ async function run(request: Extract<WorkerRequest, { type: 'run' }>): Promise<vo
     return;
   }
   try {
-    const started = performance.now();
     const outputs = await entry.session.run({ [entry.inputName]: toTensor(request.input) });
     const ran = performance.now();
     const candidates = entry.decoder(outputs, request.threshold);
     const decodeMs = performance.now() - ran;
     const { data } = request.input;
-    reply({ type: 'done', jobId: request.jobId, candidates, input: data, runMs: ran - started, decodeMs }, [data.buffer as ArrayBuffer]);
+    reply({ type: 'done', jobId: request.jobId, candidates, input: data, decodeMs }, [data.buffer as ArrayBuffer]);
   } catch (error) {
     reply({ type: 'failed', jobId: request.jobId, message: error instanceof Error ? error.message : String(error) });
   }

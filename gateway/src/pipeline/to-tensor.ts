@@ -69,19 +69,33 @@ function fillBars(placement: Placement, black: number, out: Float32Array): void 
   if (placement.contentWidth * placement.contentHeight * 3 < out.length) out.fill(black);
 }
 
-/** Per output coordinate along one axis: the two source indices and the weight of the second. */
-function axisTaps(outSize: number, srcSize: number) {
-  const lower = new Int32Array(outSize);
-  const upper = new Int32Array(outSize);
-  const weight = new Float32Array(outSize);
+interface AxisTaps {
+  /** Per output coordinate: the two source indices (times `stride`) and the weight of the second. */
+  lower: Int32Array;
+  upper: Int32Array;
+  weight: Float32Array;
+}
+
+const tapsCache = new Map<string, AxisTaps>();
+/** Frame sizes vary per client, not per frame; the cache is cleared rather than grown without bound. */
+const TAPS_CACHE_LIMIT = 64;
+
+function axisTaps(outSize: number, srcSize: number, stride: number): AxisTaps {
+  const key = `${outSize}/${srcSize}/${stride}`;
+  let taps = tapsCache.get(key);
+  if (taps) return taps;
+  taps = { lower: new Int32Array(outSize), upper: new Int32Array(outSize), weight: new Float32Array(outSize) };
   const scale = srcSize / outSize;
   for (let i = 0; i < outSize; i++) {
     const src = Math.min(i * scale, srcSize - 1);
-    lower[i] = Math.floor(src);
-    upper[i] = Math.min(lower[i]! + 1, srcSize - 1);
-    weight[i] = src - lower[i]!;
+    const lower = Math.floor(src);
+    taps.lower[i] = lower * stride;
+    taps.upper[i] = Math.min(lower + 1, srcSize - 1) * stride;
+    taps.weight[i] = src - lower;
   }
-  return { lower, upper, weight };
+  if (tapsCache.size >= TAPS_CACHE_LIMIT) tapsCache.clear();
+  tapsCache.set(key, taps);
+  return taps;
 }
 
 /**
@@ -91,20 +105,14 @@ function axisTaps(outSize: number, srcSize: number) {
 function resampleInto(image: RgbImage, width: number, [low, high]: [number, number], placement: Placement, out: Float32Array): void {
   fillBars(placement, low, out);
   const scale = (high - low) / 255;
-  const xs = axisTaps(placement.contentWidth, image.width);
-  const ys = axisTaps(placement.contentHeight, image.height);
-  const left = new Int32Array(placement.contentWidth);
-  const right = new Int32Array(placement.contentWidth);
-  for (let x = 0; x < left.length; x++) {
-    left[x] = xs.lower[x]! * 3;
-    right[x] = xs.upper[x]! * 3;
-  }
-  const xWeight = xs.weight;
-  const src = image.data;
   const rowBytes = image.width * 3;
+  // Source offsets in bytes: columns step by a pixel (3), rows by a row.
+  const { lower: left, upper: right, weight: xWeight } = axisTaps(placement.contentWidth, image.width, 3);
+  const ys = axisTaps(placement.contentHeight, image.height, rowBytes);
+  const src = image.data;
   for (let cy = 0; cy < placement.contentHeight; cy++) {
-    const top = ys.lower[cy]! * rowBytes;
-    const bottom = ys.upper[cy]! * rowBytes;
+    const top = ys.lower[cy]!;
+    const bottom = ys.upper[cy]!;
     const wy = ys.weight[cy]!;
     const topScale = (1 - wy) * scale;
     const bottomScale = wy * scale;

@@ -4,7 +4,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { z } from 'zod';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -52,69 +52,53 @@ export const DEFAULT_CONFIG: GatewayConfig = {
   logLevel: 'info',
 };
 
-/** Environment variable for each setting. */
-const ENV_NAMES: Record<keyof GatewayConfig, string> = {
-  port: 'PORT',
-  host: 'HOST',
-  modelsDir: 'SIGHTLINE_MODELS_DIR',
-  webDir: 'SIGHTLINE_WEB_DIR',
-  defaultModel: 'SIGHTLINE_MODEL',
-  scoreThreshold: 'SIGHTLINE_THRESHOLD',
-  threads: 'SIGHTLINE_THREADS',
-  workers: 'SIGHTLINE_WORKERS',
-  maxInFlight: 'SIGHTLINE_MAX_IN_FLIGHT',
-  queueLength: 'SIGHTLINE_QUEUE_LENGTH',
-  maxPending: 'SIGHTLINE_MAX_PENDING',
-  maxMessageBytes: 'SIGHTLINE_MAX_MESSAGE_BYTES',
-  maxPixels: 'SIGHTLINE_MAX_PIXELS',
-  maxConnections: 'SIGHTLINE_MAX_CONNECTIONS',
-  logLevel: 'LOG_LEVEL',
+/** Flag, environment variable and help text of each setting: the CLI is built from this, and --help lists it. */
+const SETTINGS: Record<keyof GatewayConfig, { flags: string; env: string; help: string }> = {
+  port: { flags: '-p, --port <n>', env: 'PORT', help: `port to listen on (default ${DEFAULT_CONFIG.port})` },
+  host: { flags: '--host <addr>', env: 'HOST', help: `address to bind (default ${DEFAULT_CONFIG.host})` },
+  modelsDir: { flags: '--models-dir <dir>', env: 'SIGHTLINE_MODELS_DIR', help: 'folder of model manifests (default: models/)' },
+  webDir: { flags: '--web-dir <dir>', env: 'SIGHTLINE_WEB_DIR', help: 'dashboard build to serve (default: web/dist/)' },
+  defaultModel: { flags: '-m, --default-model <name>', env: 'SIGHTLINE_MODEL', help: 'model for frames that name none (default: the manifest marked default)' },
+  scoreThreshold: { flags: '-t, --score-threshold <0..1>', env: 'SIGHTLINE_THRESHOLD', help: "score threshold for every model (default: each model's own)" },
+  threads: { flags: '--threads <n>', env: 'SIGHTLINE_THREADS', help: 'onnxruntime intra-op threads of a frame inferred alone (default: cores)' },
+  workers: { flags: '--workers <n>', env: 'SIGHTLINE_WORKERS', help: 'frames inferred side by side once frames queue up, sharing the threads (default: cores)' },
+  maxInFlight: { flags: '--max-in-flight <n>', env: 'SIGHTLINE_MAX_IN_FLIGHT', help: `frames processed at once per connection (default ${DEFAULT_CONFIG.maxInFlight})` },
+  queueLength: { flags: '--queue-length <n>', env: 'SIGHTLINE_QUEUE_LENGTH', help: `frames waiting per connection, newest wins (default ${DEFAULT_CONFIG.queueLength})` },
+  maxPending: { flags: '--max-pending <n>', env: 'SIGHTLINE_MAX_PENDING', help: `frames waiting for inference, all connections (default ${DEFAULT_CONFIG.maxPending})` },
+  maxMessageBytes: { flags: '--max-message-bytes <n>', env: 'SIGHTLINE_MAX_MESSAGE_BYTES', help: 'largest accepted message (default 10 MiB)' },
+  maxPixels: { flags: '--max-pixels <n>', env: 'SIGHTLINE_MAX_PIXELS', help: 'largest accepted image, width x height (default 40 M)' },
+  maxConnections: { flags: '--max-connections <n>', env: 'SIGHTLINE_MAX_CONNECTIONS', help: `WebSocket connections at once (default ${DEFAULT_CONFIG.maxConnections})` },
+  logLevel: { flags: '--log-level <level>', env: 'LOG_LEVEL', help: `pino log level (default ${DEFAULT_CONFIG.logLevel})` },
 };
 
-function fromEnvironment(env: NodeJS.ProcessEnv): Partial<Record<keyof GatewayConfig, string>> {
-  const values: Partial<Record<keyof GatewayConfig, string>> = {};
-  for (const [key, name] of Object.entries(ENV_NAMES) as Array<[keyof GatewayConfig, string]>) {
-    const value = env[name];
-    if (value !== undefined && value !== '') values[key] = value;
-  }
-  return values;
-}
-
-function fromFlags(argv: readonly string[]): Partial<Record<keyof GatewayConfig, string>> {
+export function gatewayCli(): Command {
   const program = new Command('sightline-gateway')
     .description('Sightline detection gateway: WebSocket and REST object detection over ONNX Runtime.')
-    .option('-p, --port <n>', `port to listen on (${ENV_NAMES.port}, default ${DEFAULT_CONFIG.port})`)
-    .option('--host <addr>', `address to bind (${ENV_NAMES.host}, default ${DEFAULT_CONFIG.host})`)
-    .option('--models-dir <dir>', `folder of model manifests (${ENV_NAMES.modelsDir})`)
-    .option('--web-dir <dir>', `dashboard build to serve (${ENV_NAMES.webDir})`)
-    .option('-m, --default-model <name>', `model for frames that name none (${ENV_NAMES.defaultModel})`)
-    .option('-t, --score-threshold <0..1>', `score threshold for every model (${ENV_NAMES.scoreThreshold})`)
-    .option('--threads <n>', `onnxruntime intra-op threads of a frame inferred alone (${ENV_NAMES.threads}, default: cores)`)
-    .option('--workers <n>', `frames inferred side by side once frames queue up, sharing the threads (${ENV_NAMES.workers}, default: cores)`)
-    .option('--max-in-flight <n>', `frames processed at once per connection (${ENV_NAMES.maxInFlight}, default 2)`)
-    .option('--queue-length <n>', `frames waiting per connection, newest wins (${ENV_NAMES.queueLength}, default 2)`)
-    .option('--max-pending <n>', `frames waiting for inference, all connections (${ENV_NAMES.maxPending}, default 64)`)
-    .option('--max-message-bytes <n>', `largest accepted message (${ENV_NAMES.maxMessageBytes}, default 10 MiB)`)
-    .option('--max-pixels <n>', `largest accepted image, width x height (${ENV_NAMES.maxPixels}, default 40 M)`)
-    .option('--max-connections <n>', `WebSocket connections at once (${ENV_NAMES.maxConnections}, default 256)`)
-    .option('--log-level <level>', `pino log level (${ENV_NAMES.logLevel}, default info)`)
     .allowExcessArguments(false);
-  program.parse([...argv], { from: 'user' });
-  return program.opts<Partial<Record<keyof GatewayConfig, string>>>();
+  for (const { flags, env, help } of Object.values(SETTINGS)) program.addOption(new Option(flags, help).env(env));
+  return program;
 }
 
-/** Builds the configuration; throws with every invalid setting named. */
-export function loadConfig(
-  argv: readonly string[] = process.argv.slice(2),
-  env: NodeJS.ProcessEnv = process.env,
-): GatewayConfig {
-  return parseConfig({ ...fromEnvironment(env), ...fromFlags(argv) });
+/**
+ * Builds the configuration from defaults < environment < flags; throws with every invalid setting named.
+ * `pnpm start -- --help` hands the script a literal `--` first: it is skipped rather than read as an argument.
+ */
+export function loadConfig(argv: readonly string[] = process.argv.slice(2)): GatewayConfig {
+  const program = gatewayCli();
+  program.parse(argv[0] === '--' ? argv.slice(1) : [...argv], { from: 'user' });
+  const values: Partial<Record<keyof GatewayConfig, unknown>> = {};
+  for (const [key, value] of Object.entries(program.opts())) {
+    // An empty environment variable means "not set", as in most shells' configs.
+    if (value === '' && program.getOptionValueSource(key) === 'env') continue;
+    values[key as keyof GatewayConfig] = value;
+  }
+  return parseConfig(values);
 }
 
 export function parseConfig(overrides: Partial<Record<keyof GatewayConfig, unknown>>): GatewayConfig {
   const result = configSchema.safeParse({ ...DEFAULT_CONFIG, ...overrides });
   if (!result.success) {
-    const problems = result.error.issues.map((i) => `${ENV_NAMES[i.path[0] as keyof GatewayConfig] ?? i.path.join('.')}: ${i.message}`);
+    const problems = result.error.issues.map((i) => `${SETTINGS[i.path[0] as keyof GatewayConfig]?.env ?? i.path.join('.')}: ${i.message}`);
     throw new Error(`invalid configuration: ${problems.join('; ')}`);
   }
   return result.data;

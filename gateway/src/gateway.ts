@@ -48,7 +48,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   });
   const metrics = createMetrics();
   const pool = await InferencePool.start({
-    models: registry.workerModels(),
+    models: registry.specs,
     threads: config.threads,
     workers: config.workers,
     maxPending: config.maxPending,

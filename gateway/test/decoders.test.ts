@@ -5,9 +5,9 @@ import { fileURLToPath } from 'node:url';
 import ort from 'onnxruntime-node';
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createBlazeFaceDecoder } from '../src/pipeline/decoders/blazeface.ts';
-import { createSsdDecoder } from '../src/pipeline/decoders/ssd.ts';
-import type { Candidate, OutputDecoder } from '../src/pipeline/decoders/types.ts';
+import { createBlazeFaceDecoder } from '../src/pipeline/output-decoders/blazeface.ts';
+import { createSsdDecoder } from '../src/pipeline/output-decoders/ssd.ts';
+import type { Candidate, OutputDecoder } from '../src/pipeline/output-decoders/types.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const modelsDir = path.resolve(here, '../../models');

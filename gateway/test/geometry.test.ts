@@ -4,7 +4,7 @@ import { decodeImage, letterboxPlacement, resampledAfterDecode } from '../src/pi
 import { mapBoxToImage } from '../src/pipeline/map-boxes.ts';
 import { iou, nonMaxSuppression } from '../src/pipeline/nms.ts';
 import { TensorBufferPool } from '../src/pipeline/tensor-buffers.ts';
-import { toTensor } from '../src/pipeline/to-tensor.ts';
+import { buildInputTensor } from '../src/pipeline/input-tensor.ts';
 import { photo } from './support/images.ts';
 
 describe('letterbox placement and box mapping', () => {
@@ -37,7 +37,7 @@ describe('letterbox placement and box mapping', () => {
       const white = await sharp({ create: { width, height, channels: 3, background: '#fff' } }).jpeg().toBuffer();
       const decoded = await decodeImage(white, target, 1e8);
       expect(decoded.rgb.width, path).toBe(path === 'native' ? width : 256);
-      const tensor = toTensor(decoded.rgb, { ...target, layout: 'NHWC', dtype: 'float32', range: [0, 1] }, decoded.placement);
+      const tensor = buildInputTensor(decoded.rgb, { ...target, layout: 'NHWC', dtype: 'float32', range: [0, 1] }, decoded.placement);
       const rowIsWhite = (y: number) => tensor.data[(y * 256 + 128) * 3]! > 0.8;
       const whiteRows = Array.from({ length: 256 }, (_, y) => y).filter(rowIsWhite);
       expect(whiteRows[0], path).toBe(decoded.placement.offsetY);
@@ -80,9 +80,9 @@ describe('decode path', () => {
     const small = await sharp(photo('horses.jpg')).resize(420, 280, { fit: 'fill' }).jpeg({ quality: 90 }).toBuffer();
     const decoded = await decodeImage(small, stretch, 1e8);
     expect(decoded.rgb.width, 'decoded at its own size').toBe(420);
-    const ours = toTensor(decoded.rgb, spec, decoded.placement);
+    const ours = buildInputTensor(decoded.rgb, spec, decoded.placement);
     const byLibvips = await sharp(small).resize(300, 300, { fit: 'fill' }).raw().toBuffer();
-    const theirs = toTensor({ data: byLibvips, width: 300, height: 300 }, spec, decoded.placement);
+    const theirs = buildInputTensor({ data: byLibvips, width: 300, height: 300 }, spec, decoded.placement);
     let sum = 0;
     for (let i = 0; i < ours.data.length; i++) sum += Math.abs(ours.data[i]! - theirs.data[i]!);
     expect(sum / ours.data.length).toBeLessThan(0.03);
@@ -96,16 +96,16 @@ describe('tensor conversion', () => {
   it('scales 0..255 onto the manifest range, NHWC and NCHW', () => {
     const pixels = rgb(2, 1, [0, 255, 51, 102, 153, 204]);
     const spec = { width: 2, height: 1, dtype: 'float32' as const, range: [-1, 1] as [number, number] };
-    const nhwc = toTensor(pixels, { ...spec, layout: 'NHWC' }, full(2, 1));
+    const nhwc = buildInputTensor(pixels, { ...spec, layout: 'NHWC' }, full(2, 1));
     expect(nhwc.dims).toEqual([1, 1, 2, 3]);
     expect([...nhwc.data].map((v) => +v.toFixed(3))).toEqual([-1, 1, -0.6, -0.2, 0.2, 0.6]);
-    const nchw = toTensor(pixels, { ...spec, layout: 'NCHW' }, full(2, 1));
+    const nchw = buildInputTensor(pixels, { ...spec, layout: 'NCHW' }, full(2, 1));
     expect(nchw.dims).toEqual([1, 3, 1, 2]);
     expect([...nchw.data].map((v) => +v.toFixed(3))).toEqual([-1, -0.2, 1, 0.2, -0.6, 0.6]);
   });
 
   it('passes uint8 values through', () => {
-    const t = toTensor(rgb(1, 1, [1, 2, 3]), { width: 1, height: 1, dtype: 'uint8', layout: 'NHWC', range: [0, 1] }, full(1, 1));
+    const t = buildInputTensor(rgb(1, 1, [1, 2, 3]), { width: 1, height: 1, dtype: 'uint8', layout: 'NHWC', range: [0, 1] }, full(1, 1));
     expect([...t.data]).toEqual([1, 2, 3]);
   });
 
@@ -114,21 +114,21 @@ describe('tensor conversion', () => {
     const red = (t: { data: ArrayLike<number> }) => Array.from(t.data).filter((_, i) => i % 3 === 0).map((v) => +v.toFixed(3));
     // Halving picks every other pixel: source x = 2i.
     const row = rgb(4, 1, [0, 0, 0, 10, 0, 0, 20, 0, 0, 30, 0, 0]);
-    expect(red(toTensor(row, spec(2, 1), full(2, 1)))).toEqual([0, 20]);
+    expect(red(buildInputTensor(row, spec(2, 1), full(2, 1)))).toEqual([0, 20]);
     // Enlarging interpolates, and the last source pixel repeats: source x = min(i / 2, 1).
     const pair = rgb(2, 1, [0, 0, 0, 100, 0, 0]);
-    expect(red(toTensor(pair, spec(4, 1), full(4, 1)))).toEqual([0, 50, 100, 100]);
+    expect(red(buildInputTensor(pair, spec(4, 1), full(4, 1)))).toEqual([0, 50, 100, 100]);
     // Vertically the same rule, and both axes combine bilinearly.
     const square = rgb(2, 2, [0, 0, 0, 100, 0, 0, 100, 0, 0, 200, 0, 0]);
-    expect(red(toTensor(square, spec(4, 4), full(4, 4)))).toEqual([0, 50, 100, 100, 50, 100, 150, 150, 100, 150, 200, 200, 100, 150, 200, 200]);
+    expect(red(buildInputTensor(square, spec(4, 4), full(4, 4)))).toEqual([0, 50, 100, 100, 50, 100, 150, 150, 100, 150, 200, 200, 100, 150, 200, 200]);
   });
 
   it('fills reused buffers completely, and takes them back only once they are free', () => {
     const buffers = new TensorBufferPool(1);
     const spec = { width: 2, height: 1, layout: 'NHWC' as const, dtype: 'float32' as const, range: [0, 1] as [number, number] };
-    const first = toTensor(rgb(2, 1, [255, 255, 255, 255, 255, 255]), spec, full(2, 1), buffers);
+    const first = buildInputTensor(rgb(2, 1, [255, 255, 255, 255, 255, 255]), spec, full(2, 1), buffers);
     buffers.release(first.data);
-    const second = toTensor(rgb(2, 1, [0, 0, 0, 0, 0, 0]), spec, { offsetX: 0, offsetY: 0, contentWidth: 1, contentHeight: 1 }, buffers);
+    const second = buildInputTensor(rgb(2, 1, [0, 0, 0, 0, 0, 0]), spec, { offsetX: 0, offsetY: 0, contentWidth: 1, contentHeight: 1 }, buffers);
     expect(second.data).toBe(first.data);
     expect([...second.data]).toEqual([0, 0, 0, 0, 0, 0]); // the bar (second pixel) is cleared, not left at 1
     // A buffer transferred to a worker is detached: releasing it must not hand out an empty array later.

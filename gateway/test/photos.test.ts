@@ -91,7 +91,7 @@ describe('detection on real photos', () => {
     dogA.forEach((v, i) => expect(Math.abs(dogB[i]! / 2 - v)).toBeLessThan(12));
   });
 
-  // Frames about the model input's size are decoded at their own size and resampled in to-tensor.ts
+  // Frames about the model input's size are decoded at their own size and resampled in input-tensor.ts
   // (the path every dashboard frame takes); larger ones are resized by libvips. Both must find the objects.
   it.each([
     ['giraffe.jpg', 'ssdlite-mobilenetv2-coco', ['giraffe', 'zebra']],

@@ -1,6 +1,7 @@
 /**
- * Sightline wire protocol: the one definition of every message both directions carry.
- * Gateway, dashboard and benchmark client import these types; docs/PROTOCOL.md describes the bytes.
+ * Sightline wire protocol: every constant both ends share. The messages themselves are zod schemas in
+ * schemas.ts, and their TypeScript types are inferred from those schemas (re-exported here), so a type
+ * and the check that enforces it cannot drift apart. docs/PROTOCOL.md describes the bytes.
  *
  * Transport rules (see docs/PROTOCOL.md):
  * - WebSocket at {@link WS_PATH}. A binary message is MessagePack, a text message is JSON with the image
@@ -8,7 +9,7 @@
  * - HTTP: POST {@link DETECT_PATH}, GET {@link MODELS_PATH}, GET {@link HEALTH_PATH}.
  */
 
-/** Bumped on any incompatible change to a message below. */
+/** Bumped on any incompatible change to a message. */
 export const PROTOCOL_VERSION = 1;
 
 export const WS_PATH = '/ws';
@@ -21,93 +22,43 @@ export const METRICS_PATH = '/metrics';
 export const PROTOCOL_QUERY_PARAM = 'protocol';
 
 export const MSGPACK_CONTENT_TYPE = 'application/msgpack';
+export const JSON_CONTENT_TYPE = 'application/json';
+/** Raw image bodies POST /api/detect accepts (besides JSON and MessagePack). */
+export const IMAGE_CONTENT_TYPES = ['image/jpeg', 'image/png', 'image/webp'] as const;
 
-export type Codec = 'json' | 'msgpack';
-export const CODECS: readonly Codec[] = ['json', 'msgpack'];
+export const CODECS = ['json', 'msgpack'] as const;
+export type Codec = (typeof CODECS)[number];
 
-// ---------------------------------------------------------------------------------------------
-// Client -> gateway
+/**
+ * WebSocket close codes the gateway sends, and the standard ones a client may see. Both ends import
+ * them from here; docs/PROTOCOL.md has the table of what a client should do on each.
+ */
+export const CLOSE_CODES = {
+  /** The client closed on purpose (the dashboard when it stops). */
+  normal: 1000,
+  /** The gateway is shutting down: reconnect (to another replica, or once it is back). */
+  goingAway: 1001,
+  /** A text message that is not UTF-8 (RFC 6455 requires the close). */
+  invalidPayload: 1007,
+  /** A message above the hard ceiling (4x maxMessageBytes). */
+  messageTooBig: 1009,
+  /** The gateway has no room for another connection now: retry after a delay. */
+  tryAgainLater: 1013,
+  /** The client closes when the gateway's `hello` names another protocol version. */
+  protocolMismatch: 4000,
+  /** The gateway does not speak the version the client asked for in `?protocol=`: do not retry. */
+  unsupportedProtocol: 4001,
+} as const;
+export type CloseCode = (typeof CLOSE_CODES)[keyof typeof CLOSE_CODES];
 
-export interface FrameMessage {
-  type: 'frame';
-  /** The client's frame number, echoed in the answer. */
-  id: number;
-  /** The client's send time (any clock, usually ms), echoed untouched so the client can compute latency. */
-  ts: number;
-  /** Encoded JPEG, PNG or WebP bytes. Base64 string on the JSON codec. */
-  image: Uint8Array;
-  /** Model name from GET /api/models; the gateway's default when absent. */
-  model?: string;
-  /** Minimum score 0..1; the model's default when absent. */
-  threshold?: number;
-}
-
-export interface PingMessage {
-  type: 'ping';
-  id: number;
-  ts: number;
-}
-
-export type ClientMessage = FrameMessage | PingMessage;
-
-// ---------------------------------------------------------------------------------------------
-// Gateway -> client
-
-export type Box = [x1: number, y1: number, x2: number, y2: number];
-
-export interface Detection {
-  label: string;
-  classId: number;
-  /** 0..1 */
-  score: number;
-  /** Pixels of the submitted image (after EXIF orientation), x1 < x2, y1 < y2. */
-  box: Box;
-}
-
-export interface StageTimings {
-  /** Waiting: behind the connection's own earlier frames, then for a free inference worker (other clients). */
-  queueMs: number;
-  /** Header read and size check, then decoding (and, for frames over 1.5x the model input, resizing in libvips). */
-  decodeMs: number;
-  /** Pixels to the model's input tensor, resampled to its size when decoding did not resize. */
-  preprocessMs: number;
-  /** onnxruntime run, as seen from the gateway (includes the hand-off to the inference worker and back). */
-  inferenceMs: number;
-  /** Output decoding (in the inference worker), NMS, mapping boxes back to the image. */
-  postprocessMs: number;
-  /** From receipt of the message to the reply being handed to the socket. */
-  serverMs: number;
-}
-
-export interface DetectionsMessage {
-  type: 'detections';
-  id: number;
-  ts: number;
-  model: string;
-  /** Size of the submitted image in pixels. */
-  width: number;
-  height: number;
-  detections: Detection[];
-  timings: StageTimings;
-}
-
-export interface PongMessage {
-  type: 'pong';
-  id: number;
-  ts: number;
-  /** Gateway wall clock (ms since epoch) when the ping was answered. */
-  serverTs: number;
-}
-
-export const DROP_REASONS = ['superseded', 'shutting_down'] as const;
+/** Why a frame was answered `dropped` instead of being detected. */
+export const DROP_REASONS = [
+  /** A newer frame from the same connection took its place in the queue (the newest frame wins). */
+  'superseded',
+  /** The gateway is shutting down: frames still waiting are not started. */
+  'shutting_down',
+] as const;
 export type DropReason = (typeof DROP_REASONS)[number];
-
-export interface DroppedMessage {
-  type: 'dropped';
-  id: number;
-  /** `superseded`: a newer frame from the same connection took its place in the queue. */
-  reason: DropReason;
-}
 
 export const ERROR_CODES = [
   /** Not a message of this protocol: undecodable bytes, bad JSON, wrong field types, bad Base64. */
@@ -125,83 +76,6 @@ export const ERROR_CODES = [
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
-export interface ErrorMessage {
-  type: 'error';
-  /** The id of the message that caused it, when one could be read. */
-  id?: number;
-  code: ErrorCode;
-  message: string;
-}
-
-export interface Limits {
-  maxMessageBytes: number;
-  maxPixels: number;
-  maxInFlight: number;
-  queueLength: number;
-}
-
-/** Sent once, as JSON text, when a WebSocket connection opens. */
-export interface HelloMessage {
-  type: 'hello';
-  protocol: number;
-  defaultModel: string;
-  models: string[];
-  limits: Limits;
-}
-
-export type ServerMessage =
-  | HelloMessage
-  | DetectionsMessage
-  | PongMessage
-  | DroppedMessage
-  | ErrorMessage;
-
-// ---------------------------------------------------------------------------------------------
-// HTTP
-
-/**
- * Body of POST /api/detect as JSON (image Base64) or MessagePack (image bin). A raw image body takes
- * the other fields from the query string instead (?model=&threshold=&id=&ts=).
- */
-export interface DetectRequestBody {
-  image: Uint8Array;
-  model?: string;
-  threshold?: number;
-  /** Echoed in the answer; 0 when absent. */
-  id?: number;
-  ts?: number;
-}
-
-/** Content types POST /api/detect accepts. */
-export const IMAGE_CONTENT_TYPES = ['image/jpeg', 'image/png', 'image/webp'] as const;
-export const JSON_CONTENT_TYPE = 'application/json';
-
-export type ModelKind = 'objects' | 'faces';
-
-/** One entry of GET /api/models. */
-export interface ModelInfo {
-  name: string;
-  title: string;
-  kind: ModelKind;
-  default: boolean;
-  input: { width: number; height: number; layout: 'NHWC' | 'NCHW'; resize: 'stretch' | 'letterbox' };
-  labels: string[];
-  scoreThreshold: number;
-}
-
-export interface ModelsResponse {
-  protocol: number;
-  defaultModel: string;
-  models: ModelInfo[];
-}
-
-export interface HealthResponse {
-  ok: boolean;
-  protocol: number;
-  modelsLoaded: string[];
-  uptimeS: number;
-}
-
 /** HTTP status for each error code on POST /api/detect. */
 export const HTTP_STATUS_BY_ERROR: Readonly<Record<ErrorCode, number>> = {
   bad_message: 400,
@@ -211,3 +85,26 @@ export const HTTP_STATUS_BY_ERROR: Readonly<Record<ErrorCode, number>> = {
   overloaded: 503,
   internal: 500,
 };
+
+export const MODEL_KINDS = ['objects', 'faces'] as const;
+export type ModelKind = (typeof MODEL_KINDS)[number];
+
+export type {
+  Box,
+  ClientMessage,
+  DetectRequestBody,
+  Detection,
+  DetectionsMessage,
+  DroppedMessage,
+  ErrorMessage,
+  FrameMessage,
+  HealthResponse,
+  HelloMessage,
+  Limits,
+  ModelInfo,
+  ModelsResponse,
+  PingMessage,
+  PongMessage,
+  ServerMessage,
+  StageTimings,
+} from './schemas.ts';

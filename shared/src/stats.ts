@@ -53,3 +53,9 @@ export function summarize(values: readonly number[]): Summary {
     stddev: stddev(sorted),
   };
 }
+
+/** `value` rounded to `digits` decimals: timings to the microsecond (3), pixels to a hundredth (2). */
+export function roundTo(value: number, digits: number): number {
+  const scale = 10 ** digits;
+  return Math.round(value * scale) / scale;
+}

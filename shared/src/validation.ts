@@ -1,18 +1,23 @@
 /**
- * Runtime validation of everything that crosses the wire. The gateway validates what clients send;
- * clients (dashboard, benchmark) validate what the gateway answers. Schemas mirror protocol.ts.
+ * Runtime validation of everything that crosses the wire, against the schemas in schemas.ts. The
+ * gateway validates what clients send; clients (dashboard, benchmark) validate what the gateway answers.
  */
-import { z } from 'zod';
-import { base64ToBytes } from './base64.ts';
+import type { z } from 'zod';
+import type { Codec, ErrorCode } from './protocol.ts';
 import {
-  DROP_REASONS,
-  ERROR_CODES,
+  clientMessageSchemas,
+  detectBodySchemas,
+  detectQuerySchema,
+  healthResponseSchema,
+  messageId,
+  modelsResponseSchema,
+  serverMessageSchema,
   type ClientMessage,
-  type Codec,
   type DetectRequestBody,
-  type ErrorCode,
+  type HealthResponse,
+  type ModelsResponse,
   type ServerMessage,
-} from './protocol.ts';
+} from './schemas.ts';
 
 /** A message that could not be accepted, with the protocol error code it maps to. */
 export class ProtocolError extends Error {
@@ -25,76 +30,6 @@ export class ProtocolError extends Error {
     super(message);
     this.name = 'ProtocolError';
   }
-}
-
-const messageId = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
-const timestamp = z.number().refine(Number.isFinite, 'must be a finite number');
-const modelName = z.string().min(1).max(100);
-const threshold = z.number().min(0).max(1);
-
-const binaryImage = z.instanceof(Uint8Array, { message: 'image must be binary (MessagePack bin)' });
-const base64Image = z
-  .string({ message: 'image must be a Base64 string' })
-  .transform((text, ctx) => {
-    const bytes = base64ToBytes(text);
-    if (!bytes) {
-      ctx.addIssue({ code: 'custom', message: 'image is not valid Base64' });
-      return z.NEVER;
-    }
-    return bytes;
-  });
-
-function frameSchema<T extends z.ZodType<Uint8Array, unknown>>(image: T) {
-  return z.strictObject({
-    type: z.literal('frame'),
-    id: messageId,
-    ts: timestamp,
-    image,
-    model: modelName.optional(),
-    threshold: threshold.optional(),
-  });
-}
-
-const pingSchema = z.strictObject({ type: z.literal('ping'), id: messageId, ts: timestamp });
-
-const clientSchemas = {
-  json: z.discriminatedUnion('type', [frameSchema(base64Image), pingSchema]),
-  msgpack: z.discriminatedUnion('type', [frameSchema(binaryImage), pingSchema]),
-} as const;
-
-function detectBodySchema<T extends z.ZodType<Uint8Array, unknown>>(image: T) {
-  return z.strictObject({
-    image,
-    model: modelName.optional(),
-    threshold: threshold.optional(),
-    id: messageId.optional(),
-    ts: timestamp.optional(),
-  });
-}
-
-const detectBodySchemas = {
-  json: detectBodySchema(base64Image),
-  msgpack: detectBodySchema(binaryImage),
-} as const;
-
-/** Validates the JSON or MessagePack body of POST /api/detect. */
-export function validateDetectRequestBody(value: unknown, codec: Codec): DetectRequestBody {
-  const result = detectBodySchemas[codec].safeParse(value);
-  if (!result.success) throw new ProtocolError('bad_message', describeIssues(result.error), readableId(value));
-  return result.data as DetectRequestBody;
-}
-
-/** Validates the query string fields that accompany a raw image body. */
-export function validateDetectQuery(query: Record<string, unknown>): Omit<DetectRequestBody, 'image'> {
-  const schema = z.strictObject({
-    model: modelName.optional(),
-    threshold: z.coerce.number().pipe(threshold).optional(),
-    id: z.coerce.number().pipe(messageId).optional(),
-    ts: z.coerce.number().pipe(timestamp).optional(),
-  });
-  const result = schema.safeParse(query);
-  if (!result.success) throw new ProtocolError('bad_message', describeIssues(result.error));
-  return result.data;
 }
 
 function readableId(value: unknown): number | undefined {
@@ -112,64 +47,44 @@ function describeIssues(error: z.ZodError): string {
 
 /** Validates a decoded client message; throws {@link ProtocolError} `bad_message` with the reason. */
 export function validateClientMessage(value: unknown, codec: Codec): ClientMessage {
-  const result = clientSchemas[codec].safeParse(value);
-  if (!result.success) {
-    throw new ProtocolError('bad_message', describeIssues(result.error), readableId(value));
-  }
-  return result.data as ClientMessage;
+  const result = clientMessageSchemas[codec].safeParse(value);
+  if (!result.success) throw new ProtocolError('bad_message', describeIssues(result.error), readableId(value));
+  return result.data;
 }
 
-// ---------------------------------------------------------------------------------------------
-// Gateway -> client
+/** Validates the JSON or MessagePack body of POST /api/detect. */
+export function validateDetectRequestBody(value: unknown, codec: Codec): DetectRequestBody {
+  const result = detectBodySchemas[codec].safeParse(value);
+  if (!result.success) throw new ProtocolError('bad_message', describeIssues(result.error), readableId(value));
+  return result.data;
+}
 
-const box = z.tuple([z.number(), z.number(), z.number(), z.number()]);
-const durationMs = z.number().min(0);
-
-const serverSchema = z.discriminatedUnion('type', [
-  z.object({
-    type: z.literal('hello'),
-    protocol: z.number().int(),
-    defaultModel: z.string(),
-    models: z.array(z.string()),
-    limits: z.object({
-      maxMessageBytes: z.number(),
-      maxPixels: z.number(),
-      maxInFlight: z.number(),
-      queueLength: z.number(),
-    }),
-  }),
-  z.object({
-    type: z.literal('detections'),
-    id: messageId,
-    ts: timestamp,
-    model: z.string(),
-    width: z.number().int().positive(),
-    height: z.number().int().positive(),
-    detections: z.array(
-      z.object({ label: z.string(), classId: z.number().int(), score: z.number().min(0).max(1), box }),
-    ),
-    timings: z.object({
-      queueMs: durationMs,
-      decodeMs: durationMs,
-      preprocessMs: durationMs,
-      inferenceMs: durationMs,
-      postprocessMs: durationMs,
-      serverMs: durationMs,
-    }),
-  }),
-  z.object({ type: z.literal('pong'), id: messageId, ts: timestamp, serverTs: timestamp }),
-  z.object({ type: z.literal('dropped'), id: messageId, reason: z.enum(DROP_REASONS) }),
-  z.object({
-    type: z.literal('error'),
-    id: messageId.optional(),
-    code: z.enum(ERROR_CODES),
-    message: z.string(),
-  }),
-]);
+/** Validates the query string fields that accompany a raw image body. */
+export function validateDetectQuery(query: Record<string, unknown>): Omit<DetectRequestBody, 'image'> {
+  const result = detectQuerySchema.safeParse(query);
+  if (!result.success) throw new ProtocolError('bad_message', describeIssues(result.error));
+  return result.data;
+}
 
 /** Validates a decoded gateway message; throws {@link ProtocolError} `bad_message`. */
 export function validateServerMessage(value: unknown): ServerMessage {
-  const result = serverSchema.safeParse(value);
+  const result = serverMessageSchema.safeParse(value);
   if (!result.success) throw new ProtocolError('bad_message', describeIssues(result.error));
-  return result.data as ServerMessage;
+  return result.data;
+}
+
+function validateResponse<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
+  const result = schema.safeParse(value);
+  if (!result.success) throw new Error(`${what} is not what this client understands: ${describeIssues(result.error)}`);
+  return result.data;
+}
+
+/** Validates the body of GET /api/models; throws an Error naming what is wrong. */
+export function validateModelsResponse(value: unknown): ModelsResponse {
+  return validateResponse(modelsResponseSchema, value, 'the model list (GET /api/models)');
+}
+
+/** Validates the body of GET /healthz; throws an Error naming what is wrong. */
+export function validateHealthResponse(value: unknown): HealthResponse {
+  return validateResponse(healthResponseSchema, value, 'the health answer (GET /healthz)');
 }

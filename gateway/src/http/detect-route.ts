@@ -17,8 +17,7 @@ import { ProtocolError, validateDetectQuery, validateDetectRequestBody } from '@
 import type { Logger } from '../logger.ts';
 import { observeStages, type Metrics } from '../metrics.ts';
 import type { Detector } from '../pipeline/detector.ts';
-
-const round3 = (v: number): number => Math.round(v * 1000) / 1000;
+import { detectionsReply, errorReply } from '../replies.ts';
 
 function replyCodec(request: Request): Codec {
   return (request.get('accept') ?? '').includes(MSGPACK_CONTENT_TYPE) ? 'msgpack' : 'json';
@@ -67,34 +66,15 @@ export function detectRouter(deps: { detector: Detector; maxMessageBytes: number
         requestCodec = parsed.codec;
         id = parsed.body.id;
         const result = await deps.detector.detect(parsed.body);
-        const serverMs = round3(performance.now() - receivedAt);
-        send(
-          response,
-          200,
-          {
-            type: 'detections',
-            id: parsed.body.id ?? 0,
-            ts: parsed.body.ts ?? 0,
-            ...result,
-            timings: { ...result.timings, serverMs },
-          },
-          codec,
-        );
+        const reply = detectionsReply(parsed.body, result, { receivedAt });
+        send(response, 200, reply, codec);
         deps.metrics.frames.inc({ transport: 'http', codec: requestCodec, outcome: 'detections' });
-        observeStages(deps.metrics, result.model, { ...result.timings, serverMs });
+        observeStages(deps.metrics, reply.model, reply.timings);
       } catch (error) {
-        if (!(error instanceof ProtocolError)) deps.logger.error({ err: error }, 'detect request failed');
-        const known = error instanceof ProtocolError ? error : new ProtocolError('internal', 'internal error');
-        const messageId = id ?? known.id;
-        send(
-          response,
-          HTTP_STATUS_BY_ERROR[known.code],
-          messageId === undefined
-            ? { type: 'error', code: known.code, message: known.message }
-            : { type: 'error', id: messageId, code: known.code, message: known.message },
-          codec,
-        );
-        deps.metrics.frames.inc({ transport: 'http', codec: requestCodec, outcome: known.code });
+        const { reply, fault } = errorReply(error, id);
+        if (fault !== undefined) deps.logger.error({ err: fault }, 'detect request failed');
+        send(response, HTTP_STATUS_BY_ERROR[reply.code], reply, codec);
+        deps.metrics.frames.inc({ transport: 'http', codec: requestCodec, outcome: reply.code });
       }
     },
   );

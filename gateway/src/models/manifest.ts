@@ -38,12 +38,15 @@ const manifestSchema = z
 
 export type Manifest = z.infer<typeof manifestSchema>;
 
+/** A model as the gateway serves it: its manifest, where its weights are, its labels and the threshold in force. */
 export interface ModelSpec {
   manifest: Manifest;
   /** Absolute path of the .onnx file. */
   modelPath: string;
-  /** Index = label index the decoder reports; "" marks an unused output column. */
+  /** Index = label index the output decoder reports; "" marks an unused output column. */
   labels: string[];
+  /** Score threshold used when a frame sets none: the manifest's, unless the gateway overrides it. */
+  scoreThreshold: number;
 }
 
 function resolveModelPath(manifest: Manifest, folder: string): string {
@@ -62,7 +65,7 @@ export function readModelSpec(folder: string): ModelSpec {
   }
   const manifest = parsed.data;
   const labels = z.array(z.string()).parse(JSON.parse(readFileSync(join(folder, manifest.labels), 'utf8')));
-  return { manifest, modelPath: resolveModelPath(manifest, folder), labels };
+  return { manifest, modelPath: resolveModelPath(manifest, folder), labels, scoreThreshold: manifest.scoreThreshold };
 }
 
 /** Every subfolder of `modelsDir` holding a manifest.json. */

@@ -4,13 +4,7 @@ import { createReadStream } from 'node:fs';
 import type { ModelInfo, ModelsResponse } from '@sightline/shared/protocol';
 import { PROTOCOL_VERSION } from '@sightline/shared/protocol';
 import { ProtocolError } from '@sightline/shared/validation';
-import type { WorkerModel } from '../pipeline/inference-messages.ts';
 import { readModelSpecs, type ModelSpec } from './manifest.ts';
-
-export interface LoadedModel extends ModelSpec {
-  /** Score threshold used when a frame sets none. */
-  scoreThreshold: number;
-}
 
 async function sha256Of(path: string): Promise<string> {
   const hash = createHash('sha256');
@@ -20,7 +14,7 @@ async function sha256Of(path: string): Promise<string> {
 
 export class ModelRegistry {
   private constructor(
-    private readonly models: Map<string, LoadedModel>,
+    private readonly models: Map<string, ModelSpec>,
     readonly defaultModel: string,
   ) {}
 
@@ -34,7 +28,7 @@ export class ModelRegistry {
   ): Promise<ModelRegistry> {
     const specs = readModelSpecs(modelsDir);
     if (specs.length === 0) throw new Error(`no model manifests found under ${modelsDir}`);
-    const models = new Map<string, LoadedModel>();
+    const models = new Map<string, ModelSpec>();
     for (const spec of specs) {
       const actual = await sha256Of(spec.modelPath);
       if (actual !== spec.manifest.sha256) {
@@ -59,7 +53,7 @@ export class ModelRegistry {
   }
 
   /** The named model, or the default; throws `unknown_model` for a name this gateway lacks. */
-  resolve(name: string | undefined): LoadedModel {
+  resolve(name: string | undefined): ModelSpec {
     const model = this.models.get(name ?? this.defaultModel);
     if (!model) {
       throw new ProtocolError('unknown_model', `unknown model "${name}"; available: ${this.names.join(', ')}`);
@@ -67,19 +61,9 @@ export class ModelRegistry {
     return model;
   }
 
-  workerModels(): WorkerModel[] {
-    return [...this.models.values()].map(({ manifest, modelPath }) => ({
-      name: manifest.name,
-      path: modelPath,
-      manifest,
-      warmupInput: {
-        dtype: manifest.input.dtype,
-        dims:
-          manifest.input.layout === 'NHWC'
-            ? [1, manifest.input.height, manifest.input.width, 3]
-            : [1, 3, manifest.input.height, manifest.input.width],
-      },
-    }));
+  /** Every model, for the inference workers and the benchmark's bare loops. */
+  get specs(): ModelSpec[] {
+    return [...this.models.values()];
   }
 
   describe(): ModelsResponse {

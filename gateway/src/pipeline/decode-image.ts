@@ -2,7 +2,7 @@
  * Image bytes -> RGB pixels with sharp, by one of two paths picked from the header (image-header.ts):
  *
  * - native size, for frames about the size of the model input or smaller (the dashboard's default
- *   frames): libvips only decodes, and to-tensor.ts resamples bilinearly, fused with the value
+ *   frames): libvips only decodes, and input-tensor.ts resamples bilinearly, fused with the value
  *   conversion. Enlarging a 320x240 frame to 300x300 costs libvips twice the decode; the fused loop
  *   costs a fraction of it (docs/BENCHMARKS.md).
  * - resized by libvips, for anything larger: bilinear sampling without a low-pass filter aliases once
@@ -67,7 +67,7 @@ export function letterboxPlacement(width: number, height: number, target: Resize
 /** The largest reduction bilinear sampling handles without a low-pass filter. */
 export const MAX_BILINEAR_SHRINK = 1.5;
 
-/** Whether the image is small enough to be decoded at its own size and resampled in to-tensor.ts. */
+/** Whether the image is small enough to be decoded at its own size and resampled in input-tensor.ts. */
 export function resampledAfterDecode(header: ImageHeader, target: ResizeTarget): boolean {
   const placement = letterboxPlacement(header.width, header.height, target);
   const shrink = Math.max(header.width / placement.contentWidth, header.height / placement.contentHeight);
@@ -100,7 +100,7 @@ async function orientedSize(bytes: Uint8Array, header: ImageHeader): Promise<{ w
 async function decodeResized(bytes: Uint8Array, header: ImageHeader, target: ResizeTarget, maxPixels: number): Promise<DecodedImage> {
   const { width, height } = await orientedSize(bytes, header);
   const placement = letterboxPlacement(width, height, target);
-  // Resized to the content area only; to-tensor.ts adds the letterbox bars as on the native path.
+  // Resized to the content area only; input-tensor.ts adds the letterbox bars as on the native path.
   const data = await openImage(bytes, maxPixels)
     .resize(placement.contentWidth, placement.contentHeight, { fit: 'fill' })
     .removeAlpha()

@@ -3,13 +3,15 @@
  * image pixels, each stage timed. Shared by the WebSocket and HTTP paths.
  */
 import type { Detection, StageTimings } from '@sightline/shared/protocol';
-import type { LoadedModel, ModelRegistry } from '../models/model-registry.ts';
+import { roundTo } from '@sightline/shared/stats';
+import type { ModelSpec } from '../models/manifest.ts';
+import type { ModelRegistry } from '../models/model-registry.ts';
 import { decodeImage } from './decode-image.ts';
 import type { InferencePool } from './inference-pool.ts';
+import { buildInputTensor } from './input-tensor.ts';
 import { mapBoxToImage } from './map-boxes.ts';
 import { nonMaxSuppression } from './nms.ts';
 import { TensorBufferPool } from './tensor-buffers.ts';
-import { toTensor } from './to-tensor.ts';
 
 export interface DetectRequest {
   image: Uint8Array;
@@ -22,13 +24,14 @@ export interface DetectResult {
   width: number;
   height: number;
   detections: Detection[];
-  /** Every stage but serverMs, which only the transport can close. */
-  timings: Omit<StageTimings, 'serverMs'>;
+  /** Every stage but serverMs, which only the transport can close; unrounded (replies.ts rounds). */
+  stages: DetectionStages;
 }
 
-const round3 = (v: number): number => Math.round(v * 1000) / 1000;
+/** The stages the detector times; queueMs is the wait for an inference worker only. */
+export type DetectionStages = Omit<StageTimings, 'serverMs'>;
 
-function classIdOf(model: LoadedModel, labelIndex: number): number {
+function classIdOf(model: ModelSpec, labelIndex: number): number {
   return model.manifest.classIds === 'coco' ? labelIndex + 1 : labelIndex;
 }
 
@@ -42,7 +45,7 @@ export class Detector {
   ) {}
 
   /** Throws ProtocolError `unknown_model` before any work is queued. */
-  resolveModel(name: string | undefined): LoadedModel {
+  resolveModel(name: string | undefined): ModelSpec {
     return this.registry.resolve(name);
   }
 
@@ -54,7 +57,7 @@ export class Detector {
     const t0 = performance.now();
     const decoded = await decodeImage(request.image, input, this.maxPixels);
     const t1 = performance.now();
-    const tensor = toTensor(decoded.rgb, input, decoded.placement, this.tensorBuffers);
+    const tensor = buildInputTensor(decoded.rgb, input, decoded.placement, this.tensorBuffers);
     const t2 = performance.now();
     let inference;
     try {
@@ -70,7 +73,7 @@ export class Detector {
     const detections: Detection[] = kept.map((c) => ({
       label: model.labels[c.labelIndex]!,
       classId: classIdOf(model, c.labelIndex),
-      score: round3(c.score),
+      score: roundTo(c.score, 3),
       box: mapBoxToImage(c.box, input, decoded.placement, decoded),
     }));
     const t4 = performance.now();
@@ -80,12 +83,12 @@ export class Detector {
       width: decoded.width,
       height: decoded.height,
       detections,
-      timings: {
-        queueMs: round3(inference.queueMs),
-        decodeMs: round3(t1 - t0),
-        preprocessMs: round3(t2 - t1),
-        inferenceMs: round3(inference.inferenceMs),
-        postprocessMs: round3(inference.decodeMs + (t4 - t3)),
+      stages: {
+        queueMs: inference.queueMs,
+        decodeMs: t1 - t0,
+        preprocessMs: t2 - t1,
+        inferenceMs: inference.inferenceMs,
+        postprocessMs: inference.outputDecodeMs + (t4 - t3),
       },
     };
   }

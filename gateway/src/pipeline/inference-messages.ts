@@ -1,6 +1,6 @@
 /** Messages between the gateway's event loop and its inference workers. */
-import type { Manifest } from '../models/manifest.ts';
-import type { Candidate } from './decoders/types.ts';
+import type { ModelSpec } from '../models/manifest.ts';
+import type { Candidate } from './output-decoders/types.ts';
 
 export interface TensorPayload {
   dtype: 'float32' | 'uint8';
@@ -8,18 +8,11 @@ export interface TensorPayload {
   data: Float32Array | Uint8Array;
 }
 
-export interface WorkerModel {
-  name: string;
-  path: string;
-  /** The worker builds the model's output decoder from it. */
-  manifest: Manifest;
-  warmupInput: Omit<TensorPayload, 'data'>;
-}
-
 export interface WorkerSetup {
   /** One session per model for each of these intra-op thread counts (inference-schedule.ts). */
   threadCounts: number[];
-  models: WorkerModel[];
+  /** The worker builds each model's session and output decoder from its spec. */
+  models: ModelSpec[];
 }
 
 export type WorkerRequest = {
@@ -42,6 +35,7 @@ export type WorkerReply =
       candidates: Candidate[];
       /** The request's input buffer, handed back for reuse. */
       input: TensorPayload['data'];
-      decodeMs: number;
+      /** The worker's decoding of the raw outputs into candidates. */
+      outputDecodeMs: number;
     }
   | { type: 'failed'; jobId: number; message: string };

@@ -8,8 +8,9 @@
 import { Worker } from 'node:worker_threads';
 import { ProtocolError } from '@sightline/shared/validation';
 import type { Logger } from '../logger.ts';
-import type { Candidate } from './decoders/types.ts';
-import type { TensorPayload, WorkerModel, WorkerReply, WorkerRequest, WorkerSetup } from './inference-messages.ts';
+import type { Candidate } from './output-decoders/types.ts';
+import type { ModelSpec } from '../models/manifest.ts';
+import type { TensorPayload, WorkerReply, WorkerRequest, WorkerSetup } from './inference-messages.ts';
 import { nextDispatch, sharedThreads } from './inference-schedule.ts';
 
 export interface InferenceResult {
@@ -17,10 +18,10 @@ export interface InferenceResult {
   candidates: Candidate[];
   /** Waiting for a free worker. */
   queueMs: number;
-  /** From handing the tensor to a worker until its answer is back on the event loop, minus decodeMs. */
+  /** From handing the tensor to a worker until its answer is back on the event loop, minus outputDecodeMs. */
   inferenceMs: number;
   /** The worker's decoding of the raw outputs into candidates. */
-  decodeMs: number;
+  outputDecodeMs: number;
   /** The input tensor's buffer, back from the worker for reuse. */
   input: TensorPayload['data'];
 }
@@ -46,7 +47,7 @@ interface Slot {
 }
 
 export interface InferencePoolOptions {
-  models: WorkerModel[];
+  models: ModelSpec[];
   /** Intra-op threads of a frame that runs alone. */
   threads: number;
   /** Frames that may run side by side when they queue up, each on an equal share of `threads`. */
@@ -186,8 +187,8 @@ export class InferencePool {
       job.resolve({
         candidates: reply.candidates,
         queueMs: job.dispatchedAt - job.enqueuedAt,
-        inferenceMs: roundTripMs - reply.decodeMs,
-        decodeMs: reply.decodeMs,
+        inferenceMs: roundTripMs - reply.outputDecodeMs,
+        outputDecodeMs: reply.outputDecodeMs,
         input: reply.input,
       });
     }

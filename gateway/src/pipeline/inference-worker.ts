@@ -6,8 +6,10 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import ort from 'onnxruntime-node';
-import { createDecoder, type OutputDecoder } from './decoders/index.ts';
-import type { TensorPayload, WorkerModel, WorkerReply, WorkerRequest, WorkerSetup } from './inference-messages.ts';
+import { createDecoder, type OutputDecoder } from './output-decoders/index.ts';
+import type { ModelSpec } from '../models/manifest.ts';
+import { inputDims } from './input-tensor.ts';
+import type { TensorPayload, WorkerReply, WorkerRequest, WorkerSetup } from './inference-messages.ts';
 import { inferenceSessionOptions } from './session-options.ts';
 
 const setup = workerData as WorkerSetup;
@@ -16,7 +18,7 @@ const sessions = new Map<string, { session: ort.InferenceSession; inputName: str
 
 const sessionKey = (model: string, threads: number) => `${model}/${threads}`;
 
-function toTensor(payload: TensorPayload): ort.Tensor {
+function ortTensor(payload: TensorPayload): ort.Tensor {
   return new ort.Tensor(payload.dtype, payload.data, payload.dims);
 }
 
@@ -27,16 +29,17 @@ async function loadSessions(): Promise<void> {
   }
 }
 
-async function loadSession(model: WorkerModel, threads: number, decoder: OutputDecoder): Promise<void> {
-  const session = await ort.InferenceSession.create(model.path, inferenceSessionOptions(threads));
-  const inputName = model.manifest.input.name;
+async function loadSession(model: ModelSpec, threads: number, decoder: OutputDecoder): Promise<void> {
+  const session = await ort.InferenceSession.create(model.modelPath, inferenceSessionOptions(threads));
+  const { input } = model.manifest;
   // The first runs allocate buffers and pick kernels; pay for them before the first client frame.
-  const size = model.warmupInput.dims.reduce((a, b) => a * b, 1);
-  const zeros = model.warmupInput.dtype === 'uint8' ? new Uint8Array(size) : new Float32Array(size);
+  const dims = inputDims(input);
+  const size = dims.reduce((a, b) => a * b, 1);
+  const zeros = input.dtype === 'uint8' ? new Uint8Array(size) : new Float32Array(size);
   for (let i = 0; i < 2; i++) {
-    decoder(await session.run({ [inputName]: toTensor({ ...model.warmupInput, data: zeros }) }), 1);
+    decoder(await session.run({ [input.name]: ortTensor({ dtype: input.dtype, dims, data: zeros }) }), 1);
   }
-  sessions.set(sessionKey(model.name, threads), { session, inputName, decoder });
+  sessions.set(sessionKey(model.manifest.name, threads), { session, inputName: input.name, decoder });
 }
 
 async function run(request: Extract<WorkerRequest, { type: 'run' }>): Promise<void> {
@@ -46,12 +49,12 @@ async function run(request: Extract<WorkerRequest, { type: 'run' }>): Promise<vo
     return;
   }
   try {
-    const outputs = await entry.session.run({ [entry.inputName]: toTensor(request.input) });
+    const outputs = await entry.session.run({ [entry.inputName]: ortTensor(request.input) });
     const ran = performance.now();
     const candidates = entry.decoder(outputs, request.threshold);
-    const decodeMs = performance.now() - ran;
+    const outputDecodeMs = performance.now() - ran;
     const { data } = request.input;
-    reply({ type: 'done', jobId: request.jobId, candidates, input: data, decodeMs }, [data.buffer as ArrayBuffer]);
+    reply({ type: 'done', jobId: request.jobId, candidates, input: data, outputDecodeMs }, [data.buffer as ArrayBuffer]);
   } catch (error) {
     reply({ type: 'failed', jobId: request.jobId, message: error instanceof Error ? error.message : String(error) });
   }

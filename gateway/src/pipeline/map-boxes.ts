@@ -1,8 +1,7 @@
 /** Model-input coordinates -> pixels of the submitted image, undoing the letterbox. */
 import type { Box } from '@sightline/shared/protocol';
+import { roundTo } from '@sightline/shared/stats';
 import type { Placement } from './decode-image.ts';
-
-const round2 = (v: number): number => Math.round(v * 100) / 100;
 
 export function mapBoxToImage(
   normalised: readonly [number, number, number, number],
@@ -12,11 +11,11 @@ export function mapBoxToImage(
 ): Box {
   const toImageX = (x: number) => {
     const px = ((x * input.width - placement.offsetX) / placement.contentWidth) * image.width;
-    return round2(Math.min(image.width, Math.max(0, px)));
+    return roundTo(Math.min(image.width, Math.max(0, px)), 2);
   };
   const toImageY = (y: number) => {
     const py = ((y * input.height - placement.offsetY) / placement.contentHeight) * image.height;
-    return round2(Math.min(image.height, Math.max(0, py)));
+    return roundTo(Math.min(image.height, Math.max(0, py)), 2);
   };
   return [toImageX(normalised[0]), toImageY(normalised[1]), toImageX(normalised[2]), toImageY(normalised[3])];
 }

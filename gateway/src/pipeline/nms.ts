@@ -1,5 +1,5 @@
 /** Greedy per-class non-maximum suppression over decoder candidates. */
-import type { Candidate } from './decoders/types.ts';
+import type { Candidate } from './output-decoders/types.ts';
 
 export function iou(a: Candidate['box'], b: Candidate['box']): number {
   const ix = Math.max(0, Math.min(a[2], b[2]) - Math.max(a[0], b[0]));

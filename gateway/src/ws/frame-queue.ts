@@ -1,3 +1,5 @@
+import type { DropReason } from '@sightline/shared/protocol';
+
 /**
  * Per-connection flow control. At most `maxInFlight` frames of one connection are processed at once;
  * beyond that, frames wait in a queue of `queueLength` where the newest wins: when it is full the oldest
@@ -8,7 +10,7 @@ export interface FrameQueueOptions<T> {
   queueLength: number;
   process: (item: T) => Promise<void>;
   /** Called for each item pushed out of the queue by a newer one, or discarded by close(). */
-  drop: (item: T, reason: 'superseded' | 'shutting_down') => void;
+  drop: (item: T, reason: DropReason) => void;
 }
 
 export class FrameQueue<T> {

@@ -4,20 +4,19 @@
  * (detections, dropped or error) unless the socket closes first.
  */
 import type { WebSocket } from 'ws';
-import { decodeClientMessage, encodeMessage } from '@sightline/shared/codec';
+import { decodeClientMessage, encodeMessage, ProtocolError } from '@sightline/shared/codec';
 import {
   PROTOCOL_VERSION,
   type Codec,
   type DropReason,
-  type ErrorCode,
   type FrameMessage,
   type Limits,
   type ServerMessage,
 } from '@sightline/shared/protocol';
-import { ProtocolError } from '@sightline/shared/validation';
 import type { Logger } from '../logger.ts';
 import { observeStages, type Metrics } from '../metrics.ts';
 import type { Detector } from '../pipeline/detector.ts';
+import { detectionsReply, errorReply } from '../replies.ts';
 import { FrameQueue } from './frame-queue.ts';
 
 interface QueuedFrame {
@@ -34,8 +33,6 @@ export interface FrameSessionOptions {
   logger: Logger;
   metrics: Metrics;
 }
-
-const round3 = (v: number): number => Math.round(v * 1000) / 1000;
 
 export class FrameSession {
   private readonly queue: FrameQueue<QueuedFrame>;
@@ -68,14 +65,15 @@ export class FrameSession {
     const receivedAt = performance.now();
     const codec: Codec = isBinary ? 'msgpack' : 'json';
     if (data.byteLength > this.options.limits.maxMessageBytes) {
-      this.fail(codec, 'too_large', `message is ${data.byteLength} bytes; the limit is ${this.options.limits.maxMessageBytes}`);
+      const limit = this.options.limits.maxMessageBytes;
+      this.fail(codec, new ProtocolError('too_large', `message is ${data.byteLength} bytes; the limit is ${limit}`));
       return;
     }
     let message;
     try {
       message = decodeClientMessage(data, codec);
     } catch (error) {
-      this.failWith(codec, error);
+      this.fail(codec, error);
       return;
     }
     if (message.type === 'ping') {
@@ -86,7 +84,7 @@ export class FrameSession {
       // Refused here, not after queueing, so a typo in `model` costs no inference slot.
       this.options.detector.resolveModel(message.model);
     } catch (error) {
-      this.failWith(codec, error, message.id);
+      this.fail(codec, error, message.id);
       return;
     }
     this.queue.push({ frame: message, codec, receivedAt });
@@ -95,16 +93,14 @@ export class FrameSession {
   private async process({ frame, codec, receivedAt }: QueuedFrame): Promise<void> {
     if (this.socket.readyState !== this.socket.OPEN) return;
     try {
-      // Time spent behind this connection's own earlier frames counts as queueing, like the wait for a worker.
       const connectionQueueMs = performance.now() - receivedAt;
       const result = await this.options.detector.detect(frame);
-      const serverMs = round3(performance.now() - receivedAt);
-      const timings = { ...result.timings, queueMs: round3(result.timings.queueMs + connectionQueueMs), serverMs };
-      this.send({ type: 'detections', id: frame.id, ts: frame.ts, ...result, timings }, codec);
+      const reply = detectionsReply(frame, result, { receivedAt, connectionQueueMs });
+      this.send(reply, codec);
       this.options.metrics.frames.inc({ transport: 'ws', codec, outcome: 'detections' });
-      observeStages(this.options.metrics, result.model, timings);
+      observeStages(this.options.metrics, reply.model, reply.timings);
     } catch (error) {
-      this.failWith(codec, error, frame.id);
+      this.fail(codec, error, frame.id);
     }
   }
 
@@ -113,19 +109,12 @@ export class FrameSession {
     this.options.metrics.frames.inc({ transport: 'ws', codec, outcome: 'dropped' });
   }
 
-  private failWith(codec: Codec, error: unknown, id?: number): void {
-    if (error instanceof ProtocolError) {
-      this.fail(codec, error.code, error.message, id ?? error.id);
-      return;
-    }
-    this.options.logger.error({ err: error, id }, 'frame failed');
-    this.fail(codec, 'internal', 'internal error while processing the frame', id);
-  }
-
-  private fail(codec: Codec, code: ErrorCode, message: string, id?: number): void {
-    this.send(id === undefined ? { type: 'error', code, message } : { type: 'error', id, code, message }, codec);
-    this.options.metrics.frames.inc({ transport: 'ws', codec, outcome: code });
-    this.options.logger.debug({ code, id, message }, 'frame refused');
+  private fail(codec: Codec, error: unknown, id?: number): void {
+    const { reply, fault } = errorReply(error, id);
+    if (fault !== undefined) this.options.logger.error({ err: fault, id: reply.id }, 'frame failed');
+    else this.options.logger.debug({ code: reply.code, id: reply.id, message: reply.message }, 'frame refused');
+    this.send(reply, codec);
+    this.options.metrics.frames.inc({ transport: 'ws', codec, outcome: reply.code });
   }
 
   private send(message: ServerMessage, codec: Codec): void {

@@ -5,17 +5,10 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { PROTOCOL_QUERY_PARAM, PROTOCOL_VERSION, WS_PATH } from '@sightline/shared/protocol';
+import { CLOSE_CODES, PROTOCOL_QUERY_PARAM, PROTOCOL_VERSION, WS_PATH } from '@sightline/shared/protocol';
 import type { Logger } from '../logger.ts';
 import type { Metrics } from '../metrics.ts';
 import { FrameSession, type FrameSessionOptions } from './frame-session.ts';
-
-/** Close codes the gateway uses besides the standard ones. */
-export const CLOSE_CODES = {
-  goingAway: 1001,
-  tryAgainLater: 1013,
-  unsupportedProtocol: 4001,
-} as const;
 
 const HEARTBEAT_MS = 30_000;
 

@@ -17,9 +17,14 @@ export interface TensorSpec {
   range: [number, number];
 }
 
-export function toTensor(image: RgbImage, spec: TensorSpec, placement: Placement, buffers?: TensorBufferPool): TensorPayload {
+/** The model input's shape: one image, in the manifest's layout. */
+export function inputDims({ width, height, layout }: Pick<TensorSpec, 'width' | 'height' | 'layout'>): number[] {
+  return layout === 'NHWC' ? [1, height, width, 3] : [1, 3, height, width];
+}
+
+export function buildInputTensor(image: RgbImage, spec: TensorSpec, placement: Placement, buffers?: TensorBufferPool): TensorPayload {
   const { width, height, layout, dtype } = spec;
-  const dims = layout === 'NHWC' ? [1, height, width, 3] : [1, 3, height, width];
+  const dims = inputDims(spec);
   const size = width * height * 3;
   const interleaved = buffers?.acquire(size) ?? new Float32Array(size);
   const alreadyAtSize = image.width === placement.contentWidth && image.height === placement.contentHeight;

@@ -1,0 +1,61 @@
+/**
+ * The replies every frame path builds, whether it came over the WebSocket or HTTP: `detections` with its
+ * stage timings, and `error`. Timings are assembled and rounded here only.
+ */
+import type { DetectionsMessage, ErrorMessage, StageTimings } from '@sightline/shared/protocol';
+import { roundTo } from '@sightline/shared/stats';
+import { ProtocolError } from '@sightline/shared/validation';
+import type { DetectResult } from './pipeline/detector.ts';
+
+export interface FrameTiming {
+  /** performance.now() when the whole message had arrived: the start of serverMs. */
+  receivedAt: number;
+  /** Time the frame waited behind its own connection's earlier frames before detection started. */
+  connectionQueueMs?: number;
+}
+
+const ms = (value: number): number => roundTo(value, 3);
+
+export function stageTimings(result: DetectResult, timing: FrameTiming): StageTimings {
+  const { stages } = result;
+  return {
+    // Waiting behind the connection's own frames counts as queueing, like the wait for a worker.
+    queueMs: ms(stages.queueMs + (timing.connectionQueueMs ?? 0)),
+    decodeMs: ms(stages.decodeMs),
+    preprocessMs: ms(stages.preprocessMs),
+    inferenceMs: ms(stages.inferenceMs),
+    postprocessMs: ms(stages.postprocessMs),
+    serverMs: ms(performance.now() - timing.receivedAt),
+  };
+}
+
+/** The answer to a detected frame; `request` supplies the echoed id and ts (0 when an HTTP body sets none). */
+export function detectionsReply(request: { id?: number | undefined; ts?: number | undefined }, result: DetectResult, timing: FrameTiming): DetectionsMessage {
+  return {
+    type: 'detections',
+    id: request.id ?? 0,
+    ts: request.ts ?? 0,
+    model: result.model,
+    width: result.width,
+    height: result.height,
+    detections: result.detections,
+    timings: stageTimings(result, timing),
+  };
+}
+
+export interface FailureReply {
+  reply: ErrorMessage;
+  /** The original error when it was the gateway's own fault (not a ProtocolError): log it, never send it. */
+  fault?: unknown;
+}
+
+/**
+ * The `error` answer for anything a frame path threw. A ProtocolError is the client's to read; any other
+ * error is the gateway's fault and goes out as `internal` without its details.
+ */
+export function errorReply(error: unknown, id?: number): FailureReply {
+  const known = error instanceof ProtocolError ? error : new ProtocolError('internal', 'internal error while processing the frame');
+  const messageId = id ?? known.id;
+  const reply: ErrorMessage = messageId === undefined ? { type: 'error', code: known.code, message: known.message } : { type: 'error', id: messageId, code: known.code, message: known.message };
+  return error instanceof ProtocolError ? { reply } : { reply, fault: error };
+}

@@ -1,0 +1,210 @@
+/**
+ * Every message of the protocol as a zod schema, and its TypeScript type inferred from it: the gateway
+ * validates what clients send, clients validate what the gateway answers, and both compile against the
+ * same shapes. Client messages have one schema per codec (the image is Base64 text in JSON, `bin` in
+ * MessagePack); both produce the same type.
+ */
+import { z } from 'zod';
+import { base64ToBytes } from './base64.ts';
+import { DROP_REASONS, ERROR_CODES, MODEL_KINDS } from './protocol.ts';
+
+export const messageId = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+export const timestamp = z.number().refine(Number.isFinite, 'must be a finite number');
+export const modelName = z.string().min(1).max(100);
+export const scoreThreshold = z.number().min(0).max(1);
+
+const binaryImage = z.custom<Uint8Array>((value) => value instanceof Uint8Array, { message: 'image must be binary (MessagePack bin)' });
+const base64Image = z.string({ message: 'image must be a Base64 string' }).transform((text, ctx) => {
+  const bytes = base64ToBytes(text);
+  if (!bytes) {
+    ctx.addIssue({ code: 'custom', message: 'image is not valid Base64' });
+    return z.NEVER;
+  }
+  return bytes;
+});
+
+// ---------------------------------------------------------------------------------------------
+// Client -> gateway (strict: a misspelt field is an error, not silently ignored)
+
+function frameSchema<T extends z.ZodType<Uint8Array, unknown>>(image: T) {
+  return z.strictObject({
+    type: z.literal('frame'),
+    /** The client's frame number, echoed in the answer. */
+    id: messageId,
+    /** The client's send time (any clock, usually ms), echoed untouched so the client can compute latency. */
+    ts: timestamp,
+    /** Encoded JPEG, PNG or WebP bytes. Base64 string on the JSON codec. */
+    image,
+    /** Model name from GET /api/models; the gateway's default when absent. */
+    model: modelName.optional(),
+    /** Minimum score 0..1; the model's default when absent. */
+    threshold: scoreThreshold.optional(),
+  });
+}
+
+export const pingSchema = z.strictObject({ type: z.literal('ping'), id: messageId, ts: timestamp });
+
+export const clientMessageSchemas = {
+  json: z.discriminatedUnion('type', [frameSchema(base64Image), pingSchema]),
+  msgpack: z.discriminatedUnion('type', [frameSchema(binaryImage), pingSchema]),
+} as const;
+
+export type FrameMessage = z.output<ReturnType<typeof frameSchema<typeof binaryImage>>>;
+export type PingMessage = z.output<typeof pingSchema>;
+export type ClientMessage = FrameMessage | PingMessage;
+
+// ---------------------------------------------------------------------------------------------
+// Gateway -> client (not strict: an older client ignores fields a newer gateway adds)
+
+const box = z.tuple([z.number(), z.number(), z.number(), z.number()]);
+const durationMs = z.number().min(0);
+
+const detectionSchema = z.object({
+  label: z.string(),
+  classId: z.number().int(),
+  /** 0..1 */
+  score: z.number().min(0).max(1),
+  /** Pixels of the submitted image (after EXIF orientation), x1 < x2, y1 < y2. */
+  box,
+});
+
+export const stageTimingsSchema = z.object({
+  /** Waiting: behind the connection's own earlier frames, then for a free inference worker (other clients). */
+  queueMs: durationMs,
+  /** Header read and size check, then image decoding (and, for frames over 1.5x the model input, resizing). */
+  decodeMs: durationMs,
+  /** Pixels to the model's input tensor, resampled to its size when decoding did not resize. */
+  preprocessMs: durationMs,
+  /** onnxruntime run, as seen from the gateway (includes the hand-off to the inference worker and back). */
+  inferenceMs: durationMs,
+  /** Output decoding (in the inference worker), NMS, mapping boxes back to the image. */
+  postprocessMs: durationMs,
+  /** From receipt of the message to the reply being handed to the socket. */
+  serverMs: durationMs,
+});
+
+export const limitsSchema = z.object({
+  maxMessageBytes: z.number(),
+  maxPixels: z.number(),
+  maxInFlight: z.number(),
+  queueLength: z.number(),
+});
+
+/** Sent once, as JSON text, when a WebSocket connection opens. */
+export const helloSchema = z.object({
+  type: z.literal('hello'),
+  protocol: z.number().int(),
+  defaultModel: z.string(),
+  models: z.array(z.string()),
+  limits: limitsSchema,
+});
+
+export const detectionsSchema = z.object({
+  type: z.literal('detections'),
+  id: messageId,
+  ts: timestamp,
+  model: z.string(),
+  /** Size of the submitted image in pixels. */
+  width: z.number().int().positive(),
+  height: z.number().int().positive(),
+  detections: z.array(detectionSchema),
+  timings: stageTimingsSchema,
+});
+
+export const pongSchema = z.object({
+  type: z.literal('pong'),
+  id: messageId,
+  ts: timestamp,
+  /** Gateway wall clock (ms since epoch) when the ping was answered. */
+  serverTs: timestamp,
+});
+
+export const droppedSchema = z.object({ type: z.literal('dropped'), id: messageId, reason: z.enum(DROP_REASONS) });
+
+export const errorSchema = z.object({
+  type: z.literal('error'),
+  /** The id of the message that caused it, when one could be read. */
+  id: messageId.optional(),
+  code: z.enum(ERROR_CODES),
+  /** A sentence for people. */
+  message: z.string(),
+});
+
+export const serverMessageSchema = z.discriminatedUnion('type', [helloSchema, detectionsSchema, pongSchema, droppedSchema, errorSchema]);
+
+export type Box = z.output<typeof box>;
+export type Detection = z.output<typeof detectionSchema>;
+export type StageTimings = z.output<typeof stageTimingsSchema>;
+export type Limits = z.output<typeof limitsSchema>;
+export type HelloMessage = z.output<typeof helloSchema>;
+export type DetectionsMessage = z.output<typeof detectionsSchema>;
+export type PongMessage = z.output<typeof pongSchema>;
+export type DroppedMessage = z.output<typeof droppedSchema>;
+export type ErrorMessage = z.output<typeof errorSchema>;
+export type ServerMessage = z.output<typeof serverMessageSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// HTTP
+
+/**
+ * Body of POST /api/detect as JSON (image Base64) or MessagePack (image bin). A raw image body takes
+ * the other fields from the query string instead (?model=&threshold=&id=&ts=).
+ */
+function detectBodySchema<T extends z.ZodType<Uint8Array, unknown>>(image: T) {
+  return z.strictObject({
+    image,
+    model: modelName.optional(),
+    threshold: scoreThreshold.optional(),
+    /** Echoed in the answer; 0 when absent. */
+    id: messageId.optional(),
+    ts: timestamp.optional(),
+  });
+}
+
+export const detectBodySchemas = {
+  json: detectBodySchema(base64Image),
+  msgpack: detectBodySchema(binaryImage),
+} as const;
+
+export type DetectRequestBody = z.output<(typeof detectBodySchemas)['msgpack']>;
+
+/** The query string that accompanies a raw image body. */
+export const detectQuerySchema = z.strictObject({
+  model: modelName.optional(),
+  threshold: z.coerce.number().pipe(scoreThreshold).optional(),
+  id: z.coerce.number().pipe(messageId).optional(),
+  ts: z.coerce.number().pipe(timestamp).optional(),
+});
+
+/** One entry of GET /api/models. */
+export const modelInfoSchema = z.object({
+  name: z.string(),
+  title: z.string(),
+  kind: z.enum(MODEL_KINDS),
+  default: z.boolean(),
+  input: z.object({
+    width: z.number().int().positive(),
+    height: z.number().int().positive(),
+    layout: z.enum(['NHWC', 'NCHW']),
+    resize: z.enum(['stretch', 'letterbox']),
+  }),
+  labels: z.array(z.string()),
+  scoreThreshold,
+});
+
+export const modelsResponseSchema = z.object({
+  protocol: z.number().int(),
+  defaultModel: z.string(),
+  models: z.array(modelInfoSchema),
+});
+
+export const healthResponseSchema = z.object({
+  ok: z.boolean(),
+  protocol: z.number().int(),
+  modelsLoaded: z.array(z.string()),
+  uptimeS: z.number().min(0),
+});
+
+export type ModelInfo = z.output<typeof modelInfoSchema>;
+export type ModelsResponse = z.output<typeof modelsResponseSchema>;
+export type HealthResponse = z.output<typeof healthResponseSchema>;

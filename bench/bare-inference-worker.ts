@@ -1,0 +1,36 @@
+/**
+ * One stream of the bare onnxruntime loop (bare-inference.ts): its own session with the gateway's options,
+ * started together with the other streams, looping until the shared deadline.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import ort, { type InferenceSession } from 'onnxruntime-node';
+
+interface StreamSetup {
+  path: string;
+  inputName: string;
+  dtype: 'float32' | 'uint8';
+  dims: number[];
+  data: Float32Array | Uint8Array;
+  /** The gateway's options, built by the parent: this thread then loads onnxruntime alone, not the gateway. */
+  sessionOptions: InferenceSession.SessionOptions;
+}
+
+const { path, inputName, dtype, dims, data, sessionOptions } = workerData as StreamSetup;
+const port = parentPort!;
+const session = await ort.InferenceSession.create(path, sessionOptions);
+const feeds = { [inputName]: new ort.Tensor(dtype, data, dims) };
+for (let i = 0; i < 5; i++) await session.run(feeds);
+port.postMessage({ type: 'ready' });
+port.once('message', async ({ deadline }: { deadline: number }) => {
+  let runs = 0;
+  let busyMs = 0;
+  // performance.now() differs per thread; the deadline comes as wall-clock time.
+  while (Date.now() < deadline) {
+    const started = performance.now();
+    await session.run(feeds);
+    busyMs += performance.now() - started;
+    runs++;
+  }
+  await session.release();
+  port.postMessage({ type: 'done', runs, busyMs });
+});

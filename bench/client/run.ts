@@ -1,0 +1,221 @@
+/**
+ * Runs a benchmark: starts the delay proxy if asked, then for each repeat opens the clients, warms them up,
+ * runs the measured phase (clients together or staggered, --frames or --duration each) and collects every
+ * frame and network probe. No statistics here: report.ts summarises.
+ */
+import { MODELS_PATH, type HelloMessage, type ModelsResponse } from '@sightline/shared/protocol';
+import { validateModelsResponse } from '@sightline/shared/validation';
+import { ArgsError, type BenchConfig } from './args.ts';
+import { startDelayProxyFor, type DelayProxy } from '../proxy/delay-proxy.ts';
+import { RestDriver } from './transports/rest.ts';
+import type { WsConnectionOptions } from './transports/ws-connection.ts';
+import { WsPipelinedDriver } from './transports/ws-pipelined.ts';
+import { WsPersistentDriver } from './transports/ws-serial.ts';
+import { WsShortDriver } from './transports/ws-short.ts';
+import type { ClientDriver, FrameInput, FrameMeasurement, NetSample, Recorder, Workload } from './types.ts';
+import { UNANSWERED } from './types.ts';
+
+export interface RepeatResult {
+  repeat: number;
+  /** Wall time of the measured phase: from its start to the last answer (ms). */
+  wallMs: number;
+  startedAt: string;
+  samples: FrameMeasurement[];
+  net: NetSample[];
+  /** Clients that could not connect or lost their connection, with the reason. */
+  clientFailures: string[];
+}
+
+export interface BenchResult {
+  config: BenchConfig;
+  /** The URL the clients used (the proxy's when --delay / --bandwidth). */
+  effectiveUrl: string;
+  inputs: Array<Pick<FrameInput, 'name' | 'width' | 'height' | 'contentType'> & { bytes: number }>;
+  hello: HelloMessage | undefined;
+  /** GET /api/models, read once before the run (undefined if it failed). */
+  models: ModelsResponse | undefined;
+  repeats: RepeatResult[];
+}
+
+export interface RunHooks {
+  /** Called after every measured frame (warm-up excluded). */
+  onFrame?(sample: FrameMeasurement): void;
+  /** Called when a repeat's measured phase starts. */
+  onPhase?(repeat: number, phase: 'warmup' | 'measure'): void;
+}
+
+/** Expected measured frames over the whole benchmark, for progress; undefined with --duration. */
+export function expectedFrames(config: BenchConfig): number | undefined {
+  return config.frames === undefined ? undefined : config.frames * config.clients * config.repeats;
+}
+
+function createDriver(config: BenchConfig, baseUrl: string): ClientDriver {
+  if (config.transport !== 'ws') {
+    return new RestDriver({
+      baseUrl,
+      codec: config.codec,
+      keepAlive: config.transport === 'rest-keepalive',
+      timeoutMs: config.timeoutMs,
+      model: config.model,
+      threshold: config.threshold,
+    });
+  }
+  if (config.codec === 'raw') throw new Error('raw codec is REST-only');
+  const options: WsConnectionOptions = { baseUrl, codec: config.codec, timeoutMs: config.timeoutMs, model: config.model, threshold: config.threshold };
+  if (config.mode === 'short') return new WsShortDriver(options);
+  if (config.mode === 'pipelined') return new WsPipelinedDriver(options, config.inFlight);
+  return new WsPersistentDriver(options);
+}
+
+/** Frames for one client and phase: a count, or a deadline; inputs cycle, each client from its own offset. */
+function workload(inputs: readonly FrameInput[], offset: number, limit: { count?: number; deadline?: number }, isAlive: () => boolean): Workload {
+  let seq = 0;
+  return {
+    next() {
+      if (!isAlive()) return undefined;
+      if (limit.count !== undefined && seq >= limit.count) return undefined;
+      if (limit.deadline !== undefined && performance.now() >= limit.deadline) return undefined;
+      const input = inputs[(offset + seq) % inputs.length]!;
+      return { seq: seq++, input };
+    },
+  };
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+async function runRepeat(config: BenchConfig, baseUrl: string, inputs: readonly FrameInput[], repeat: number, hooks: RunHooks, helloOut: { hello?: HelloMessage }): Promise<RepeatResult> {
+  const samples: FrameMeasurement[] = [];
+  const net: NetSample[] = [];
+  const clientFailures: string[] = [];
+  let phase: 'probe' | 'warmup' | 'measure' = 'probe';
+  let phaseStart = performance.now();
+  let lastAnswer = phaseStart;
+
+  const recorderFor = (client: number): Recorder => ({
+    frame(item, startedAt, result) {
+      const sample: FrameMeasurement = {
+        ...result,
+        repeat,
+        client,
+        seq: item.seq,
+        warmup: phase !== 'measure',
+        input: item.input.name,
+        startMs: startedAt - phaseStart,
+      };
+      samples.push(sample);
+      if (phase === 'measure') {
+        if (!UNANSWERED.has(result.outcome)) lastAnswer = Math.max(lastAnswer, performance.now());
+        hooks.onFrame?.(sample);
+      }
+    },
+    net(kind, ms) {
+      if (Number.isFinite(ms)) net.push({ repeat, client, kind, ms, phase });
+    },
+  });
+
+  const drivers = Array.from({ length: config.clients }, () => createDriver(config, baseUrl));
+  const recorders = drivers.map((_, i) => recorderFor(i));
+  const opened = await Promise.allSettled(drivers.map((d, i) => d.open(recorders[i]!)));
+  const usable: boolean[] = opened.map((r, i) => {
+    if (r.status === 'rejected') clientFailures.push(`client ${i}: ${r.reason instanceof Error ? r.reason.message : String(r.reason)}`);
+    return r.status === 'fulfilled';
+  });
+  const first = drivers.find((d): d is WsPersistentDriver => d instanceof WsPersistentDriver && d.hello !== undefined);
+  if (first?.hello) helloOut.hello ??= first.hello;
+
+  try {
+    // Network-only probes on an idle connection, before any frame.
+    await Promise.all(
+      drivers.map(async (d, i) => {
+        if (!usable[i] || !d.probe) return;
+        for (let p = 0; p < 3; p++) await d.probe(recorders[i]!);
+      }),
+    );
+
+    phase = 'warmup';
+    if (config.warmup > 0) {
+      hooks.onPhase?.(repeat, 'warmup');
+      phaseStart = performance.now();
+      await Promise.all(drivers.map((d, i) => (usable[i] ? d.run(workload(inputs, i, { count: config.warmup }, () => d.alive), recorders[i]!) : undefined)));
+    }
+
+    phase = 'measure';
+    hooks.onPhase?.(repeat, 'measure');
+    phaseStart = performance.now();
+    lastAnswer = phaseStart;
+    const startedAt = new Date().toISOString();
+    const pingers: NodeJS.Timeout[] = [];
+    const measured = drivers.map(async (d, i) => {
+      if (!usable[i]) return;
+      const offset = i * config.staggerMs;
+      if (offset > 0) await sleep(offset);
+      const clientStart = performance.now();
+      const limit = config.frames !== undefined ? { count: config.frames } : { deadline: clientStart + config.durationS! * 1000 };
+      if (config.pingIntervalMs > 0 && d.probe) {
+        pingers.push(setInterval(() => void d.probe!(recorders[i]!), config.pingIntervalMs));
+      }
+      // Offsets of the input cycle per client so concurrent clients do not send the same image in lockstep.
+      await d.run(workload(inputs, i + config.warmup, limit, () => d.alive), recorders[i]!);
+    });
+    try {
+      await Promise.all(measured);
+    } finally {
+      for (const p of pingers) clearInterval(p);
+    }
+    const wallMs = lastAnswer - phaseStart;
+
+    drivers.forEach((d, i) => {
+      if (usable[i] && !d.alive) {
+        const reason = d instanceof WsPersistentDriver ? d.closeReason : undefined;
+        clientFailures.push(`client ${i}: connection lost${reason ? ` (${reason})` : ''}`);
+      }
+    });
+    return { repeat, wallMs, startedAt, samples, net, clientFailures };
+  } finally {
+    await Promise.all(drivers.map((d) => d.close().catch(() => {})));
+  }
+}
+
+/** GET /api/models straight from the gateway (not through the proxy): checks it is up, names the default model. */
+export async function fetchModels(baseUrl: string, timeoutMs = 10_000): Promise<ModelsResponse> {
+  let response: Response;
+  try {
+    response = await fetch(`${baseUrl}${MODELS_PATH}`, { signal: AbortSignal.timeout(timeoutMs) });
+  } catch (error) {
+    const cause = error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
+    throw new Error(`gateway not reachable at ${baseUrl} (${cause})`);
+  }
+  if (!response.ok) throw new Error(`GET ${baseUrl}${MODELS_PATH} answered HTTP ${response.status}`);
+  return validateModelsResponse(await response.json());
+}
+
+/** Runs every repeat of `config` on the prepared `inputs`. */
+export async function runBenchmark(config: BenchConfig, inputs: readonly FrameInput[], hooks: RunHooks = {}): Promise<BenchResult> {
+  if (inputs.length === 0) throw new Error('no input frames');
+  const models = await fetchModels(config.url);
+  if (config.model !== undefined && !models.models.some((m) => m.name === config.model)) {
+    throw new ArgsError(`--model: the gateway has no model "${config.model}" (it has ${models.models.map((m) => m.name).join(', ')})`);
+  }
+  let proxy: DelayProxy | undefined;
+  let baseUrl = config.url;
+  if (config.delayMs > 0 || config.bandwidthKbps !== undefined) {
+    const started = await startDelayProxyFor(config.url, { delayMs: config.delayMs, bandwidthKbps: config.bandwidthKbps });
+    proxy = started.proxy;
+    baseUrl = started.url;
+  }
+  const helloOut: { hello?: HelloMessage } = {};
+  const repeats: RepeatResult[] = [];
+  try {
+    for (let r = 0; r < config.repeats; r++) repeats.push(await runRepeat(config, baseUrl, inputs, r, hooks, helloOut));
+  } finally {
+    await proxy?.close();
+  }
+  return {
+    config,
+    effectiveUrl: baseUrl,
+    inputs: inputs.map((i) => ({ name: i.name, width: i.width, height: i.height, contentType: i.contentType, bytes: i.bytes.byteLength })),
+    hello: helloOut.hello,
+    models,
+    repeats,
+  };
+}

@@ -1,0 +1,100 @@
+/** Types shared by the benchmark client's modules. */
+
+/** One encoded image the client sends, prepared once before the run. */
+export interface FrameInput {
+  /** File name (or `video#N`), for the CSV. */
+  name: string;
+  bytes: Uint8Array;
+  /** image/jpeg, image/png or image/webp: the Content-Type of a raw REST body. */
+  contentType: string;
+  width: number;
+  height: number;
+}
+
+/**
+ * ok: `detections` came back. dropped: the gateway answered `dropped`. error: the gateway answered `error`
+ * (or an HTTP 4xx/5xx). timeout: no answer within --timeout. failed: the connection broke or could not be
+ * opened before an answer came. timeout and failed are "unanswered" and make the CLI exit non-zero.
+ */
+export type Outcome = 'ok' | 'dropped' | 'error' | 'timeout' | 'failed';
+
+export const UNANSWERED: ReadonlySet<Outcome> = new Set<Outcome>(['timeout', 'failed']);
+
+/** What a transport reports for one frame. */
+export interface FrameResult {
+  outcome: Outcome;
+  /** Full-process latency: from just before encoding the request to the decoded reply; NaN when unanswered. */
+  latencyMs: number;
+  /** Bytes on the wire for this frame (WS: payload + frame header; REST: request headers + body as sent). */
+  bytesUp: number;
+  /** Bytes on the wire for the answer (WS: payload + frame header; REST: response headers + body). */
+  bytesDown: number;
+  errorCode?: string;
+  errorMessage?: string;
+  detections?: number;
+  serverMs?: number;
+  inferenceMs?: number;
+  queueMs?: number;
+  decodeMs?: number;
+  preprocessMs?: number;
+  postprocessMs?: number;
+  /** REST / short WS: TCP connect time of a new connection. */
+  connectMs?: number;
+  /** REST: time to the response headers. */
+  ttfbMs?: number;
+  /** Short WS: time until the WebSocket upgrade completed. */
+  handshakeMs?: number;
+}
+
+/** One frame as the run measured it: what came back, and which client sent it when. */
+export interface FrameMeasurement extends FrameResult {
+  repeat: number;
+  client: number;
+  /** Frame number within its client and phase. */
+  seq: number;
+  warmup: boolean;
+  input: string;
+  /** Send time relative to the start of its phase (warm-up or measured) of its repeat, ms. */
+  startMs: number;
+}
+
+/**
+ * Network-only latency estimates. ping: WebSocket ping/pong round trip. connect: TCP connect of a new
+ * connection. handshake: TCP connect + WebSocket upgrade. ttfb-server: REST time to first byte minus the
+ * gateway's serverMs (network, HTTP parsing and framing of one request/response).
+ */
+export type NetKind = 'ping' | 'connect' | 'handshake' | 'ttfb-server';
+
+export interface NetSample {
+  repeat: number;
+  client: number;
+  kind: NetKind;
+  ms: number;
+  /** probe: on the idle connection before any frame; warmup samples are left out of the statistics. */
+  phase: 'probe' | 'warmup' | 'measure';
+}
+
+/** The frames one client still has to send in one phase. Shared by the lanes of a pipelined client. */
+export interface Workload {
+  /** The next frame to send, or undefined when the phase is over for this client. */
+  next(): { seq: number; input: FrameInput } | undefined;
+}
+
+/** How a transport hands results back to the run. */
+export interface Recorder {
+  frame(item: { seq: number; input: FrameInput }, startedAt: number, result: FrameResult): void;
+  net(kind: NetKind, ms: number): void;
+}
+
+/** One benchmark client: one connection (or one connection per frame), driven by the run. */
+export interface ClientDriver {
+  /** Opens the persistent connection, if the transport has one. Throws when it cannot. */
+  open(recorder: Recorder): Promise<void>;
+  /** Sends the workload's frames until it is exhausted; resolves when every sent frame is settled. */
+  run(work: Workload, recorder: Recorder): Promise<void>;
+  /** Sends one network-only probe (WS ping) if the transport supports it. */
+  probe?(recorder: Recorder): Promise<void>;
+  /** False once the connection is lost: the run stops feeding this client. */
+  readonly alive: boolean;
+  close(): Promise<void>;
+}

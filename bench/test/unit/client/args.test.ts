@@ -1,0 +1,129 @@
+import { describe, expect, it } from 'vitest';
+import { ArgsError, DEFAULTS, HelpShown, buildProgram, parseArgs } from '../../../client/args.ts';
+
+const parse = (...argv: string[]) => parseArgs(argv, undefined, { checkFiles: false });
+const problem = (...argv: string[]) => {
+  try {
+    parse(...argv);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ArgsError);
+    return (error as Error).message;
+  }
+  throw new Error(`accepted: ${argv.join(' ')}`);
+};
+
+describe('bench CLI arguments', () => {
+  it('has sensible defaults', () => {
+    const c = parse();
+    expect(c).toMatchObject({
+      url: 'http://localhost:8080',
+      transport: 'ws',
+      codec: 'msgpack',
+      mode: 'serial',
+      inFlight: 1,
+      clients: 1,
+      staggerMs: 0,
+      frames: DEFAULTS.frames,
+      durationS: undefined,
+      repeats: 1,
+      warmup: DEFAULTS.warmup,
+      input: { kind: 'default' },
+      resize: undefined,
+      quality: undefined,
+      delayMs: 0,
+      bandwidthKbps: undefined,
+      pingIntervalMs: DEFAULTS.pingIntervalMs,
+      timeoutMs: 30_000,
+      json: false,
+      quiet: false,
+    });
+  });
+
+  it('parses every flag into the typed config', () => {
+    const c = parse(
+      '--url', 'ws://127.0.0.1:9000/', '--transport', 'rest-keepalive', '--codec', 'raw', '--clients', '6', '--stagger', '25',
+      '--duration', '2.5', '--repeats', '3', '--warmup', '0', '--dir', 'photos', '--resize', '240x180', '--quality', '70',
+      '--model', 'm', '--threshold', '0.3', '--delay', '20', '--bandwidth', '5000', '--timeout', '1000', '--csv', 'a.csv',
+      '--json', '--chart', 'c.svg', '--label', 'x y', '--quiet',
+    );
+    expect(c).toMatchObject({
+      url: 'http://127.0.0.1:9000',
+      transport: 'rest-keepalive',
+      codec: 'raw',
+      clients: 6,
+      staggerMs: 25,
+      frames: undefined,
+      durationS: 2.5,
+      repeats: 3,
+      warmup: 0,
+      input: { kind: 'dir', path: 'photos' },
+      resize: { width: 240, height: 180 },
+      quality: 70,
+      model: 'm',
+      threshold: 0.3,
+      delayMs: 20,
+      bandwidthKbps: 5000,
+      pingIntervalMs: 0,
+      timeoutMs: 1000,
+      csv: 'a.csv',
+      json: true,
+      chart: 'c.svg',
+      label: 'x y',
+      quiet: true,
+    });
+  });
+
+  it('pipelined mode takes --in-flight (default 4)', () => {
+    expect(parse('--mode', 'pipelined').inFlight).toBe(DEFAULTS.inFlight);
+    expect(parse('--mode', 'pipelined', '--in-flight', '8').inFlight).toBe(8);
+  });
+
+  it('video input keeps its frame limit', () => {
+    expect(parse('--video', 'clip.y4m', '--video-frames', '12').input).toEqual({ kind: 'video', path: 'clip.y4m', maxFrames: 12 });
+  });
+
+  it('rejects bad combinations with a reason', () => {
+    expect(problem('--codec', 'raw', '--transport', 'ws')).toMatch(/raw.*rest/);
+    expect(problem('--codec', 'raw')).toMatch(/raw/); // ws is the default transport
+    expect(problem('--transport', 'rest', '--mode', 'pipelined')).toMatch(/WebSocket-only/);
+    expect(problem('--transport', 'rest', '--mode', 'short')).toMatch(/WebSocket-only/);
+    expect(problem('--in-flight', '4')).toMatch(/pipelined/);
+    expect(problem('--frames', '10', '--duration', '5')).toMatch(/either --frames or --duration/);
+    expect(problem('--image', 'a.jpg', '--dir', 'b')).toMatch(/one input/);
+    expect(problem('--transport', 'rest', '--ping-interval', '100')).toMatch(/ping-interval/);
+    expect(problem('--mode', 'short', '--ping-interval', '100')).toMatch(/ping-interval/);
+    expect(problem('--video-frames', '5')).toMatch(/--video/);
+    expect(problem('--stagger', '10')).toMatch(/clients/);
+  });
+
+  it('rejects bad values', () => {
+    expect(problem('--transport', 'udp')).toMatch(/transport/);
+    expect(problem('--codec', 'xml')).toMatch(/codec/);
+    expect(problem('--frames', '0')).toMatch(/frames/);
+    expect(problem('--frames', '1.5')).toMatch(/integer/);
+    expect(problem('--clients', 'many')).toMatch(/integer/);
+    expect(problem('--resize', '240')).toMatch(/WIDTHxHEIGHT/);
+    expect(problem('--quality', '0')).toMatch(/quality/);
+    expect(problem('--threshold', '1.5')).toMatch(/threshold/);
+    expect(problem('--delay', '-1')).toMatch(/delay/);
+    expect(problem('--bandwidth', '0')).toMatch(/bandwidth/);
+    expect(problem('--duration', '0')).toMatch(/duration/);
+    expect(problem('--url', 'ftp://x')).toMatch(/url/);
+    expect(problem('--url', 'not a url')).toMatch(/url/);
+    expect(problem('--nope')).toMatch(/unknown option/);
+    expect(problem('extra')).toMatch(/too many arguments|unexpected/);
+  });
+
+  it('checks that input files exist', () => {
+    expect(() => parseArgs(['--image', '/no/such/file.jpg'])).toThrow(/no such file/);
+  });
+
+  it('--help is a clean exit and explains every flag', () => {
+    let out = '';
+    expect(() => parseArgs(['--help'], { out: (s) => (out += s), err: () => {} })).toThrow(HelpShown);
+    for (const option of buildProgram().options) {
+      expect(out).toContain(option.long!);
+      expect(option.description.length).toBeGreaterThan(10);
+    }
+  });
+});

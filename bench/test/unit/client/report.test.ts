@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { countOutcomes, formatJson, formatSummary, summarizeBench, summarizeSamples } from '../../../client/report.ts';
+import { benchResult, KNOWN_FRAMES, KNOWN_NET, measurement } from '../../support/measurements.ts';
+
+describe('bench statistics', () => {
+  const samples = KNOWN_FRAMES;
+  const net = KNOWN_NET;
+
+  it('summarises latency of completed frames only, warm-up excluded', () => {
+    const s = summarizeSamples(samples, net, 10_000, 2, 0);
+    expect(s.latency.count).toBe(100);
+    expect(s.latency.min).toBe(1);
+    expect(s.latency.max).toBe(100);
+    expect(s.latency.mean).toBeCloseTo(50.5);
+    expect(s.latency.p50).toBeCloseTo(50.5);
+    expect(s.latency.p95).toBeCloseTo(95.05);
+    expect(s.latency.p99).toBeCloseTo(99.01);
+    expect(s.latency.stddev).toBeCloseTo(29.011, 2);
+    expect(s.serverMs.mean).toBe(0.5);
+    expect(s.inferenceMs.p50).toBe(0.25);
+    expect(s.network.ping).toMatchObject({ count: 2, mean: 3 });
+  });
+
+  it('throughput is completed frames over wall time, not 1000 / latency', () => {
+    const s = summarizeSamples(samples, net, 10_000, 2, 0);
+    expect(s.throughputFps).toBeCloseTo(10);
+    expect(s.throughputPerClientFps).toBeCloseTo(5);
+  });
+
+  it('counts every outcome and the reasons', () => {
+    expect(countOutcomes(samples.filter((x) => !x.warmup))).toEqual({ sent: 104, ok: 100, dropped: 1, errors: 1, timeouts: 1, failed: 1, unanswered: 2 });
+    const s = summarizeSamples(samples, net, 10_000, 1, 0);
+    expect(s.reasons).toEqual({ 'dropped:superseded': 1, 'error:bad_image': 1 });
+  });
+
+  it('bytes per frame average over answered frames', () => {
+    const s = summarizeSamples(samples, net, 10_000, 1, 0);
+    expect(s.bytesUpPerFrame).toBe(100);
+    expect(s.bytesDownPerFrame).toBeCloseTo((100 * 10 + 20 + 10) / 102);
+  });
+
+  it('table and JSON carry the numbers', () => {
+    const summary = summarizeBench(benchResult(samples, { argv: ['--label', 'known, "data"'], net, wallMs: 10_000 }));
+    expect(summary.ok).toBe(false); // two frames unanswered
+    const text = formatSummary(summary);
+    expect(text).toContain('latency (full process)');
+    expect(text).toMatch(/throughput\s+10\.00 frames\/s/);
+    expect(text).toContain('2 unanswered');
+    const json = JSON.parse(formatJson(summary));
+    expect(json.overall.latency.p50).toBe(50.5);
+    expect(json.overall.throughputFps).toBe(10);
+  });
+
+  it('a run fails when a warm-up frame or a client went unanswered, though neither enters the statistics', () => {
+    const answered = Array.from({ length: 3 }, (_, i) => measurement({ seq: i }));
+    expect(summarizeBench(benchResult(answered)).ok).toBe(true);
+    const lostWarmup = summarizeBench(benchResult([measurement({ warmup: true, outcome: 'timeout', latencyMs: Number.NaN }), ...answered]));
+    expect(lostWarmup.overall.counts.unanswered).toBe(0);
+    expect(lostWarmup.warmupUnanswered).toBe(1);
+    expect(lostWarmup.ok).toBe(false);
+    expect(summarizeBench(benchResult(answered, { clientFailures: ['client 1: connection lost'] })).ok).toBe(false);
+  });
+});

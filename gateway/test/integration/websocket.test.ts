@@ -1,0 +1,231 @@
+/**
+ * The WebSocket endpoint end to end: a real gateway on an ephemeral port, real clients, real photos,
+ * both codecs on one connection, pings, flow control, bad input, isolation between clients.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { encode as msgpackEncode } from '@msgpack/msgpack';
+import type { DetectionsMessage, ErrorMessage } from '@sightline/shared/protocol';
+import { PROTOCOL_VERSION } from '@sightline/shared/protocol';
+import type { RunningGateway } from '../../src/gateway.ts';
+import { photo, pngBombHeader } from '../support/images.ts';
+import { missingLabels } from '../support/labels.ts';
+import { startTestGateway } from '../support/test-gateway.ts';
+import { TestClient } from '../support/ws-client.ts';
+
+const MAX_MESSAGE_BYTES = 1024 * 1024;
+let gateway: RunningGateway;
+let wsUrl: string;
+
+beforeAll(async () => {
+  gateway = await startTestGateway({ maxInFlight: 1, queueLength: 1, maxMessageBytes: MAX_MESSAGE_BYTES });
+  wsUrl = `ws://127.0.0.1:${gateway.port}/ws`;
+});
+afterAll(() => gateway?.close());
+
+const dog = photo('dog.jpg');
+
+describe('WebSocket detection', () => {
+  it('greets with the protocol version, models and limits', async () => {
+    const client = await TestClient.connect(wsUrl);
+    const hello = await client.hello();
+    expect(hello.codec).toBe('json');
+    expect(hello.message).toMatchObject({
+      type: 'hello',
+      protocol: PROTOCOL_VERSION,
+      defaultModel: 'ssdlite-mobilenetv2-coco',
+      models: expect.arrayContaining(['ssdlite-mobilenetv2-coco', 'blazeface-back-256']),
+      limits: { maxInFlight: 1, queueLength: 1, maxMessageBytes: MAX_MESSAGE_BYTES },
+    });
+    client.close();
+  });
+
+  it('answers each frame in the codec it came in, switching codec on one connection', async () => {
+    const client = await TestClient.connect(wsUrl);
+    const sequence = ['msgpack', 'json', 'msgpack', 'json'] as const;
+    for (const [i, codec] of sequence.entries()) {
+      client.send({ type: 'frame', id: 100 + i, ts: 5000.25 + i, image: dog }, codec);
+      const { message, codec: replyCodec } = await client.answer(100 + i);
+      expect(replyCodec).toBe(codec);
+      expect(message.type).toBe('detections');
+      const detections = message as DetectionsMessage;
+      expect(detections.ts).toBe(5000.25 + i);
+      expect([detections.width, detections.height]).toEqual([640, 480]);
+      expect(missingLabels(detections.detections, ['bicycle', 'dog', 'car|truck'])).toEqual([]);
+      const t = detections.timings;
+      expect(t.inferenceMs).toBeGreaterThan(0);
+      expect(t.decodeMs).toBeGreaterThan(0);
+      expect(t.serverMs).toBeGreaterThanOrEqual(t.decodeMs + t.preprocessMs + t.inferenceMs + t.postprocessMs);
+    }
+    client.close();
+  });
+
+  it('runs the face model when a frame names it', async () => {
+    const client = await TestClient.connect(wsUrl);
+    client.send({ type: 'frame', id: 1, ts: 1, image: photo('astronaut.jpg'), model: 'blazeface-back-256' }, 'msgpack');
+    const { message } = await client.answer(1);
+    expect(message).toMatchObject({ type: 'detections', model: 'blazeface-back-256' });
+    expect((message as DetectionsMessage).detections.map((d) => d.label)).toContain('face');
+    client.close();
+  });
+
+  it('applies a per-frame threshold', async () => {
+    const client = await TestClient.connect(wsUrl);
+    client.send({ type: 'frame', id: 1, ts: 1, image: dog, threshold: 0.9 }, 'json');
+    const { message } = await client.answer(1);
+    const scores = (message as DetectionsMessage).detections.map((d) => d.score);
+    expect(scores.length).toBeGreaterThan(0);
+    expect(Math.min(...scores)).toBeGreaterThanOrEqual(0.9);
+    client.close();
+  });
+
+  it('answers pings in both codecs with the gateway clock', async () => {
+    const client = await TestClient.connect(wsUrl);
+    for (const [id, codec] of [[1, 'json'], [2, 'msgpack']] as const) {
+      const before = Date.now();
+      client.send({ type: 'ping', id, ts: 42.5 }, codec);
+      const { message, codec: replyCodec } = await client.answer(id);
+      expect(replyCodec).toBe(codec);
+      expect(message).toMatchObject({ type: 'pong', id, ts: 42.5 });
+      const serverTs = (message as { serverTs: number }).serverTs;
+      expect(serverTs).toBeGreaterThanOrEqual(before - 5);
+      expect(serverTs).toBeLessThanOrEqual(Date.now() + 5);
+    }
+    client.close();
+  });
+});
+
+describe('flow control', () => {
+  it('answers every frame of a burst exactly once: the newest frames win, the rest are dropped', async () => {
+    const client = await TestClient.connect(wsUrl);
+    const ids = Array.from({ length: 12 }, (_, i) => i + 1);
+    for (const id of ids) client.send({ type: 'frame', id, ts: id, image: dog }, 'msgpack');
+    await client.waitFor(() => ids.every((id) => client.answersTo(id).length > 0));
+    await new Promise((resolve) => setTimeout(resolve, 300)); // a duplicate answer would arrive by now
+    const outcomes = ids.map((id) => {
+      const answers = client.answersTo(id);
+      expect(answers).toHaveLength(1);
+      return answers[0]!.message;
+    });
+    const dropped = outcomes.filter((m) => m.type === 'dropped');
+    const detected = outcomes.filter((m) => m.type === 'detections');
+    expect(dropped.length + detected.length).toBe(ids.length);
+    // maxInFlight 1 + queueLength 1: the first frame runs, the last one is the survivor in the queue.
+    expect(detected.length).toBeGreaterThanOrEqual(2);
+    expect(dropped.length).toBeGreaterThanOrEqual(1);
+    expect(outcomes[0]!.type).toBe('detections');
+    expect(outcomes.at(-1)!.type).toBe('detections');
+    for (const m of dropped) expect(m).toMatchObject({ reason: 'superseded' });
+    // The survivor waited behind the first frame's whole processing: that wait is reported as queueing.
+    const survivor = outcomes.at(-1) as DetectionsMessage;
+    expect(survivor.timings.queueMs).toBeGreaterThan(survivor.timings.inferenceMs * 0.5);
+    expect(survivor.timings.serverMs).toBeGreaterThanOrEqual(survivor.timings.queueMs + survivor.timings.inferenceMs);
+    client.close();
+  });
+
+  it('keeps serving another client while one floods the gateway', async () => {
+    const flooder = await TestClient.connect(wsUrl);
+    const steady = await TestClient.connect(wsUrl);
+    const floodIds = Array.from({ length: 40 }, (_, i) => i + 1);
+    for (const id of floodIds) flooder.send({ type: 'frame', id, ts: id, image: dog }, 'json');
+    for (let id = 1; id <= 4; id++) {
+      steady.send({ type: 'frame', id, ts: id, image: dog }, 'msgpack');
+      const { message } = await steady.answer(id);
+      expect(message.type).toBe('detections');
+    }
+    await flooder.waitFor(() => floodIds.every((id) => flooder.answersTo(id).length === 1));
+    flooder.close();
+    steady.close();
+  });
+});
+
+describe('bad input', () => {
+  async function expectError(client: TestClient, send: () => void, code: ErrorMessage['code'], id?: number) {
+    const seen = client.received.length;
+    send();
+    await client.waitFor(() => client.received.length > seen);
+    const { message } = client.received[seen]!;
+    expect(message).toMatchObject({ type: 'error', code });
+    expect((message as ErrorMessage).id).toBe(id);
+    expect((message as ErrorMessage).message.length).toBeGreaterThan(5);
+  }
+
+  it('answers each kind of bad input with the right code and keeps the connection and others working', async () => {
+    const client = await TestClient.connect(wsUrl);
+    const bystander = await TestClient.connect(wsUrl);
+    await client.hello();
+    const bystanderIds = [1, 2, 3, 4, 5, 6];
+    let next = 0;
+    const bystanderStep = () => {
+      const id = bystanderIds[next++];
+      if (id !== undefined) bystander.send({ type: 'frame', id, ts: id, image: dog }, 'msgpack');
+    };
+
+    bystanderStep();
+    await expectError(client, () => client.sendRaw('{"type":"frame",'), 'bad_message');
+    await expectError(client, () => client.sendRaw(Buffer.from([0xc1, 0xff, 0x00])), 'bad_message');
+    bystanderStep();
+    await expectError(client, () => client.sendRaw(JSON.stringify({ type: 'frame', id: 7, ts: 1, image: '@@notbase64' })), 'bad_message', 7);
+    await expectError(client, () => client.sendRaw(JSON.stringify({ type: 'frame', id: '8', ts: 1, image: 'AAAA' })), 'bad_message');
+    await expectError(client, () => client.sendRaw(Buffer.from(msgpackEncode({ type: 'frame', id: 9, ts: 1, image: 'AAAA' }))), 'bad_message', 9);
+    await expectError(client, () => client.sendRaw(JSON.stringify({ type: 'teleport', id: 10, ts: 1 })), 'bad_message', 10);
+    bystanderStep();
+    await expectError(client, () => client.send({ type: 'frame', id: 11, ts: 1, image: dog, model: 'yolo-v99' }, 'msgpack'), 'unknown_model', 11);
+    await expectError(client, () => client.send({ type: 'frame', id: 12, ts: 1, image: Buffer.from('GIF89a, or rather just text') }, 'msgpack'), 'bad_image', 12);
+    await expectError(client, () => client.send({ type: 'frame', id: 13, ts: 1, image: dog.subarray(0, 200) }, 'json'), 'bad_image', 13);
+    await expectError(client, () => client.send({ type: 'frame', id: 14, ts: 1, image: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>') }, 'msgpack'), 'bad_image', 14);
+    bystanderStep();
+    await expectError(client, () => client.send({ type: 'frame', id: 15, ts: 1, image: pngBombHeader() }, 'msgpack'), 'too_large', 15);
+    await expectError(client, () => client.send({ type: 'frame', id: 16, ts: 1, image: Buffer.alloc(MAX_MESSAGE_BYTES + 10, 7) }, 'msgpack'), 'too_large');
+    bystanderStep();
+
+    // Still the same connection, still working.
+    client.send({ type: 'frame', id: 17, ts: 1, image: dog }, 'json');
+    expect((await client.answer(17)).message.type).toBe('detections');
+    expect(client.closeEvent).toBeUndefined();
+
+    bystanderStep();
+    await bystander.waitFor(() => bystanderIds.every((id) => bystander.answersTo(id).length === 1));
+    for (const id of bystanderIds) expect(bystander.answersTo(id)[0]!.message.type).toMatch(/detections|dropped/);
+    expect(bystander.answersTo(6)[0]!.message.type).toBe('detections');
+    client.close();
+    bystander.close();
+  });
+
+  it('refuses upgrades on any path but /ws', async () => {
+    const socket = new WebSocket(`ws://127.0.0.1:${gateway.port}/not-ws`);
+    const status = await new Promise<number | undefined>((resolve) => {
+      socket.on('unexpected-response', (_req, res) => resolve(res.statusCode));
+      socket.on('error', () => resolve(undefined));
+    });
+    expect(status).toBe(404);
+  });
+
+  it('closes a connection that asks for another protocol version, with a reason', async () => {
+    const client = await TestClient.connect(`${wsUrl}?protocol=99`);
+    await client.waitFor(() => client.closeEvent !== undefined);
+    expect(client.closeEvent!.code).toBe(4001);
+    expect(client.closeEvent!.reason).toMatch(/protocol 99 unsupported/);
+  });
+});
+
+describe('overload', () => {
+  it('answers `overloaded` when the gateway-wide inference queue is full, and nothing goes unanswered', async () => {
+    const small = await startTestGateway({ maxPending: 1, maxInFlight: 8, queueLength: 0 });
+    try {
+      const client = await TestClient.connect(`ws://127.0.0.1:${small.port}/ws`);
+      const ids = Array.from({ length: 8 }, (_, i) => i + 1);
+      for (const id of ids) client.send({ type: 'frame', id, ts: id, image: dog }, 'msgpack');
+      await client.waitFor(() => ids.every((id) => client.answersTo(id).length === 1));
+      const types = ids.map((id) => {
+        const m = client.answersTo(id)[0]!.message;
+        return m.type === 'error' ? m.code : m.type;
+      });
+      expect(types).toContain('overloaded');
+      expect(types).toContain('detections');
+      client.close();
+    } finally {
+      await small.close();
+    }
+  });
+});

@@ -1,0 +1,46 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { DEFAULT_CONFIG, gatewayCli, loadConfig } from '../../src/config.ts';
+
+function withEnv(env: Record<string, string>): void {
+  for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
+}
+
+describe('configuration', () => {
+  afterEach(() => {
+    vi.unstubAllEnvs();
+  });
+
+  it('uses the defaults when nothing is set', () => {
+    expect(loadConfig([])).toEqual(DEFAULT_CONFIG);
+    expect(DEFAULT_CONFIG.port).toBe(8080);
+  });
+
+  it('reads environment variables and lets flags override them', () => {
+    const env = { PORT: '9000', SIGHTLINE_THREADS: '1', SIGHTLINE_MODEL: 'blazeface-back-256', SIGHTLINE_QUEUE_LENGTH: '0' };
+    withEnv(env);
+    const config = loadConfig(['--port', '9001', '--max-in-flight', '4']);
+    expect(config).toMatchObject({ port: 9001, threads: 1, defaultModel: 'blazeface-back-256', maxInFlight: 4, queueLength: 0 });
+  });
+
+  it('treats empty variables as unset', () => {
+    withEnv({ PORT: '' });
+    expect(loadConfig([]).port).toBe(8080);
+  });
+
+  it('names every invalid setting', () => {
+    withEnv({ PORT: 'eighty', SIGHTLINE_THRESHOLD: '2' });
+    expect(() => loadConfig([])).toThrow(/PORT.*SIGHTLINE_THRESHOLD|SIGHTLINE_THRESHOLD.*PORT/);
+    vi.unstubAllEnvs();
+    expect(() => loadConfig(['--max-in-flight', '0'])).toThrow(/SIGHTLINE_MAX_IN_FLIGHT/);
+    withEnv({ LOG_LEVEL: 'loud' });
+    expect(() => loadConfig([])).toThrow(/LOG_LEVEL/);
+  });
+
+  it('skips the `--` that pnpm passes through, and lists every environment variable in --help', () => {
+    expect(loadConfig(['--', '--port', '9002']).port).toBe(9002);
+    const help = gatewayCli().helpInformation();
+    for (const name of ['PORT', 'HOST', 'SIGHTLINE_MODEL', 'SIGHTLINE_THREADS', 'SIGHTLINE_MAX_CONNECTIONS', 'LOG_LEVEL']) {
+      expect(help).toContain(`env: ${name}`);
+    }
+  });
+});

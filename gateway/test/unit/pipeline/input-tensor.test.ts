@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { buildInputTensor } from '../../../src/pipeline/input-tensor.ts';
+import { TensorBufferPool } from '../../../src/pipeline/tensor-buffers.ts';
+
+describe('tensor conversion', () => {
+  const full = (width: number, height: number) => ({ offsetX: 0, offsetY: 0, contentWidth: width, contentHeight: height });
+  const rgb = (width: number, height: number, values: number[]) => ({ data: new Uint8Array(values), width, height });
+
+  it('scales 0..255 onto the manifest range, NHWC and NCHW', () => {
+    const pixels = rgb(2, 1, [0, 255, 51, 102, 153, 204]);
+    const spec = { width: 2, height: 1, dtype: 'float32' as const, range: [-1, 1] as [number, number] };
+    const nhwc = buildInputTensor(pixels, { ...spec, layout: 'NHWC' }, full(2, 1));
+    expect(nhwc.dims).toEqual([1, 1, 2, 3]);
+    expect([...nhwc.data].map((v) => +v.toFixed(3))).toEqual([-1, 1, -0.6, -0.2, 0.2, 0.6]);
+    const nchw = buildInputTensor(pixels, { ...spec, layout: 'NCHW' }, full(2, 1));
+    expect(nchw.dims).toEqual([1, 3, 1, 2]);
+    expect([...nchw.data].map((v) => +v.toFixed(3))).toEqual([-1, -0.2, 1, 0.2, -0.6, 0.6]);
+  });
+
+  it('passes uint8 values through', () => {
+    const t = buildInputTensor(rgb(1, 1, [1, 2, 3]), { width: 1, height: 1, dtype: 'uint8', layout: 'NHWC', range: [0, 1] }, full(1, 1));
+    expect([...t.data]).toEqual([1, 2, 3]);
+  });
+
+  it('resamples like TensorFlow ResizeBilinear (no half-pixel centres), on each axis', () => {
+    const spec = (width: number, height: number) => ({ width, height, layout: 'NHWC' as const, dtype: 'float32' as const, range: [0, 255] as [number, number] });
+    const red = (t: { data: ArrayLike<number> }) => Array.from(t.data).filter((_, i) => i % 3 === 0).map((v) => +v.toFixed(3));
+    // Halving picks every other pixel: source x = 2i.
+    const row = rgb(4, 1, [0, 0, 0, 10, 0, 0, 20, 0, 0, 30, 0, 0]);
+    expect(red(buildInputTensor(row, spec(2, 1), full(2, 1)))).toEqual([0, 20]);
+    // Enlarging interpolates, and the last source pixel repeats: source x = min(i / 2, 1).
+    const pair = rgb(2, 1, [0, 0, 0, 100, 0, 0]);
+    expect(red(buildInputTensor(pair, spec(4, 1), full(4, 1)))).toEqual([0, 50, 100, 100]);
+    // Vertically the same rule, and both axes combine bilinearly.
+    const square = rgb(2, 2, [0, 0, 0, 100, 0, 0, 100, 0, 0, 200, 0, 0]);
+    expect(red(buildInputTensor(square, spec(4, 4), full(4, 4)))).toEqual([0, 50, 100, 100, 50, 100, 150, 150, 100, 150, 200, 200, 100, 150, 200, 200]);
+  });
+
+  it('fills reused buffers completely, and takes them back only once they are free', () => {
+    const buffers = new TensorBufferPool(1);
+    const spec = { width: 2, height: 1, layout: 'NHWC' as const, dtype: 'float32' as const, range: [0, 1] as [number, number] };
+    const first = buildInputTensor(rgb(2, 1, [255, 255, 255, 255, 255, 255]), spec, full(2, 1), buffers);
+    buffers.release(first.data);
+    const second = buildInputTensor(rgb(2, 1, [0, 0, 0, 0, 0, 0]), spec, { offsetX: 0, offsetY: 0, contentWidth: 1, contentHeight: 1 }, buffers);
+    expect(second.data).toBe(first.data);
+    expect([...second.data]).toEqual([0, 0, 0, 0, 0, 0]); // the bar (second pixel) is cleared, not left at 1
+    // A buffer transferred to a worker is detached: releasing it must not hand out an empty array later.
+    const detached = new Float32Array(6);
+    structuredClone(detached.buffer, { transfer: [detached.buffer] });
+    buffers.release(second.data);
+    buffers.release(detached);
+    expect(buffers.acquire(6).length).toBe(6);
+    expect(buffers.acquire(6).length).toBe(6);
+  });
+});

@@ -35,7 +35,10 @@ export default defineConfig({
         codeSplitting: {
           groups: [
             { name: 'react', test: /node_modules[\\/](react|react-dom|scheduler)[\\/]/ },
-            { name: 'charts', test: /node_modules[\\/](recharts|d3-[^\\/]+|victory-vendor|@reduxjs|redux|immer|reselect|es-toolkit|decimal\.js-light|eventemitter3|react-redux|use-sync-external-store)[\\/]/ },
+            {
+              name: 'charts',
+              test: /node_modules[\\/](recharts|d3-[^\\/]+|victory-vendor|@reduxjs|redux|immer|reselect|es-toolkit|decimal\.js-light|eventemitter3|react-redux|use-sync-external-store)[\\/]/,
+            },
             { name: 'protocol', test: /node_modules[\\/](zod|@msgpack)[\\/]/ },
           ],
         },

@@ -3,8 +3,8 @@ import type { ModelInfo } from '@sightline/shared/protocol';
 import { DashboardController } from './app/dashboard-controller.ts';
 import { CHART_WINDOW, STATS_WINDOWS } from './app/settings.ts';
 import { usePersistedSettings } from './app/use-persisted-settings.ts';
+import type { SourceKind } from './capture/capture-source.ts';
 import { modelFor } from './capture/frame-size.ts';
-import type { SourceKind } from './capture/media-source.ts';
 import { DetectionsList } from './components/DetectionsList.tsx';
 import { ErrorLog } from './components/ErrorLog.tsx';
 import { Panel } from './components/Field.tsx';
@@ -13,7 +13,7 @@ import { LatencyChart } from './components/LatencyChart.tsx';
 import { MediaStage } from './components/MediaStage.tsx';
 import { ModelControls } from './components/ModelControls.tsx';
 import { SourceControls } from './components/SourceControls.tsx';
-import { StageTimings } from './components/StageTimings.tsx';
+import { StageBreakdown } from './components/StageBreakdown.tsx';
 import { StatsPanel } from './components/StatsPanel.tsx';
 import { StreamControls } from './components/StreamControls.tsx';
 import { Toasts } from './components/Toasts.tsx';
@@ -33,7 +33,7 @@ export function App() {
 
   // Open the camera once the media elements are attached (MediaStage's effect runs first).
   useEffect(() => {
-    controller.useCamera();
+    controller.openCamera();
   }, [controller]);
 
   // Mirror a selfie camera by default; files and rear cameras are shown as they are.
@@ -52,29 +52,33 @@ export function App() {
 
   const chooseSource = useCallback(
     (next: SourceKind) => {
-      if (next === 'camera') controller.useCamera(snapshot.source.deviceId);
-      else controller.useFile(lastFile.current);
+      if (next === 'camera') controller.openCamera(snapshot.source.deviceId);
+      else controller.openFile(lastFile.current);
     },
     [controller, snapshot.source.deviceId],
   );
 
   const openFilePicker = useCallback(() => {
-    if (snapshot.source.kind !== 'file') controller.useFile(lastFile.current);
+    if (snapshot.source.kind !== 'file') controller.openFile(lastFile.current);
     // The input exists in the page at all times; wait a tick so it is shown before it opens.
     setTimeout(() => document.getElementById('file-input')?.click(), 0);
   }, [controller, snapshot.source.kind]);
 
-  const useFile = useCallback(
+  const openFile = useCallback(
     (file: File) => {
       lastFile.current = file;
-      controller.useFile(file);
+      controller.openFile(file);
     },
     [controller],
   );
 
-  const chooseModel = useCallback((info: ModelInfo) => updateSettings({ model: info.name, threshold: info.scoreThreshold }), [updateSettings]);
+  const chooseModel = useCallback(
+    (info: ModelInfo) => updateSettings({ model: info.name, threshold: info.scoreThreshold }),
+    [updateSettings],
+  );
 
-  const sourceSize = snapshot.source.width && snapshot.source.height ? { width: snapshot.source.width, height: snapshot.source.height } : undefined;
+  const sourceSize =
+    snapshot.source.width && snapshot.source.height ? { width: snapshot.source.width, height: snapshot.source.height } : undefined;
   const activeCodecs = settings.abMode ? (['json', 'msgpack'] as const) : [settings.codec];
 
   return (
@@ -82,7 +86,12 @@ export function App() {
       <a className="skip-link" href="#controls">
         Skip to controls
       </a>
-      <Header snapshot={snapshot} paused={settings.paused} onPause={(paused) => updateSettings({ paused })} onRetry={() => controller.retryConnection()} />
+      <Header
+        snapshot={snapshot}
+        paused={settings.paused}
+        onPause={(paused) => updateSettings({ paused })}
+        onRetry={() => controller.retryConnection()}
+      />
       <main className="layout">
         <aside className="column column--controls" id="controls" aria-label="Controls">
           <Panel title="Source" id="source-title">
@@ -90,8 +99,8 @@ export function App() {
               source={snapshot.source}
               mirror={settings.mirror}
               onSourceKind={chooseSource}
-              onCamera={(deviceId) => controller.useCamera(deviceId)}
-              onFile={useFile}
+              onCamera={(deviceId) => controller.openCamera(deviceId)}
+              onFile={openFile}
               onMirror={(mirror) => updateSettings({ mirror })}
             />
           </Panel>
@@ -123,10 +132,15 @@ export function App() {
             snapshot={snapshot}
             mirror={settings.mirror}
             onUseFile={openFilePicker}
-            onRetryCamera={() => controller.useCamera(snapshot.source.deviceId)}
+            onRetryCamera={() => controller.openCamera(snapshot.source.deviceId)}
             onResume={() => updateSettings({ paused: false })}
           />
-          <Panel title="Latency" id="latency-title" className="panel--chart" actions={<span className="panel__note">ms · last {CHART_WINDOW} messages</span>}>
+          <Panel
+            title="Latency"
+            id="latency-title"
+            className="panel--chart"
+            actions={<span className="panel__note">ms · last {CHART_WINDOW} messages</span>}
+          >
             <LatencyChart series={snapshot.chart} pingMs={snapshot.pingMs} />
           </Panel>
         </section>
@@ -163,7 +177,12 @@ export function App() {
               <button type="button" className="button button--small" data-testid="export-json" onClick={() => controller.exportJson()}>
                 Export JSON
               </button>
-              <button type="button" className="button button--small button--ghost" data-testid="reset-stats" onClick={() => controller.clearSamples()}>
+              <button
+                type="button"
+                className="button button--small button--ghost"
+                data-testid="reset-stats"
+                onClick={() => controller.clearSamples()}
+              >
                 Reset
               </button>
               <span className="export-row__note">
@@ -172,15 +191,19 @@ export function App() {
               </span>
             </div>
           </Panel>
-          <Panel title="Detections" id="detections-title" actions={
+          <Panel
+            title="Detections"
+            id="detections-title"
+            actions={
               <span className="panel__note">
                 {snapshot.latest ? (snapshot.phase === 'streaming' ? `${snapshot.latest.detections.length} now` : 'last result') : ''}
               </span>
-            }>
+            }
+          >
             <DetectionsList latest={snapshot.latest} />
           </Panel>
           <Panel title="Last frame" id="timings-title">
-            <StageTimings latest={snapshot.latest} encode={snapshot.lastEncode} encoderPath={snapshot.encoderPath} />
+            <StageBreakdown latest={snapshot.latest} encode={snapshot.lastEncode} encoderPath={snapshot.encoderPath} />
           </Panel>
           <Panel
             title="Errors"
@@ -201,8 +224,16 @@ export function App() {
             }
           >
             {/* The dashboard's own problems (a stuck encoder, unreadable replies) stay here after their toast is gone. */}
-            <ErrorLog entries={snapshot.errors} label="Gateway errors" showHeading={snapshot.notices.length > 0} emptyText="No errors from the gateway." testId="error-log" />
-            {snapshot.notices.length > 0 && <ErrorLog entries={snapshot.notices} label="Dashboard problems" showHeading testId="notice-log" />}
+            <ErrorLog
+              entries={snapshot.errors}
+              label="Gateway errors"
+              showHeading={snapshot.notices.length > 0}
+              emptyText="No errors from the gateway."
+              testId="error-log"
+            />
+            {snapshot.notices.length > 0 && (
+              <ErrorLog entries={snapshot.notices} label="Dashboard problems" showHeading testId="notice-log" />
+            )}
           </Panel>
         </aside>
       </main>

@@ -1,6 +1,7 @@
 /** The webcam: permission, device list, opening a chosen device, and errors people can act on. */
 
-export type CameraErrorKind = 'permission-denied' | 'no-camera' | 'device-unavailable' | 'in-use' | 'insecure-context' | 'unsupported' | 'failed';
+export type CameraErrorKind =
+  'permission-denied' | 'no-camera' | 'device-unavailable' | 'in-use' | 'insecure-context' | 'unsupported' | 'failed';
 
 export interface CameraError {
   kind: CameraErrorKind;
@@ -60,7 +61,8 @@ export function describeCameraError(error: unknown): CameraError {
       // Only the exact device id is a hard constraint: this camera is gone, not necessarily every camera.
       return {
         kind: 'device-unavailable',
-        message: 'The selected camera is not available (unplugged or no longer listed). Pick another camera, or stream a video or image file instead.',
+        message:
+          'The selected camera is not available (unplugged or no longer listed). Pick another camera, or stream a video or image file instead.',
       };
     case 'NotReadableError':
     case 'TrackStartError':

@@ -11,5 +11,4 @@ export interface EncodeRequest {
 }
 
 export type EncodeResponse =
-  | { id: number; ok: true; bytes: ArrayBuffer; width: number; height: number }
-  | { id: number; ok: false; error: string };
+  { id: number; ok: true; bytes: ArrayBuffer; width: number; height: number } | { id: number; ok: false; error: string };

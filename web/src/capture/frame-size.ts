@@ -38,9 +38,7 @@ export function autoLongSide(source: Size, input: ModelInput | undefined): numbe
   if (longSide <= 0 || shortSide <= 0) return AUTO_FALLBACK_LONG_SIDE;
   if (!input || !(input.width > 0) || !(input.height > 0)) return Math.min(longSide, AUTO_FALLBACK_LONG_SIDE);
   const scale =
-    input.resize === 'stretch'
-      ? Math.min(input.width, input.height) / shortSide
-      : Math.max(input.width, input.height) / longSide;
+    input.resize === 'stretch' ? Math.min(input.width, input.height) / shortSide : Math.max(input.width, input.height) / longSide;
   // Rounded up so the constrained side reaches the input's size after targetSize rounds the other one.
   return Math.min(longSide, Math.ceil(longSide * scale - 1e-9));
 }

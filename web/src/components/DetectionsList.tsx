@@ -1,4 +1,4 @@
-import type { LatestResult } from '../app/dashboard-controller.ts';
+import type { LatestResult } from '../app/dashboard-snapshot.ts';
 import { classColour } from '../overlay/class-colours.ts';
 
 interface Props {
@@ -28,7 +28,9 @@ export function DetectionsList({ latest }: Props) {
           </li>
         ))}
       </ul>
-      {detections.length === 0 && <p className="empty">{latest ? 'Nothing above the threshold in the latest frame.' : 'No results yet.'}</p>}
+      {detections.length === 0 && (
+        <p className="empty">{latest ? 'Nothing above the threshold in the latest frame.' : 'No results yet.'}</p>
+      )}
       {latest && (
         <p className="detections__meta">
           Frame #{latest.id} · {latest.width}×{latest.height} · {latest.model}

@@ -1,6 +1,6 @@
-import type { DashboardSnapshot } from '../app/dashboard-controller.ts';
+import type { DashboardSnapshot } from '../app/dashboard-snapshot.ts';
 import { formatMs, formatNumber } from '../ui/format.ts';
-import { ConnectionStatus } from './ConnectionStatus.tsx';
+import { ConnectionIndicator } from './ConnectionIndicator.tsx';
 
 interface Props {
   snapshot: DashboardSnapshot;
@@ -12,7 +12,13 @@ interface Props {
 function Logo() {
   return (
     <svg className="brand__logo" viewBox="0 0 32 32" aria-hidden="true" focusable="false">
-      <path d="M4 11V6a2 2 0 0 1 2-2h5M21 4h5a2 2 0 0 1 2 2v5M28 21v5a2 2 0 0 1-2 2h-5M11 28H6a2 2 0 0 1-2-2v-5" fill="none" stroke="currentColor" strokeWidth="2.4" strokeLinecap="round" />
+      <path
+        d="M4 11V6a2 2 0 0 1 2-2h5M21 4h5a2 2 0 0 1 2 2v5M28 21v5a2 2 0 0 1-2 2h-5M11 28H6a2 2 0 0 1-2-2v-5"
+        fill="none"
+        stroke="currentColor"
+        strokeWidth="2.4"
+        strokeLinecap="round"
+      />
       <rect x="10" y="11" width="12" height="10" rx="1.5" fill="none" stroke="#4cc9f0" strokeWidth="2.2" />
       <circle cx="16" cy="16" r="1.8" fill="#4cc9f0" />
     </svg>
@@ -32,7 +38,7 @@ export function Header({ snapshot, paused, onPause, onRetry }: Props) {
           <p className="brand__tagline">Live detection gateway</p>
         </div>
       </div>
-      <ConnectionStatus status={snapshot.connection} onRetry={onRetry} />
+      <ConnectionIndicator status={snapshot.connection} onRetry={onRetry} />
       <dl className="kpis" aria-label="Live figures">
         <div>
           <dt>FPS</dt>

@@ -34,7 +34,8 @@ function niceCeil(value: number): number {
   return step * magnitude;
 }
 
-const tickMs = (value: number): string => (Number.isInteger(value) ? String(value) : value < 10 ? value.toFixed(1) : String(Math.round(value)));
+const tickMs = (value: number): string =>
+  Number.isInteger(value) ? String(value) : value < 10 ? value.toFixed(1) : String(Math.round(value));
 const tickSeconds = (value: number): string => (value === 0 ? 'now' : `${value.toFixed(0)} s`);
 
 const gapSeconds = (from: number, to: number): string => `${(to - from).toFixed(1)} s`;
@@ -73,7 +74,11 @@ export const LatencyChart = memo(function LatencyChart({ series: data, pingMs }:
             aria-describedby={series.key === 'ping' ? 'ping-help' : undefined}
             onClick={() => toggle(series.key)}
           >
-            <span className={`legend-item__swatch${series.key === 'ping' ? ' is-dashed' : ''}`} style={{ borderColor: series.colour }} aria-hidden="true" />
+            <span
+              className={`legend-item__swatch${series.key === 'ping' ? ' is-dashed' : ''}`}
+              style={{ borderColor: series.colour }}
+              aria-hidden="true"
+            />
             {series.label}
           </button>
         ))}
@@ -101,69 +106,74 @@ export const LatencyChart = memo(function LatencyChart({ series: data, pingMs }:
         {rows.length === 0 && data.pings.length === 0 ? (
           <p className="empty chart__empty">Latency appears here once frames are answered.</p>
         ) : (
-            <LineChart responsive data={rows} margin={{ top: 8, right: 12, bottom: 0, left: -8 }} style={{ width: '100%', height: '100%', minHeight: 150 }}>
-              <CartesianGrid stroke="#273041" strokeDasharray="3 3" vertical={false} />
-              <XAxis
-                dataKey="t"
-                type="number"
-                domain={['dataMin', 0]}
-                tickFormatter={tickSeconds}
-                stroke="#8b95a5"
-                tick={{ fontSize: 11 }}
-                tickCount={6}
-                allowDecimals={false}
+          <LineChart
+            responsive
+            data={rows}
+            margin={{ top: 8, right: 12, bottom: 0, left: -8 }}
+            style={{ width: '100%', height: '100%', minHeight: 150 }}
+          >
+            <CartesianGrid stroke="#273041" strokeDasharray="3 3" vertical={false} />
+            <XAxis
+              dataKey="t"
+              type="number"
+              domain={['dataMin', 0]}
+              tickFormatter={tickSeconds}
+              stroke="#8b95a5"
+              tick={{ fontSize: 11 }}
+              tickCount={6}
+              allowDecimals={false}
+            />
+            <YAxis
+              stroke="#8b95a5"
+              tick={{ fontSize: 11 }}
+              tickFormatter={tickMs}
+              width={44}
+              ticks={ticks}
+              interval={0}
+              domain={[0, ceiling.top]}
+              allowDataOverflow={ceiling.clipped}
+            />
+            <Tooltip
+              isAnimationActive={false}
+              contentStyle={{ background: '#10151d', border: '1px solid #2d3748', borderRadius: 6, fontSize: 12 }}
+              labelStyle={{ color: '#aab4c3' }}
+              labelFormatter={(label) => `${Number(label).toFixed(2)} s`}
+              formatter={(value, name) => [formatMs(Number(value)), String(name)]}
+            />
+            {data.gaps.map((gap) => (
+              <ReferenceArea
+                key={`${gap.from}:${gap.open}`}
+                x1={gap.from}
+                x2={gap.to}
+                y1={0}
+                y2={ceiling.top}
+                ifOverflow="hidden"
+                fill="#ff7b9c"
+                fillOpacity={0.08}
+                stroke="#ff7b9c"
+                strokeOpacity={0.35}
+                strokeDasharray="2 3"
+                label={{ value: `no answers · ${gapSeconds(gap.from, gap.to)}`, position: 'insideTop', fill: '#c98a9b', fontSize: 10 }}
               />
-              <YAxis
-                stroke="#8b95a5"
-                tick={{ fontSize: 11 }}
-                tickFormatter={tickMs}
-                width={44}
-                ticks={ticks}
-                interval={0}
-                domain={[0, ceiling.top]}
-                allowDataOverflow={ceiling.clipped}
-              />
-              <Tooltip
+            ))}
+            {LATENCY_SERIES.map((series) => (
+              <Line
+                key={series.key}
+                data={series.key === 'ping' ? data.pings : undefined}
+                dataKey={series.key}
+                name={series.label}
+                type="linear"
+                stroke={series.colour}
+                strokeWidth={series.key.startsWith('full') ? 2 : 1.25}
+                strokeDasharray={series.key === 'ping' ? '4 3' : undefined}
+                dot={codecDots && series.key.startsWith('full') ? { r: 1.5, strokeWidth: 0, fill: series.colour } : false}
+                activeDot={{ r: 3 }}
+                connectNulls={false}
+                hide={hidden.has(series.key)}
                 isAnimationActive={false}
-                contentStyle={{ background: '#10151d', border: '1px solid #2d3748', borderRadius: 6, fontSize: 12 }}
-                labelStyle={{ color: '#aab4c3' }}
-                labelFormatter={(label) => `${Number(label).toFixed(2)} s`}
-                formatter={(value, name) => [formatMs(Number(value)), String(name)]}
               />
-              {data.gaps.map((gap) => (
-                <ReferenceArea
-                  key={`${gap.from}:${gap.open}`}
-                  x1={gap.from}
-                  x2={gap.to}
-                  y1={0}
-                  y2={ceiling.top}
-                  ifOverflow="hidden"
-                  fill="#ff7b9c"
-                  fillOpacity={0.08}
-                  stroke="#ff7b9c"
-                  strokeOpacity={0.35}
-                  strokeDasharray="2 3"
-                  label={{ value: `no answers · ${gapSeconds(gap.from, gap.to)}`, position: 'insideTop', fill: '#c98a9b', fontSize: 10 }}
-                />
-              ))}
-              {LATENCY_SERIES.map((series) => (
-                <Line
-                  key={series.key}
-                  data={series.key === 'ping' ? data.pings : undefined}
-                  dataKey={series.key}
-                  name={series.label}
-                  type="linear"
-                  stroke={series.colour}
-                  strokeWidth={series.key.startsWith('full') ? 2 : 1.25}
-                  strokeDasharray={series.key === 'ping' ? '4 3' : undefined}
-                  dot={codecDots && series.key.startsWith('full') ? { r: 1.5, strokeWidth: 0, fill: series.colour } : false}
-                  activeDot={{ r: 3 }}
-                  connectNulls={false}
-                  hide={hidden.has(series.key)}
-                  isAnimationActive={false}
-                />
-              ))}
-            </LineChart>
+            ))}
+          </LineChart>
         )}
       </div>
     </div>

@@ -1,5 +1,6 @@
 import { useEffect, useRef } from 'react';
-import type { DashboardController, DashboardSnapshot } from '../app/dashboard-controller.ts';
+import type { DashboardController } from '../app/dashboard-controller.ts';
+import type { DashboardSnapshot } from '../app/dashboard-snapshot.ts';
 import type { CameraErrorKind } from '../capture/camera.ts';
 import { CODEC_LABELS } from '../transport/codec-policy.ts';
 import { formatMs } from '../ui/format.ts';
@@ -44,12 +45,20 @@ export function MediaStage({ controller, snapshot, mirror, onUseFile, onRetryCam
         autoPlay
         aria-label="Live picture being analysed"
       />
-      <img ref={imageRef} data-testid="still-image" className={`stage__media${mirrorClass}`} hidden={!showImage} alt="Image being analysed" />
+      <img
+        ref={imageRef}
+        data-testid="still-image"
+        className={`stage__media${mirrorClass}`}
+        hidden={!showImage}
+        alt="Image being analysed"
+      />
       <canvas ref={canvasRef} data-testid="overlay" className="stage__overlay" aria-hidden="true" />
 
       {latest && phase === 'streaming' && performance.now() - latest.receivedAt < 1500 && (
         <div className="stage__hud" aria-hidden="true">
-          <span className="chip">{latest.detections.length} {latest.detections.length === 1 ? 'object' : 'objects'}</span>
+          <span className="chip">
+            {latest.detections.length} {latest.detections.length === 1 ? 'object' : 'objects'}
+          </span>
           <span className="chip">{formatMs(latest.fullMs)}</span>
           <span className="chip chip--accent">{CODEC_LABELS[latest.codec]}</span>
         </div>
@@ -84,7 +93,11 @@ function StageMessage({ snapshot, onUseFile, onRetryCamera, onResume }: Omit<Pro
       <div className="stage__message stage__message--error" data-testid="version-mismatch">
         <h3>{VERSION_MISMATCH_TITLE}: reload the page</h3>
         <p>{VERSION_MISMATCH_HELP}</p>
-        {connection.lastError && <p><small>{connection.lastError}</small></p>}
+        {connection.lastError && (
+          <p>
+            <small>{connection.lastError}</small>
+          </p>
+        )}
         <div className="stage__actions">
           <button type="button" className="button button--primary" onClick={() => window.location.reload()}>
             Reload
@@ -114,7 +127,10 @@ function StageMessage({ snapshot, onUseFile, onRetryCamera, onResume }: Omit<Pro
   }
   if (source.kind === 'file' && (source.status === 'needs-file' || source.status === 'error')) {
     return (
-      <div className={`stage__message${source.status === 'error' ? ' stage__message--error' : ''}`} role={source.status === 'error' ? 'alert' : undefined}>
+      <div
+        className={`stage__message${source.status === 'error' ? ' stage__message--error' : ''}`}
+        role={source.status === 'error' ? 'alert' : undefined}
+      >
         <h3>{source.status === 'error' ? 'That file cannot be used' : 'Choose a video or image'}</h3>
         <p>{source.fileError ?? 'Pick a local file: a video loops, an image is sent repeatedly.'}</p>
         <div className="stage__actions">

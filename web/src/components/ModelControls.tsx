@@ -1,5 +1,5 @@
 import type { ModelInfo } from '@sightline/shared/protocol';
-import type { ModelsState } from '../app/dashboard-controller.ts';
+import type { ModelsState } from '../app/models-loader.ts';
 import { Field } from './Field.tsx';
 
 interface Props {

@@ -1,4 +1,4 @@
-import type { SourceKind, SourceState } from '../capture/media-source.ts';
+import type { SourceKind, SourceState } from '../capture/capture-source.ts';
 import { Field } from './Field.tsx';
 
 interface Props {

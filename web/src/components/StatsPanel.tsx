@@ -16,12 +16,47 @@ interface Metric {
 
 const METRICS: readonly Metric[] = [
   { key: 'count', label: 'Frames', title: 'Completed frames in the window', value: (s) => s.count, format: formatCount },
-  { key: 'p50', label: 'p50', title: 'Median full latency (send to answer)', value: (s) => s.full.p50, format: (v) => formatMs(v), better: 'lower' },
-  { key: 'p95', label: 'p95', title: '95th percentile full latency', value: (s) => s.full.p95, format: (v) => formatMs(v), better: 'lower' },
-  { key: 'p99', label: 'p99', title: '99th percentile full latency', value: (s) => s.full.p99, format: (v) => formatMs(v), better: 'lower' },
+  {
+    key: 'p50',
+    label: 'p50',
+    title: 'Median full latency (send to answer)',
+    value: (s) => s.full.p50,
+    format: (v) => formatMs(v),
+    better: 'lower',
+  },
+  {
+    key: 'p95',
+    label: 'p95',
+    title: '95th percentile full latency',
+    value: (s) => s.full.p95,
+    format: (v) => formatMs(v),
+    better: 'lower',
+  },
+  {
+    key: 'p99',
+    label: 'p99',
+    title: '99th percentile full latency',
+    value: (s) => s.full.p99,
+    format: (v) => formatMs(v),
+    better: 'lower',
+  },
   { key: 'mean', label: 'Mean', title: 'Mean full latency', value: (s) => s.full.mean, format: (v) => formatMs(v), better: 'lower' },
-  { key: 'stddev', label: 'Std dev', title: 'Standard deviation of full latency', value: (s) => s.full.stddev, format: (v) => formatMs(v), better: 'lower' },
-  { key: 'fps', label: 'FPS', title: 'Completed frames per second of streaming time', value: (s) => s.fps, format: (v) => formatNumber(v, 1), better: 'higher' },
+  {
+    key: 'stddev',
+    label: 'Std dev',
+    title: 'Standard deviation of full latency',
+    value: (s) => s.full.stddev,
+    format: (v) => formatMs(v),
+    better: 'lower',
+  },
+  {
+    key: 'fps',
+    label: 'FPS',
+    title: 'Completed frames per second of streaming time',
+    value: (s) => s.fps,
+    format: (v) => formatNumber(v, 1),
+    better: 'higher',
+  },
   { key: 'dropped', label: 'Dropped', title: 'Frames the gateway dropped for a newer one', value: (s) => s.dropped, format: formatCount },
   { key: 'errors', label: 'Errors', title: 'Frames answered with an error', value: (s) => s.errors, format: formatCount },
   {
@@ -38,8 +73,22 @@ const METRICS: readonly Metric[] = [
     value: (s) => s.skipped,
     format: formatCount,
   },
-  { key: 'bytes-up', label: '↑ per msg', title: 'Mean bytes sent per frame message', value: (s) => s.bytesUpMean, format: formatBytes, better: 'lower' },
-  { key: 'bytes-down', label: '↓ per msg', title: 'Mean bytes received per detections message', value: (s) => s.bytesDownMean, format: formatBytes, better: 'lower' },
+  {
+    key: 'bytes-up',
+    label: '↑ per msg',
+    title: 'Mean bytes sent per frame message',
+    value: (s) => s.bytesUpMean,
+    format: formatBytes,
+    better: 'lower',
+  },
+  {
+    key: 'bytes-down',
+    label: '↓ per msg',
+    title: 'Mean bytes received per detections message',
+    value: (s) => s.bytesDownMean,
+    format: formatBytes,
+    better: 'lower',
+  },
 ];
 
 interface Props {
@@ -64,7 +113,12 @@ export function StatsPanel({ stats, activeCodecs }: Props) {
       {CODECS.map((codec) => {
         const codecStats = stats[codec];
         return (
-          <section key={codec} className={`stats__codec${activeCodecs.includes(codec) ? ' is-active' : ''}`} data-testid={`stats-${codec}`} aria-label={`${CODEC_LABELS[codec]} statistics`}>
+          <section
+            key={codec}
+            className={`stats__codec${activeCodecs.includes(codec) ? ' is-active' : ''}`}
+            data-testid={`stats-${codec}`}
+            aria-label={`${CODEC_LABELS[codec]} statistics`}
+          >
             <h3 className="stats__title">
               <span className={`codec-dot codec-dot--${codec}`} aria-hidden="true" />
               {CODEC_LABELS[codec]}

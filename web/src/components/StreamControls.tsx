@@ -1,6 +1,5 @@
-import type { Codec, Limits } from '@sightline/shared/protocol';
+import type { Codec, Limits, ModelInfo } from '@sightline/shared/protocol';
 import { frameSizeChoices, parseFrameSize, targetSize, type Size } from '../capture/frame-size.ts';
-import type { ModelInfo } from '@sightline/shared/protocol';
 import type { StreamSettings } from '../app/settings.ts';
 import { CODEC_LABELS } from '../transport/codec-policy.ts';
 import { clampInFlight, MAX_IN_FLIGHT, MIN_IN_FLIGHT } from '../transport/frame-sender.ts';
@@ -67,7 +66,12 @@ export function StreamControls({ settings, sourceSize, limits, nextCodec, model,
 
       <div className="inline-fields">
         <label className="toggle">
-          <input type="checkbox" data-testid="ab-mode" checked={settings.abMode} onChange={(event) => onChange({ abMode: event.target.checked })} />
+          <input
+            type="checkbox"
+            data-testid="ab-mode"
+            checked={settings.abMode}
+            onChange={(event) => onChange({ abMode: event.target.checked })}
+          />
           <span className="toggle__track" aria-hidden="true" />
           <span>A/B mode</span>
         </label>
@@ -111,7 +115,12 @@ export function StreamControls({ settings, sourceSize, limits, nextCodec, model,
         />
       </Field>
 
-      <Field label="Frame size (long side)" htmlFor="frame-size-select" hintId="frame-size-hint" hint={settings.frameSize === 'auto' ? sizeHint : undefined}>
+      <Field
+        label="Frame size (long side)"
+        htmlFor="frame-size-select"
+        hintId="frame-size-hint"
+        hint={settings.frameSize === 'auto' ? sizeHint : undefined}
+      >
         <select
           id="frame-size-select"
           data-testid="frame-size-select"

@@ -1,6 +1,7 @@
 /** Rows for the latency chart: one per answered frame, plus one per ping, on a shared time axis. */
+import { roundTo } from '@sightline/shared/stats';
+import type { FrameSample } from './frame-sample.ts';
 import type { PingSample } from './ping-store.ts';
-import type { Sample } from './sample.ts';
 
 /** A value, or null where the series has no point (recharts breaks the line there; connectNulls is never used). */
 type Point = number | null;
@@ -59,8 +60,6 @@ export const MIN_GAP_MS = 1000;
 /** Pings come every second: a silence longer than this is a gap in the ping line. */
 export const PING_GAP_MS = 2500;
 
-const round2 = (value: number): number => Math.round(value * 100) / 100;
-
 function median(values: number[]): number {
   if (values.length === 0) return Number.NaN;
   const sorted = [...values].sort((a, b) => a - b);
@@ -79,7 +78,7 @@ export function gapThresholdMs(answerTimes: readonly number[]): number {
 const BREAK_ROW = { fullJson: null, fullMsgpack: null, server: null, inference: null, networkQueue: null } as const;
 
 /** Whether the codec blocks are so short that each codec's line would be isolated points (A/B every 1–2). */
-function interleaved(completed: readonly Sample[]): boolean {
+function interleaved(completed: readonly FrameSample[]): boolean {
   let switches = 0;
   for (let i = 1; i < completed.length; i++) if (completed[i]!.codec !== completed[i - 1]!.codec) switches++;
   return completed.length > 0 && switches * 3 > completed.length;
@@ -93,15 +92,20 @@ function interleaved(completed: readonly Sample[]): boolean {
  * frame was lost between two answers, an all-null row breaks every frame line and the stretch is reported
  * in `gaps`; the ping line breaks where pings stopped for longer than PING_GAP_MS.
  */
-export function latencySeries(samples: readonly Sample[], pings: readonly PingSample[], now: number, fallbackSpanMs = 30_000): LatencySeries {
+export function latencySeries(
+  samples: readonly FrameSample[],
+  pings: readonly PingSample[],
+  now: number,
+  fallbackSpanMs = 30_000,
+): LatencySeries {
   const completed = samples.filter((sample) => sample.outcome === 'ok');
   const since = completed.length > 0 ? completed[0]!.answeredPerf : now - fallbackSpanMs;
   const threshold = gapThresholdMs(completed.map((sample) => sample.answeredPerf));
-  const at = (perf: number): number => round2((perf - now) / 1000);
+  const at = (perf: number): number => roundTo((perf - now) / 1000, 2);
 
   const frames: LatencyRow[] = [];
   const gaps: ChartGap[] = [];
-  let previous: Sample | undefined;
+  let previous: FrameSample | undefined;
   let lostSince = false;
   for (const sample of samples) {
     if (sample.outcome === 'lost') {
@@ -114,14 +118,14 @@ export function latencySeries(samples: readonly Sample[], pings: readonly PingSa
       if (silence > threshold) gaps.push({ from: at(previous.answeredPerf), to: at(sample.answeredPerf), open: false });
       if (silence > threshold || lostSince) frames.push({ t: at((previous.answeredPerf + sample.answeredPerf) / 2), ...BREAK_ROW });
     }
-    const full = round2(sample.fullMs);
+    const full = roundTo(sample.fullMs, 2);
     const row: LatencyRow = {
       t: at(sample.answeredPerf),
       fullJson: sample.codec === 'json' ? full : null,
       fullMsgpack: sample.codec === 'json' ? null : full,
-      server: sample.serverMs === null ? null : round2(sample.serverMs),
-      inference: sample.inferenceMs === null ? null : round2(sample.inferenceMs),
-      networkQueue: sample.networkQueueMs === null ? null : round2(sample.networkQueueMs),
+      server: sample.serverMs === null ? null : roundTo(sample.serverMs, 2),
+      inference: sample.inferenceMs === null ? null : roundTo(sample.inferenceMs, 2),
+      networkQueue: sample.networkQueueMs === null ? null : roundTo(sample.networkQueueMs, 2),
     };
     frames.push(row);
     previous = sample;
@@ -134,7 +138,7 @@ export function latencySeries(samples: readonly Sample[], pings: readonly PingSa
   for (const ping of pings) {
     if (ping.at < since) continue;
     if (lastPing && ping.at - lastPing.at > PING_GAP_MS) pingRows.push({ t: at((lastPing.at + ping.at) / 2), ping: null });
-    pingRows.push({ t: at(ping.at), ping: round2(ping.rttMs) });
+    pingRows.push({ t: at(ping.at), ping: roundTo(ping.rttMs, 2) });
     lastPing = ping;
   }
   return { frames, pings: pingRows, gaps, codecsInterleaved: interleaved(completed) };

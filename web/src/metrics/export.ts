@@ -1,7 +1,8 @@
 /** Samples out of the browser: CSV (one row per frame message) and JSON, as file downloads. */
 import { PROTOCOL_VERSION } from '@sightline/shared/protocol';
+import { roundTo } from '@sightline/shared/stats';
+import type { FrameSample } from './frame-sample.ts';
 import type { PingSample } from './ping-store.ts';
-import type { Sample } from './sample.ts';
 
 export const CSV_COLUMNS = [
   'id',
@@ -16,7 +17,7 @@ export const CSV_COLUMNS = [
   'bytesDown',
   'outcome',
   'detections',
-] as const satisfies readonly (keyof Sample)[];
+] as const satisfies readonly (keyof FrameSample)[];
 
 function csvField(value: string | number | null): string {
   if (value === null) return '';
@@ -26,7 +27,7 @@ function csvField(value: string | number | null): string {
 }
 
 /** RFC 4180 CSV with a header row, CRLF line ends. */
-export function samplesToCsv(samples: readonly Sample[]): string {
+export function samplesToCsv(samples: readonly FrameSample[]): string {
   const lines = [CSV_COLUMNS.join(',')];
   for (const sample of samples) lines.push(CSV_COLUMNS.map((column) => csvField(sample[column])).join(','));
   return `${lines.join('\r\n')}\r\n`;
@@ -40,7 +41,7 @@ export interface ExportMeta {
   settings?: Record<string, unknown>;
 }
 
-export function samplesToJson(samples: readonly Sample[], meta: ExportMeta, pings: readonly PingSample[] = []): string {
+export function samplesToJson(samples: readonly FrameSample[], meta: ExportMeta, pings: readonly PingSample[] = []): string {
   const exported = samples.map((sample) => Object.fromEntries(CSV_COLUMNS.map((column) => [column, sample[column]])));
   return JSON.stringify(
     {
@@ -49,7 +50,7 @@ export function samplesToJson(samples: readonly Sample[], meta: ExportMeta, ping
       ...meta,
       count: samples.length,
       samples: exported,
-      pings: pings.map((ping) => ({ rttMs: Math.round(ping.rttMs * 1000) / 1000 })),
+      pings: pings.map((ping) => ({ rttMs: roundTo(ping.rttMs, 3) })),
     },
     null,
     2,

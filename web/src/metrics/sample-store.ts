@@ -4,7 +4,7 @@
  */
 import { CODECS, type Codec } from '@sightline/shared/protocol';
 import { mean, summarize, type Summary } from '@sightline/shared/stats';
-import type { Sample } from './sample.ts';
+import type { FrameSample } from './frame-sample.ts';
 
 export interface CodecStats {
   codec: Codec;
@@ -39,7 +39,7 @@ export interface SampleStoreOptions {
 export const DEFAULT_MAX_SAMPLES = 100_000;
 
 interface Entry {
-  sample: Sample;
+  sample: FrameSample;
   /** Time since the previous answer, attributed to this sample's codec; null after a break in the stream. */
   intervalMs: number | null;
 }
@@ -69,7 +69,7 @@ export class SampleStore {
     return this.discardedCount + Math.max(0, this.entries.length - this.maxSamples);
   }
 
-  add(sample: Sample): void {
+  add(sample: FrameSample): void {
     let intervalMs: number | null = null;
     if (sample.outcome === 'lost') {
       this.lastAnsweredPerf = null;
@@ -100,13 +100,13 @@ export class SampleStore {
   }
 
   /** All kept samples, oldest first (capped at maxSamples). */
-  all(): Sample[] {
+  all(): FrameSample[] {
     const start = Math.max(0, this.entries.length - this.maxSamples);
     return this.entries.slice(start).map((entry) => entry.sample);
   }
 
   /** The last `count` samples of any codec, oldest first. */
-  recent(count: number): Sample[] {
+  recent(count: number): FrameSample[] {
     return this.entries.slice(Math.max(0, this.entries.length - count)).map((entry) => entry.sample);
   }
 

@@ -38,14 +38,7 @@ export function contentRect(
  * to element coordinates. With `mirror`, the element is shown flipped horizontally (CSS scaleX(-1) about its
  * centre), so the box is flipped the same way about the element's centre.
  */
-export function mapBox(
-  box: Box,
-  imageWidth: number,
-  imageHeight: number,
-  content: Rect,
-  elementWidth: number,
-  mirror: boolean,
-): Rect {
+export function mapBox(box: Box, imageWidth: number, imageHeight: number, content: Rect, elementWidth: number, mirror: boolean): Rect {
   const [x1, y1, x2, y2] = box;
   const sx = content.width / imageWidth;
   const sy = content.height / imageHeight;

@@ -4,13 +4,7 @@
  * when it is sent, so switching codec needs no reconnect. Pure logic: the socket is a `send` function.
  */
 import { encodeMessage, wireSize, type WireData } from '@sightline/shared/codec';
-import type {
-  Codec,
-  DetectionsMessage,
-  DroppedMessage,
-  ErrorMessage,
-  FrameMessage,
-} from '@sightline/shared/protocol';
+import type { Codec, DetectionsMessage, DroppedMessage, ErrorMessage, FrameMessage } from '@sightline/shared/protocol';
 import { codecForFrame, type CodecPolicy } from './codec-policy.ts';
 
 /**

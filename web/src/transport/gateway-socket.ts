@@ -6,18 +6,15 @@
  * and then closes at once when it is full (1013) or speaks another protocol (4001), and it sends `hello`
  * only after both checks passed (gateway/src/ws/socket-server.ts). So `hello` is what resets the backoff;
  * an accepted-then-closed socket is one more failed attempt, and 4001 stops reconnecting for good.
+ *
+ * It also owns the page's hints that a retry may work now (the network came back, the tab is shown
+ * again): while it waits out a backoff, such a hint skips the rest of the wait.
  */
 import { codecOf, decodeServerMessage, ProtocolError, type WireData } from '@sightline/shared/codec';
-import { PROTOCOL_VERSION, type Codec, type HelloMessage, type ServerMessage } from '@sightline/shared/protocol';
+import { CLOSE_CODES, PROTOCOL_VERSION, type Codec, type HelloMessage, type ServerMessage } from '@sightline/shared/protocol';
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.ts';
 
 export type ConnectionState = 'connecting' | 'open' | 'reconnecting' | 'closed';
-
-/** Close codes of gateway/src/ws/socket-server.ts that the dashboard treats specially. */
-export const GATEWAY_CLOSE_CODES = {
-  tryAgainLater: 1013,
-  unsupportedProtocol: 4001,
-} as const;
 
 export interface ConnectionStatus {
   state: ConnectionState;
@@ -45,6 +42,24 @@ export interface IncomingMessage {
   receivedAt: number;
 }
 
+/**
+ * Where the page tells that reconnecting may work now: `online` on the window, `visibilitychange` on the
+ * document (a background tab's timers are throttled, so its backoff wait may be far behind). Either one
+ * retries only while the page is visible: a hidden tab has no one waiting for it.
+ */
+export interface ReconnectHints {
+  document?: Pick<EventTarget, 'addEventListener' | 'removeEventListener'> & { readonly visibilityState: DocumentVisibilityState };
+  window?: Pick<EventTarget, 'addEventListener' | 'removeEventListener'>;
+}
+
+/** The page's own document and window; none outside a page. */
+function pageHints(): ReconnectHints {
+  return {
+    document: typeof document === 'undefined' ? undefined : document,
+    window: typeof window === 'undefined' ? undefined : window,
+  };
+}
+
 /** The part of the browser WebSocket this class uses (so tests can hand in a fake). */
 export interface SocketLike {
   readonly readyState: number;
@@ -68,6 +83,8 @@ export interface GatewaySocketOptions {
   /** Give up on a connection attempt that has not been greeted with `hello` after this long. */
   connectTimeoutMs?: number;
   now?: () => number;
+  /** Default: the page's document and window. */
+  reconnectHints?: ReconnectHints;
 }
 
 const CONNECTING = 0;
@@ -87,6 +104,7 @@ export class GatewaySocket {
       backoff: DEFAULT_BACKOFF,
       connectTimeoutMs: 10_000,
       now: () => performance.now(),
+      reconnectHints: pageHints(),
       ...options,
     };
   }
@@ -103,14 +121,20 @@ export class GatewaySocket {
   start(): void {
     if (this.running) return;
     this.running = true;
+    const hints = this.options.reconnectHints;
+    hints.document?.addEventListener('visibilitychange', this.onHint);
+    hints.window?.addEventListener('online', this.onHint);
     this.connect();
   }
 
   /** Closes for good (no reconnect) until start() is called again. */
   stop(reason = 'stopped'): void {
     this.running = false;
+    const hints = this.options.reconnectHints;
+    hints.document?.removeEventListener('visibilitychange', this.onHint);
+    hints.window?.removeEventListener('online', this.onHint);
     this.clearTimers();
-    this.dropSocket(1000, reason);
+    this.dropSocket(CLOSE_CODES.normal, reason);
     this.setStatus({ state: 'closed', attempt: 0, lastError: undefined });
   }
 
@@ -120,6 +144,10 @@ export class GatewaySocket {
     this.clearTimers();
     this.connect();
   }
+
+  private readonly onHint = (): void => {
+    if ((this.options.reconnectHints.document?.visibilityState ?? 'visible') === 'visible') this.retryNow();
+  };
 
   /** Sends one encoded message; false when there is no open connection. */
   send(data: WireData): boolean {
@@ -133,7 +161,13 @@ export class GatewaySocket {
     this.dropSocket();
     const attempt = this.current.attempt;
     // A retry after a failure stays "reconnecting" (without retryAt) until it is greeted: one outage, one state.
-    this.setStatus({ ...this.current, state: attempt > 0 ? 'reconnecting' : 'connecting', retryAt: undefined, hello: undefined, versionMismatch: undefined });
+    this.setStatus({
+      ...this.current,
+      state: attempt > 0 ? 'reconnecting' : 'connecting',
+      retryAt: undefined,
+      hello: undefined,
+      versionMismatch: undefined,
+    });
     let socket: SocketLike;
     try {
       socket = this.options.createSocket(this.options.url);
@@ -169,7 +203,7 @@ export class GatewaySocket {
       this.socket = undefined;
       clearTimeout(this.connectTimer);
       const reason = describeClose(event, this.current.state === 'open' ? 'greeted' : accepted ? 'accepted' : 'unreachable');
-      if (event.code === GATEWAY_CLOSE_CODES.unsupportedProtocol) this.giveUpOnVersion(reason);
+      if (event.code === CLOSE_CODES.unsupportedProtocol) this.giveUpOnVersion(reason);
       else if (this.running) this.scheduleReconnect(reason);
       else this.setStatus({ state: 'closed', attempt: 0, lastError: reason });
     };
@@ -195,7 +229,7 @@ export class GatewaySocket {
     }
     if (message.type === 'hello') {
       if (message.protocol !== PROTOCOL_VERSION) {
-        this.dropSocket(4000, 'protocol mismatch');
+        this.dropSocket(CLOSE_CODES.protocolMismatch, 'protocol mismatch');
         this.giveUpOnVersion(`gateway speaks protocol ${message.protocol}, this dashboard speaks ${PROTOCOL_VERSION}`);
         return;
       }
@@ -268,8 +302,8 @@ type ClosePhase = 'unreachable' | 'accepted' | 'greeted';
 
 function describeClose(event: CloseEvent, phase: ClosePhase): string {
   const detail = event.reason ? `: ${event.reason}` : '';
-  if (event.code === GATEWAY_CLOSE_CODES.tryAgainLater) return `gateway busy (code ${event.code}${detail})`;
-  if (event.code === GATEWAY_CLOSE_CODES.unsupportedProtocol) return `protocol version mismatch (code ${event.code}${detail})`;
+  if (event.code === CLOSE_CODES.tryAgainLater) return `gateway busy (code ${event.code}${detail})`;
+  if (event.code === CLOSE_CODES.unsupportedProtocol) return `protocol version mismatch (code ${event.code}${detail})`;
   if (phase === 'unreachable') return `gateway unreachable (code ${event.code}${detail})`;
   if (phase === 'accepted') return `gateway closed the connection at once (code ${event.code}${detail})`;
   return `connection lost (code ${event.code}${detail})`;

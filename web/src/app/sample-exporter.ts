@@ -1,0 +1,49 @@
+/**
+ * The Export CSV / JSON buttons: every kept sample (and, in JSON, the pings, the settings and what was
+ * discarded) as a file download. The formats themselves are metrics/export.ts.
+ */
+import { downloadText, exportFilename, samplesToCsv, samplesToJson } from '../metrics/export.ts';
+import type { PingStore } from '../metrics/ping-store.ts';
+import type { SampleStore } from '../metrics/sample-store.ts';
+import type { StreamSettings } from './settings.ts';
+
+export interface SampleExporterOptions {
+  samples: Pick<SampleStore, 'all' | 'discarded'>;
+  pings: Pick<PingStore, 'all'>;
+  settings: () => StreamSettings;
+  download?: (filename: string, text: string, mimeType: string) => void;
+  date?: () => Date;
+  userAgent?: () => string;
+}
+
+export class SampleExporter {
+  private readonly download: (filename: string, text: string, mimeType: string) => void;
+  private readonly date: () => Date;
+  private readonly userAgent: () => string;
+
+  constructor(private readonly options: SampleExporterOptions) {
+    this.download = options.download ?? downloadText;
+    this.date = options.date ?? (() => new Date());
+    this.userAgent = options.userAgent ?? (() => navigator.userAgent);
+  }
+
+  downloadCsv(): void {
+    this.download(exportFilename('csv', this.date()), samplesToCsv(this.options.samples.all()), 'text/csv;charset=utf-8');
+  }
+
+  downloadJson(): void {
+    const { samples, pings, settings } = this.options;
+    const date = this.date();
+    const json = samplesToJson(
+      samples.all(),
+      {
+        exportedAt: date.toISOString(),
+        userAgent: this.userAgent(),
+        discarded: samples.discarded,
+        settings: { ...settings() },
+      },
+      pings.all(),
+    );
+    this.download(exportFilename('json', date), json, 'application/json');
+  }
+}

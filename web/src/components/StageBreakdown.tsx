@@ -1,0 +1,74 @@
+import type { DashboardSnapshot, LatestResult } from '../app/dashboard-snapshot.ts';
+import { formatBytes, formatMs } from '../ui/format.ts';
+
+interface Props {
+  latest: LatestResult | undefined;
+  encode: DashboardSnapshot['lastEncode'];
+  encoderPath: DashboardSnapshot['encoderPath'];
+}
+
+const STAGES = [
+  { key: 'queueMs', label: 'Queue', colour: '#7d8799' },
+  { key: 'decodeMs', label: 'Decode', colour: '#f5a524' },
+  { key: 'preprocessMs', label: 'Pre', colour: '#4cc9f0' },
+  { key: 'inferenceMs', label: 'Inference', colour: '#5fd08a' },
+  { key: 'postprocessMs', label: 'Post', colour: '#b197fc' },
+] as const;
+
+/** Where the latest frame's time went: gateway stages, then network + client codec. */
+export function StageBreakdown({ latest, encode, encoderPath }: Props) {
+  if (!latest) return <p className="empty">Waiting for the first answer.</p>;
+  const { timings, fullMs } = latest;
+  const network = Math.max(0, fullMs - timings.serverMs);
+  const parts = [
+    ...STAGES.map((stage) => ({ ...stage, value: timings[stage.key] })),
+    {
+      key: 'other',
+      label: 'Other server',
+      colour: '#3b4556',
+      value: Math.max(0, timings.serverMs - STAGES.reduce((sum, s) => sum + timings[s.key], 0)),
+    },
+    { key: 'network', label: 'Network + client', colour: '#ff7b9c', value: network },
+  ];
+  const total = Math.max(fullMs, 1e-6);
+  return (
+    <div className="timings">
+      <div
+        className="timings__bar"
+        role="img"
+        aria-label={`Full ${formatMs(fullMs)}, server ${formatMs(timings.serverMs)}, inference ${formatMs(timings.inferenceMs)}`}
+      >
+        {parts.map((part) =>
+          part.value > 0 ? (
+            <span
+              key={part.key}
+              style={{ width: `${(part.value / total) * 100}%`, background: part.colour }}
+              title={`${part.label}: ${formatMs(part.value)}`}
+            />
+          ) : null,
+        )}
+      </div>
+      <dl className="timings__list">
+        {parts.map((part) => (
+          <div key={part.key}>
+            <dt>
+              <span className="timings__swatch" style={{ background: part.colour }} aria-hidden="true" />
+              {part.label}
+            </dt>
+            <dd>{formatMs(part.value)}</dd>
+          </div>
+        ))}
+        <div className="timings__total">
+          <dt>Full</dt>
+          <dd>{formatMs(fullMs)}</dd>
+        </div>
+      </dl>
+      {encode && (
+        <p className="timings__encode" data-testid="captured-size" data-width={encode.width} data-height={encode.height}>
+          Captured {encode.width}×{encode.height} JPEG, {formatBytes(encode.bytes)}, in {formatMs(encode.encodeMs)}
+          {encoderPath === 'worker' ? ' (worker)' : ' (main thread)'}
+        </p>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { buildSnapshot, streamPhase, type SnapshotSources } from '../../../src/app/dashboard-snapshot.ts';
+import { EventLog } from '../../../src/app/event-log.ts';
+import { RejectionBackoff } from '../../../src/app/rejection-backoff.ts';
+import { DEFAULT_SETTINGS } from '../../../src/app/settings.ts';
+import type { SourceState } from '../../../src/capture/capture-source.ts';
+import { PingStore } from '../../../src/metrics/ping-store.ts';
+import { SampleStore } from '../../../src/metrics/sample-store.ts';
+import { FrameSender } from '../../../src/transport/frame-sender.ts';
+import type { ConnectionStatus } from '../../../src/transport/gateway-socket.ts';
+import { sample } from '../../support/samples.ts';
+
+const open: ConnectionStatus = { state: 'open', attempt: 0 };
+const reconnecting: ConnectionStatus = { state: 'reconnecting', attempt: 2 };
+const ready: SourceState = { kind: 'camera', status: 'ready', devices: [], generation: 1 };
+const starting: SourceState = { ...ready, status: 'starting' };
+
+describe('streamPhase', () => {
+  it('names why frames are not going out, a pause first', () => {
+    expect(streamPhase(false, open, ready)).toBe('streaming');
+    expect(streamPhase(true, reconnecting, starting)).toBe('paused');
+    expect(streamPhase(false, reconnecting, starting)).toBe('waiting-gateway');
+    expect(streamPhase(false, open, starting)).toBe('waiting-source');
+  });
+});
+
+describe('buildSnapshot', () => {
+  function sources() {
+    let id = 0;
+    const samples = new SampleStore();
+    const pings = new PingStore();
+    const errorLog = new EventLog();
+    const backoff = new RejectionBackoff(() => 0);
+    const parts: SnapshotSources = {
+      settings: () => ({ paused: false, statsWindow: 2 }),
+      socket: { status: open },
+      models: { state: { status: 'loading' } },
+      source: { current: ready },
+      answers: { latest: undefined },
+      samples,
+      pings,
+      errorLog,
+      noticeLog: new EventLog(),
+      sender: new FrameSender({ send: () => true, nextId: () => ++id, policy: { ...DEFAULT_SETTINGS, codec: 'json' } }),
+      encoder: { path: 'worker' },
+      backoff,
+      loop: { lastEncode: { width: 400, height: 300, bytes: 20_000, encodeMs: 4 } },
+      now: () => 5000,
+    };
+    return { parts, samples, pings, errorLog, backoff };
+  }
+
+  it('reads every part at the moment it is built', () => {
+    const { parts, samples, pings, backoff } = sources();
+    for (let i = 0; i < 5; i++) samples.add(sample('json', 1000 + i * 100, 10 * (i + 1)));
+    pings.add({ at: 4900, rttMs: 3 });
+    backoff.track({ type: 'error', id: 1, code: 'overloaded', message: 'busy' });
+    const snapshot = buildSnapshot(parts);
+    expect(snapshot).toMatchObject({
+      phase: 'streaming',
+      pingMs: 3,
+      nextCodec: 'json',
+      samplesKept: 5,
+      encoderPath: 'worker',
+      rejectedStreak: 1,
+      lastRejection: { code: 'overloaded' },
+      lastEncode: { width: 400 },
+    });
+    // Stats over the chosen window: the last 2 json samples only.
+    expect(snapshot.stats.json.count).toBe(2);
+    expect(snapshot.chart.frames).toHaveLength(5);
+    expect(snapshot.chart.frames.at(-1)!.t).toBe(-3.6); // the last answer, 3.6 s before now
+  });
+
+  it('copies the logs, so a snapshot does not change after it was handed out', () => {
+    const { parts, errorLog } = sources();
+    errorLog.add('overloaded', 'busy');
+    const snapshot = buildSnapshot(parts);
+    errorLog.add('internal', 'oops');
+    errorLog.clear();
+    expect(snapshot.errors.map((entry) => entry.code)).toEqual(['overloaded']);
+  });
+});

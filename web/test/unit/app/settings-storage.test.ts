@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_SETTINGS } from '../../../src/app/settings.ts';
+import { loadSettings, serializeSettings } from '../../../src/app/settings-storage.ts';
+
+describe('persisted settings', () => {
+  it('defaults to the auto frame size', () => {
+    expect(DEFAULT_SETTINGS.frameSize).toBe('auto');
+    expect(loadSettings(null)).toEqual(DEFAULT_SETTINGS);
+    expect(loadSettings('not json', '[1]')).toEqual(DEFAULT_SETTINGS);
+  });
+
+  it('round-trips every persisted frame size', () => {
+    for (const frameSize of ['auto', 'native', 640] as const) {
+      expect(loadSettings(serializeSettings({ ...DEFAULT_SETTINGS, frameSize, codec: 'json' }))).toMatchObject({
+        frameSize,
+        codec: 'json',
+      });
+    }
+  });
+
+  it('migrates v1: the old default 320 becomes auto, other valid sizes stay, invalid ones fall back', () => {
+    const v1 = (frameSize: unknown) =>
+      JSON.stringify({ codec: 'json', abMode: true, abEvery: 5, maxInFlight: 2, frameSize, jpegQuality: 0.7, statsWindow: 2000 });
+    expect(loadSettings(null, v1(320))).toEqual({
+      ...DEFAULT_SETTINGS,
+      codec: 'json',
+      abMode: true,
+      abEvery: 5,
+      maxInFlight: 2,
+      frameSize: 'auto',
+      jpegQuality: 0.7,
+      statsWindow: 2000,
+    });
+    expect(loadSettings(null, v1('native')).frameSize).toBe('native');
+    expect(loadSettings(null, v1(640)).frameSize).toBe(640);
+    expect(loadSettings(null, v1('huge')).frameSize).toBe('auto');
+    expect(loadSettings(null, v1(-1)).frameSize).toBe('auto');
+    expect(loadSettings(null, v1(12.5)).frameSize).toBe('auto');
+  });
+
+  it('prefers v2 over v1, keeps an explicit 320 there, and rejects values of the wrong kind', () => {
+    expect(loadSettings(JSON.stringify({ frameSize: 320 }), JSON.stringify({ frameSize: 640 })).frameSize).toBe(320);
+    expect(loadSettings(JSON.stringify({ codec: 'xml', abMode: 'yes', jpegQuality: 'high' }))).toEqual(DEFAULT_SETTINGS);
+  });
+});

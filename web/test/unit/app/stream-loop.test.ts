@@ -1,0 +1,265 @@
+import { describe, expect, it } from 'vitest';
+import { StreamLoop, ENCODE_RETRY_MS, type LoopSettings, type LoopSource } from '../../../src/app/stream-loop.ts';
+import type { EncodedFrame, FrameSourceElement } from '../../../src/capture/frame-encoder.ts';
+import type { FrameSize, ModelInput } from '../../../src/capture/frame-size.ts';
+import { FrameSender, type PendingFrame } from '../../../src/transport/frame-sender.ts';
+import { FakeClock } from '../../support/fake-clock.ts';
+
+/** A camera or file that presents frames when told to. */
+class FakeSource implements LoopSource {
+  element: FrameSourceElement | undefined = { currentSrc: 'blob:picture-1' } as FrameSourceElement;
+  isStill = false;
+  frameToken = 1;
+  private readyWaiters: (() => void)[] = [];
+  private frameWaiters: (() => void)[] = [];
+
+  readyElement(): FrameSourceElement | undefined {
+    return this.element;
+  }
+  onReady(callback: () => void): void {
+    if (!this.readyWaiters.includes(callback)) this.readyWaiters.push(callback);
+  }
+  onNextFrame(callback: () => void): void {
+    if (!this.frameWaiters.includes(callback)) this.frameWaiters.push(callback);
+  }
+  /** The video presents `count` new frames. */
+  present(count = 1): void {
+    this.frameToken += count;
+    const waiters = this.frameWaiters;
+    this.frameWaiters = [];
+    for (const waiter of waiters) waiter();
+  }
+  /** A picture is there again (loaded, caught up after a seek). */
+  showPicture(): void {
+    this.element = { currentSrc: 'blob:picture-1' } as FrameSourceElement;
+    const waiters = this.readyWaiters;
+    this.readyWaiters = [];
+    for (const waiter of waiters) waiter();
+  }
+}
+
+interface EncodeCall {
+  frameSize: FrameSize;
+  quality: number;
+  input: ModelInput | undefined;
+  resolve: () => void;
+  reject: (error: Error) => void;
+}
+
+/** An encoder that finishes only when told to. */
+class FakeEncoder {
+  readonly calls: EncodeCall[] = [];
+  encode(_element: FrameSourceElement, frameSize: FrameSize, quality: number, input?: ModelInput): Promise<EncodedFrame> {
+    return new Promise((resolve, reject) => {
+      const frame: EncodedFrame = { bytes: new Uint8Array(this.calls.length + 1), width: 320, height: 240, encodeMs: 3, path: 'worker' };
+      this.calls.push({ frameSize, quality, input, resolve: () => resolve(frame), reject });
+    });
+  }
+  /** Finishes the latest encode. */
+  finish(): void {
+    this.calls[this.calls.length - 1]!.resolve();
+  }
+}
+
+const ssd: ModelInput = { width: 300, height: 300, resize: 'stretch' };
+const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+function setup(options: { maxInFlight?: number; still?: boolean } = {}) {
+  const clock = new FakeClock();
+  const source = new FakeSource();
+  source.isStill = options.still ?? false;
+  const encoder = new FakeEncoder();
+  const link = { isOpen: true };
+  let id = 0;
+  const sent: PendingFrame[] = [];
+  const sender = new FrameSender({
+    send: () => link.isOpen,
+    nextId: () => ++id,
+    now: () => clock.now(),
+    maxInFlight: options.maxInFlight ?? 1,
+  });
+  const settings: LoopSettings = { paused: false, frameSize: 'auto', jpegQuality: 0.8, model: 'ssd', threshold: 0.5 };
+  let hold = 0;
+  const errors: string[] = [];
+  const loop = new StreamLoop({
+    source,
+    encoder,
+    sender: {
+      canSend: () => sender.canSend(),
+      sendFrame: (image, frameOptions) => {
+        const frame = sender.sendFrame(image, frameOptions);
+        if (frame) sent.push(frame);
+        return frame;
+      },
+    },
+    link,
+    clock,
+    settings: () => settings,
+    modelInput: () => ssd,
+    holdMs: () => hold,
+    onSent: () => {},
+    onEncodeError: (message) => errors.push(message),
+  });
+  /** The gateway answers the oldest unanswered frame; the loop is pumped as the controller does. */
+  const answer = (): void => {
+    const frame = sent.find((pending) => sender.isPending(pending.id))!;
+    sender.handleAnswer({ type: 'dropped', id: frame.id, reason: 'superseded' }, 10);
+    loop.pump();
+  };
+  return { clock, source, encoder, link, sender, sent, settings, loop, errors, answer, setHold: (ms: number) => (hold = ms) };
+}
+
+describe('StreamLoop', () => {
+  it('encodes with the settings and the model input, and sends once the encode is done', async () => {
+    const h = setup();
+    h.loop.start();
+    h.loop.pump();
+    expect(h.encoder.calls.map(({ frameSize, quality, input }) => ({ frameSize, quality, input }))).toEqual([
+      { frameSize: 'auto', quality: 0.8, input: ssd },
+    ]);
+    expect(h.sent).toHaveLength(0);
+    h.encoder.finish();
+    await settle();
+    expect(h.sent).toMatchObject([{ model: 'ssd', threshold: 0.5, skippedBefore: 0 }]);
+    expect(h.loop.lastEncode).toEqual({ width: 320, height: 240, bytes: 1, encodeMs: 3 });
+  });
+
+  it('waits for the socket, a free slot and a picture before encoding', async () => {
+    const h = setup();
+    h.loop.start();
+    h.link.isOpen = false;
+    h.loop.pump();
+    expect(h.encoder.calls).toHaveLength(0);
+    h.link.isOpen = true;
+    h.source.element = undefined; // a file seeking back to its start
+    h.loop.pump();
+    expect(h.encoder.calls).toHaveLength(0);
+    h.source.showPicture();
+    expect(h.encoder.calls).toHaveLength(1);
+    h.encoder.finish();
+    await settle();
+    h.source.present();
+    h.loop.pump(); // stop-and-wait: the slot is taken until the answer
+    expect(h.encoder.calls).toHaveLength(1);
+  });
+
+  it('never sends the same video frame twice: it waits for the next one', async () => {
+    const h = setup();
+    h.loop.start();
+    h.loop.pump();
+    h.encoder.finish();
+    await settle();
+    h.answer(); // the slot is free again, but the video has shown nothing new
+    expect(h.encoder.calls).toHaveLength(1);
+    h.source.present();
+    expect(h.encoder.calls).toHaveLength(2);
+  });
+
+  it('counts the video frames that went by while the answer was awaited', async () => {
+    const h = setup();
+    h.loop.start();
+    h.loop.pump();
+    h.encoder.finish();
+    await settle();
+    h.source.frameToken += 4; // frames 2..5 presented meanwhile; 5 is the newest
+    h.answer();
+    h.encoder.finish();
+    await settle();
+    expect(h.sent.map((frame) => frame.skippedBefore)).toEqual([0, 3]);
+  });
+
+  it('runs one encode at a time, even with room for more frames', async () => {
+    const h = setup({ maxInFlight: 4 });
+    h.loop.start();
+    h.loop.pump();
+    h.source.present();
+    h.loop.pump();
+    expect(h.encoder.calls).toHaveLength(1);
+    h.encoder.finish();
+    await settle();
+    // Sent, then at once on to the newest frame.
+    expect(h.encoder.calls).toHaveLength(2);
+  });
+
+  it('holds the next frame while the rejection backoff says so, then goes on by itself', () => {
+    const h = setup();
+    h.loop.start();
+    h.setHold(300);
+    h.loop.pump();
+    expect(h.encoder.calls).toHaveLength(0);
+    h.clock.advance(299);
+    expect(h.encoder.calls).toHaveLength(0);
+    h.setHold(0);
+    h.clock.advance(1);
+    expect(h.encoder.calls).toHaveLength(1);
+  });
+
+  it('reports a failed encode, tries again after a pause, and counts the failed frame as skipped', async () => {
+    const h = setup();
+    h.loop.start();
+    h.loop.pump();
+    h.encoder.calls[0]!.reject(new Error('the encoder worker did not answer'));
+    await settle();
+    expect(h.errors).toEqual(['Could not encode a frame: the encoder worker did not answer']);
+    h.source.frameToken++; // frame 2 is there meanwhile
+    h.clock.advance(ENCODE_RETRY_MS - 1);
+    expect(h.encoder.calls).toHaveLength(1);
+    h.clock.advance(1);
+    expect(h.encoder.calls).toHaveLength(2);
+    h.encoder.finish();
+    await settle();
+    expect(h.sent.map((frame) => frame.skippedBefore)).toEqual([1]); // frame 1, never sent
+  });
+
+  it('encodes a still image once per picture and settings, and re-sends it from the cache', async () => {
+    const h = setup({ still: true });
+    h.loop.start();
+    h.loop.pump();
+    h.encoder.finish();
+    await settle();
+    h.answer();
+    h.answer();
+    expect(h.sent).toHaveLength(3);
+    expect(h.encoder.calls).toHaveLength(1);
+    h.settings.jpegQuality = 0.5; // another picture on the wire
+    h.answer();
+    expect(h.encoder.calls).toHaveLength(2);
+    h.encoder.finish();
+    await settle();
+    h.answer();
+    expect(h.encoder.calls).toHaveLength(2);
+    h.loop.forgetStill(); // a new file, or another model
+    h.answer();
+    expect(h.encoder.calls).toHaveLength(3);
+  });
+
+  it('does not send a frame whose encode ended after a pause or a disconnect', async () => {
+    const h = setup();
+    h.loop.start();
+    h.loop.pump();
+    h.settings.paused = true;
+    h.encoder.finish();
+    await settle();
+    expect(h.sent).toHaveLength(0);
+    h.settings.paused = false;
+    h.source.present();
+    h.loop.pump();
+    h.link.isOpen = false;
+    h.encoder.finish();
+    await settle();
+    expect(h.sent).toHaveLength(0);
+  });
+
+  it('sends nothing after stop and drops a pending retry', () => {
+    const h = setup();
+    h.loop.start();
+    h.setHold(300);
+    h.loop.pump();
+    h.loop.stop();
+    h.setHold(0);
+    h.clock.advance(1000);
+    h.loop.pump();
+    expect(h.encoder.calls).toHaveLength(0);
+    expect(h.clock.timerCount).toBe(0);
+  });
+});

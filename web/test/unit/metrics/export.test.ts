@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { CSV_COLUMNS, exportFilename, samplesToCsv, samplesToJson } from '../../../src/metrics/export.ts';
+import type { FrameSample } from '../../../src/metrics/frame-sample.ts';
+
+const base: FrameSample = {
+  id: 1,
+  codec: 'msgpack',
+  model: 'ssdlite-mobilenetv2-coco',
+  sentAt: 1_763_821_800_123.5,
+  sentPerf: 10,
+  answeredPerf: 52,
+  fullMs: 42,
+  serverMs: 30.25,
+  inferenceMs: 20.125,
+  networkQueueMs: 11.75,
+  bytesUp: 10_240,
+  bytesDown: 512,
+  outcome: 'ok',
+  detections: 3,
+  reason: null,
+  skippedBefore: 0,
+};
+
+describe('samplesToCsv', () => {
+  it('starts with the agreed header row', () => {
+    const [header] = samplesToCsv([]).split('\r\n');
+    expect(header).toBe('id,codec,model,sentAt,fullMs,serverMs,inferenceMs,networkQueueMs,bytesUp,bytesDown,outcome,detections');
+    expect(CSV_COLUMNS).toHaveLength(12);
+  });
+
+  it('writes one CRLF-terminated row per sample, empty cells for missing values', () => {
+    const csv = samplesToCsv([
+      base,
+      { ...base, id: 2, codec: 'json', outcome: 'dropped', serverMs: null, inferenceMs: null, networkQueueMs: null, detections: 0 },
+    ]);
+    const lines = csv.split('\r\n');
+    expect(lines).toHaveLength(4);
+    expect(lines[3]).toBe('');
+    expect(lines[1]).toBe('1,msgpack,ssdlite-mobilenetv2-coco,1763821800123.5,42,30.25,20.125,11.75,10240,512,ok,3');
+    expect(lines[2]).toBe('2,json,ssdlite-mobilenetv2-coco,1763821800123.5,42,,,,10240,512,dropped,0');
+  });
+
+  it('quotes fields with separators or quotes (RFC 4180)', () => {
+    const csv = samplesToCsv([{ ...base, model: 'odd,"model"' }]);
+    expect(csv.split('\r\n')[1]).toContain(',"odd,""model""",');
+  });
+});
+
+describe('samplesToJson', () => {
+  it('holds the samples with the CSV columns and the metadata', () => {
+    const parsed = JSON.parse(samplesToJson([base], { exportedAt: '2026-01-01T00:00:00.000Z', discarded: 0 }, [{ at: 1, rttMs: 1.23456 }]));
+    expect(parsed).toMatchObject({ format: 'sightline-samples', protocol: 1, count: 1, discarded: 0 });
+    expect(Object.keys(parsed.samples[0])).toEqual([...CSV_COLUMNS]);
+    expect(parsed.pings).toEqual([{ rttMs: 1.235 }]);
+  });
+});
+
+describe('exportFilename', () => {
+  it('is sightline-samples-<timestamp>.<ext> without characters file systems reject', () => {
+    const date = new Date('2026-11-22T14:30:05.123Z');
+    expect(exportFilename('csv', date)).toBe('sightline-samples-2026-11-22T14-30-05-123Z.csv');
+    expect(exportFilename('json', date)).toMatch(/^sightline-samples-[0-9TZ-]+\.json$/);
+  });
+});

@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import { SampleStore } from '../../../src/metrics/sample-store.ts';
+import { sample } from '../../support/samples.ts';
+
+describe('SampleStore', () => {
+  it('computes stats per codec from its own samples only', () => {
+    const store = new SampleStore();
+    let t = 0;
+    for (let i = 1; i <= 10; i++) store.add(sample('json', (t += 100), i * 10));
+    for (let i = 1; i <= 4; i++) store.add(sample('msgpack', (t += 50), 5));
+    const stats = store.statsByCodec(1000);
+    expect(stats.json.count).toBe(10);
+    expect(stats.json.full.p50).toBe(55);
+    expect(stats.json.full.mean).toBe(55);
+    expect(stats.json.full.p99).toBeCloseTo(99.1, 6);
+    expect(stats.json.bytesUpMean).toBe(400);
+    expect(stats.msgpack.count).toBe(4);
+    expect(stats.msgpack.full.stddev).toBe(0);
+    expect(stats.msgpack.bytesUpMean).toBe(300);
+    expect(stats.msgpack.bytesDownMean).toBe(100);
+  });
+
+  it('windows the stats to the last N samples of each codec', () => {
+    const store = new SampleStore();
+    let t = 0;
+    for (let i = 0; i < 50; i++) store.add(sample('json', (t += 10), 1000));
+    for (let i = 0; i < 20; i++) store.add(sample('json', (t += 10), 10));
+    const stats = store.statsFor('json', 20);
+    expect(stats.count).toBe(20);
+    expect(stats.full.max).toBe(10);
+    expect(store.recent(5)).toHaveLength(5);
+    expect(store.recent(5).at(-1)?.fullMs).toBe(10);
+  });
+
+  it('counts dropped, errors and lost without putting them in the latency stats', () => {
+    const store = new SampleStore();
+    store.add(sample('msgpack', 10, 20));
+    store.add(sample('msgpack', 20, 3, 'dropped'));
+    store.add(sample('msgpack', 30, 4, 'error'));
+    store.add(sample('msgpack', 40, 5, 'lost'));
+    const stats = store.statsFor('msgpack', 100);
+    expect(stats).toMatchObject({ count: 1, dropped: 1, errors: 1, lost: 1 });
+    expect(stats.full.p50).toBe(20);
+  });
+
+  it('sums the client-side skipped source frames per codec, within the window', () => {
+    const store = new SampleStore();
+    store.add(sample('msgpack', 10, 20, 'ok', { skippedBefore: 9 }));
+    store.add(sample('msgpack', 20, 20, 'ok', { skippedBefore: 2 }));
+    store.add(sample('json', 30, 20, 'ok', { skippedBefore: 4 }));
+    store.add(sample('msgpack', 40, 5, 'lost', { skippedBefore: 1 }));
+    expect(store.statsFor('msgpack', 100).skipped).toBe(12);
+    expect(store.statsFor('msgpack', 2).skipped).toBe(3);
+    expect(store.statsFor('json', 100).skipped).toBe(4);
+  });
+
+  it('measures FPS as completed frames over the time each codec was streaming', () => {
+    const store = new SampleStore();
+    // A/B: 10 json answers 50 ms apart, then 10 msgpack answers 25 ms apart.
+    let t = 1000;
+    for (let i = 0; i < 10; i++) store.add(sample('json', (t += 50), 40));
+    for (let i = 0; i < 10; i++) store.add(sample('msgpack', (t += 25), 20));
+    const stats = store.statsByCodec(100);
+    // The first json answer has no predecessor: 9 timed answers over 450 ms = 20 fps (not 10 / 450 ms = 22.2).
+    expect(stats.json.fps).toBeCloseTo(20, 9);
+    // The first msgpack answer's 25 ms since the last json answer is msgpack streaming time.
+    expect(stats.msgpack.fps).toBeCloseTo(40, 9);
+  });
+
+  it('gives exactly 10 fps for 11 frames 100 ms apart', () => {
+    const store = new SampleStore();
+    for (let i = 0; i <= 10; i++) store.add(sample('msgpack', 5000 + i * 100, 30));
+    const stats = store.statsFor('msgpack', 100);
+    expect(stats.count).toBe(11);
+    expect(stats.fps).toBe(10);
+  });
+
+  it('has no FPS before a second answer, and counts dropped answers as time but not frames', () => {
+    const store = new SampleStore();
+    store.add(sample('json', 100, 10));
+    expect(Number.isNaN(store.statsFor('json', 100).fps)).toBe(true);
+    store.add(sample('json', 200, 10, 'dropped'));
+    store.add(sample('json', 300, 10));
+    // 1 completed frame over the 200 ms since the first answer.
+    expect(store.statsFor('json', 100).fps).toBe(5);
+  });
+
+  it('restarts the count after a lost frame', () => {
+    const store = new SampleStore();
+    store.add(sample('json', 100, 10));
+    store.add(sample('json', 200, 10));
+    store.add(sample('json', 5000, 10, 'lost'));
+    store.add(sample('json', 9000, 10));
+    store.add(sample('json', 9100, 10));
+    expect(store.statsFor('json', 100).fps).toBe(10);
+  });
+
+  it('does not count a pause as streaming time', () => {
+    const store = new SampleStore();
+    store.add(sample('json', 100, 10));
+    store.add(sample('json', 200, 10));
+    store.markBreak();
+    store.add(sample('json', 60_000, 10));
+    store.add(sample('json', 60_100, 10));
+    // Two runs of two answers 100 ms apart: 2 timed answers over 200 ms.
+    expect(store.statsFor('json', 100).fps).toBe(10);
+  });
+
+  it('caps the samples kept for export, oldest first out', () => {
+    const store = new SampleStore({ maxSamples: 100 });
+    for (let i = 0; i < 250; i++) store.add(sample('json', i, 1, 'ok', { id: i }));
+    const all = store.all();
+    expect(all).toHaveLength(100);
+    expect(all[0]?.id).toBe(150);
+    expect(store.discarded).toBe(150);
+    store.clear();
+    expect(store.all()).toHaveLength(0);
+    expect(store.statsFor('json', 10).count).toBe(0);
+    expect(Number.isNaN(store.statsFor('json', 10).full.p50)).toBe(true);
+  });
+});

@@ -1,0 +1,170 @@
+import { describe, expect, it } from 'vitest';
+import { decodeClientMessage, type WireData } from '@sightline/shared/codec';
+import type { DetectionsMessage, FrameMessage } from '@sightline/shared/protocol';
+import { ANSWER_TIMEOUT_MS, clampInFlight, FrameSender } from '../../../src/transport/frame-sender.ts';
+
+/** A fake socket: records what was sent, can refuse. */
+function harness(options: { maxInFlight?: number; codec?: 'json' | 'msgpack'; abMode?: boolean; abEvery?: number } = {}) {
+  const sent: WireData[] = [];
+  let open = true;
+  let clock = 0;
+  let id = 0;
+  const sender = new FrameSender({
+    send: (data) => {
+      if (!open) return false;
+      sent.push(data);
+      return true;
+    },
+    nextId: () => ++id,
+    now: () => clock,
+    maxInFlight: options.maxInFlight ?? 1,
+    policy: { codec: options.codec ?? 'msgpack', abMode: options.abMode ?? false, abEvery: options.abEvery ?? 2 },
+  });
+  return {
+    sender,
+    sent,
+    setOpen: (value: boolean) => (open = value),
+    advance: (ms: number) => (clock += ms),
+    decodeLast: () => decodeClientMessage(sent[sent.length - 1]!) as FrameMessage,
+  };
+}
+
+const image = new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3]);
+
+function detections(id: number): DetectionsMessage {
+  return {
+    type: 'detections',
+    id,
+    ts: 0,
+    model: 'm',
+    width: 320,
+    height: 240,
+    detections: [],
+    timings: { queueMs: 0, decodeMs: 0, preprocessMs: 0, inferenceMs: 5, postprocessMs: 0, serverMs: 8 },
+  };
+}
+
+describe('FrameSender flow control', () => {
+  it('is stop-and-wait by default: one frame until it is answered', () => {
+    const h = harness();
+    const first = h.sender.sendFrame(image);
+    expect(first).toBeDefined();
+    expect(h.sender.canSend()).toBe(false);
+    expect(h.sender.sendFrame(image)).toBeUndefined();
+    expect(h.sent).toHaveLength(1);
+    h.advance(25);
+    const outcome = h.sender.handleAnswer(detections(first!.id), 99);
+    expect(outcome).toMatchObject({ kind: 'ok', bytesDown: 99, answeredAt: 25 });
+    expect(h.sender.canSend()).toBe(true);
+    expect(h.sender.sendFrame(image)).toBeDefined();
+    expect(h.sent).toHaveLength(2);
+  });
+
+  it('allows up to maxInFlight unanswered frames, freed by any kind of answer', () => {
+    const h = harness({ maxInFlight: 3 });
+    const frames = [h.sender.sendFrame(image), h.sender.sendFrame(image), h.sender.sendFrame(image)];
+    expect(frames.every(Boolean)).toBe(true);
+    expect(h.sender.sendFrame(image)).toBeUndefined();
+    expect(h.sender.inFlight).toBe(3);
+    expect(h.sender.handleAnswer({ type: 'dropped', id: frames[0]!.id, reason: 'superseded' }, 30)?.kind).toBe('dropped');
+    expect(h.sender.handleAnswer({ type: 'error', id: frames[1]!.id, code: 'bad_image', message: 'x' }, 40)?.kind).toBe('error');
+    expect(h.sender.inFlight).toBe(1);
+    expect(h.sender.sendFrame(image)).toBeDefined();
+    expect(h.sender.sendFrame(image)).toBeDefined();
+    expect(h.sender.sendFrame(image)).toBeUndefined();
+  });
+
+  it('raising or lowering the limit takes effect at once', () => {
+    const h = harness({ maxInFlight: 2 });
+    h.sender.sendFrame(image);
+    h.sender.sendFrame(image);
+    h.sender.setMaxInFlight(1);
+    expect(h.sender.canSend()).toBe(false);
+    h.sender.setMaxInFlight(4);
+    expect(h.sender.canSend()).toBe(true);
+    expect(clampInFlight(0)).toBe(1);
+    expect(clampInFlight(99)).toBe(8);
+    expect(clampInFlight(Number.NaN)).toBe(1);
+  });
+
+  it('ignores answers for frames it is not waiting for', () => {
+    const h = harness();
+    expect(h.sender.handleAnswer(detections(42), 10)).toBeUndefined();
+    expect(h.sender.handleAnswer({ type: 'error', code: 'bad_message', message: 'no id' }, 10)).toBeUndefined();
+  });
+
+  it('does not count a frame the socket refused', () => {
+    const h = harness();
+    h.setOpen(false);
+    expect(h.sender.sendFrame(image)).toBeUndefined();
+    expect(h.sender.inFlight).toBe(0);
+    expect(h.sender.framesSent).toBe(0);
+  });
+
+  it('turns unanswered frames into lost outcomes on disconnect or timeout', () => {
+    const h = harness({ maxInFlight: 2 });
+    h.sender.sendFrame(image);
+    h.advance(1000);
+    h.sender.sendFrame(image);
+    h.advance(500);
+    expect(h.sender.expire(1200).map((o) => o.frame.id)).toEqual([1]);
+    const lost = h.sender.abandonAll();
+    expect(lost.map((o) => [o.frame.id, o.kind])).toEqual([[2, 'lost']]);
+    expect(h.sender.inFlight).toBe(0);
+  });
+
+  it('frees stop-and-wait within a few seconds when an answer is lost', () => {
+    const h = harness();
+    h.sender.sendFrame(image);
+    h.advance(4000);
+    expect(h.sender.expire(ANSWER_TIMEOUT_MS)).toHaveLength(0);
+    expect(h.sender.canSend()).toBe(false);
+    h.advance(1001);
+    expect(h.sender.expire(ANSWER_TIMEOUT_MS).map((o) => o.kind)).toEqual(['lost']);
+    expect(h.sender.canSend()).toBe(true);
+  });
+
+  it('keeps the skipped-frame count with the pending frame, off the wire', () => {
+    const h = harness();
+    const frame = h.sender.sendFrame(image, { model: 'ssd', skippedBefore: 4 });
+    expect(frame?.skippedBefore).toBe(4);
+    // The gateway refuses unknown fields: the count must never be sent.
+    expect(Object.keys(h.decodeLast()).sort()).toEqual(['id', 'image', 'model', 'ts', 'type']);
+    const outcome = h.sender.handleAnswer(detections(frame!.id), 10);
+    expect(outcome?.frame.skippedBefore).toBe(4);
+  });
+});
+
+describe('FrameSender codec per message', () => {
+  it('encodes each frame with the codec selected when it is sent, no reconnect needed', () => {
+    const h = harness({ maxInFlight: 8, codec: 'json' });
+    h.sender.sendFrame(image, { model: 'ssd', threshold: 0.4 });
+    expect(typeof h.sent[0]).toBe('string');
+    const json = h.decodeLast();
+    expect(json).toMatchObject({ type: 'frame', id: 1, model: 'ssd', threshold: 0.4 });
+    expect([...json.image]).toEqual([...image]);
+
+    h.sender.setPolicy({ codec: 'msgpack', abMode: false, abEvery: 2 });
+    const frame = h.sender.sendFrame(image);
+    expect(h.sent[1]).toBeInstanceOf(Uint8Array);
+    expect(frame?.codec).toBe('msgpack');
+    expect(h.decodeLast()).toMatchObject({ type: 'frame', id: 2 });
+    expect(h.decodeLast().model).toBeUndefined();
+  });
+
+  it('records the wire size and the ts it sent', () => {
+    const h = harness({ codec: 'json' });
+    h.advance(123);
+    const frame = h.sender.sendFrame(image)!;
+    expect(frame.bytesUp).toBe((h.sent[0] as string).length);
+    expect(frame.sentAt).toBe(123);
+    expect(h.decodeLast().ts).toBe(123);
+  });
+
+  it('alternates codecs every N frames in A/B mode, starting with the selected codec', () => {
+    const h = harness({ maxInFlight: 8, codec: 'msgpack', abMode: true, abEvery: 2 });
+    const codecs = Array.from({ length: 6 }, () => h.sender.sendFrame(image)?.codec);
+    expect(codecs).toEqual(['msgpack', 'msgpack', 'json', 'json', 'msgpack', 'msgpack']);
+    expect(h.sent.map((data) => typeof data)).toEqual(['object', 'object', 'string', 'string', 'object', 'object']);
+  });
+});

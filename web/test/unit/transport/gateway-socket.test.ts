@@ -1,0 +1,288 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { encodeMessage } from '@sightline/shared/codec';
+import { CLOSE_CODES, type HelloMessage } from '@sightline/shared/protocol';
+import {
+  GatewaySocket,
+  type ConnectionStatus,
+  type IncomingMessage,
+  type ReconnectHints,
+  type SocketLike,
+} from '../../../src/transport/gateway-socket.ts';
+
+class FakeSocket implements SocketLike {
+  readyState = 0;
+  binaryType: BinaryType = 'blob';
+  onopen: ((event: Event) => void) | null = null;
+  onclose: ((event: CloseEvent) => void) | null = null;
+  onerror: ((event: Event) => void) | null = null;
+  onmessage: ((event: MessageEvent) => void) | null = null;
+  sent: unknown[] = [];
+  closed = false;
+  closeCode: number | undefined;
+  constructor(readonly url: string) {}
+  send(data: unknown): void {
+    this.sent.push(data);
+  }
+  close(code?: number): void {
+    this.closed = true;
+    this.closeCode = code;
+    this.readyState = 3;
+  }
+  open(): void {
+    this.readyState = 1;
+    this.onopen?.({} as Event);
+  }
+  drop(code = 1006): void {
+    this.readyState = 3;
+    this.onclose?.({ code, reason: '' } as CloseEvent);
+  }
+  receive(data: unknown): void {
+    this.onmessage?.({ data } as MessageEvent);
+  }
+  /** Accepted and greeted, as the gateway does for a connection it keeps. */
+  greet(): void {
+    this.open();
+    this.receive(encodeMessage(hello, 'json'));
+  }
+}
+
+const hello: HelloMessage = {
+  type: 'hello',
+  protocol: 1,
+  defaultModel: 'ssd',
+  models: ['ssd'],
+  limits: { maxMessageBytes: 1, maxPixels: 1, maxInFlight: 2, queueLength: 2 },
+};
+
+/** An event target that knows how many listeners it holds, standing in for the page's window or document. */
+class FakePage extends EventTarget {
+  visibilityState: DocumentVisibilityState = 'visible';
+  listeners = 0;
+  override addEventListener(
+    type: string,
+    listener: EventListenerOrEventListenerObject | null,
+    options?: AddEventListenerOptions | boolean,
+  ): void {
+    super.addEventListener(type, listener, options);
+    this.listeners++;
+  }
+  override removeEventListener(
+    type: string,
+    listener: EventListenerOrEventListenerObject | null,
+    options?: EventListenerOptions | boolean,
+  ): void {
+    super.removeEventListener(type, listener, options);
+    this.listeners--;
+  }
+}
+
+function setup(reconnectHints: ReconnectHints = {}) {
+  const sockets: FakeSocket[] = [];
+  const statuses: ConnectionStatus[] = [];
+  const messages: IncomingMessage[] = [];
+  const bad: Error[] = [];
+  const gateway = new GatewaySocket({
+    url: 'ws://test/ws?protocol=1',
+    createSocket: (url) => {
+      const socket = new FakeSocket(url);
+      sockets.push(socket);
+      return socket;
+    },
+    onStatus: (status) => statuses.push(status),
+    onMessage: (message) => messages.push(message),
+    onBadMessage: (error) => bad.push(error),
+    backoff: { baseMs: 100, maxMs: 1000, factor: 2, jitter: 0 },
+    reconnectHints,
+  });
+  return { gateway, sockets, statuses, messages, bad, last: () => sockets[sockets.length - 1]! };
+}
+
+describe('GatewaySocket', () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  it('connects, reports open once greeted, decodes both codecs and sends only while open', () => {
+    const h = setup();
+    h.gateway.start();
+    expect(h.gateway.status.state).toBe('connecting');
+    expect(h.gateway.send('x')).toBe(false);
+    h.last().open();
+    // Accepted is not open: the gateway may still close it at once.
+    expect(h.gateway.status.state).toBe('connecting');
+    expect(h.gateway.send('x')).toBe(false);
+    expect(h.last().binaryType).toBe('arraybuffer');
+    h.last().receive(encodeMessage(hello, 'json'));
+    expect(h.gateway.status.state).toBe('open');
+    expect(h.gateway.status.hello?.defaultModel).toBe('ssd');
+    const pong = encodeMessage({ type: 'pong', id: 1, ts: 2, serverTs: 3 }, 'msgpack');
+    h.last().receive(pong.buffer.slice(pong.byteOffset, pong.byteOffset + pong.byteLength));
+    expect(h.messages.map((m) => [m.message.type, m.codec])).toEqual([
+      ['hello', 'json'],
+      ['pong', 'msgpack'],
+    ]);
+    expect(h.messages[1]?.bytes).toBe(pong.byteLength);
+    expect(h.gateway.send('frame')).toBe(true);
+    expect(h.last().sent).toEqual(['frame']);
+  });
+
+  it('reconnects with exponential backoff and resets it once greeted', () => {
+    const h = setup();
+    h.gateway.start();
+    h.last().drop();
+    expect(h.gateway.status).toMatchObject({ state: 'reconnecting', attempt: 1 });
+    expect(h.gateway.status.retryAt).toBeDefined();
+    vi.advanceTimersByTime(99);
+    expect(h.sockets).toHaveLength(1);
+    vi.advanceTimersByTime(1);
+    expect(h.sockets).toHaveLength(2);
+    // still "reconnecting" during the retry itself
+    expect(h.gateway.status.state).toBe('reconnecting');
+    h.last().drop();
+    expect(h.gateway.status.attempt).toBe(2);
+    vi.advanceTimersByTime(199);
+    expect(h.sockets).toHaveLength(2);
+    vi.advanceTimersByTime(1);
+    expect(h.sockets).toHaveLength(3);
+    h.last().greet();
+    expect(h.gateway.status).toMatchObject({ state: 'open', attempt: 0 });
+    h.last().drop();
+    vi.advanceTimersByTime(100);
+    expect(h.sockets).toHaveLength(4);
+  });
+
+  it('keeps backing off when the gateway accepts and then closes at once (1013, connection limit)', () => {
+    const h = setup();
+    h.gateway.start();
+    const delays: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      h.last().open();
+      h.last().drop(1013);
+      const status = h.gateway.status;
+      expect(status).toMatchObject({ state: 'reconnecting', attempt: i + 1 });
+      expect(status.lastError).toContain('busy');
+      delays.push(status.retryAt! - Date.now());
+      vi.advanceTimersByTime(delays[i]!);
+    }
+    expect(delays).toEqual([100, 200, 400, 800]);
+    // Never reported "open" in between: no flicker of "Connected" for a connection the gateway refused.
+    expect(h.statuses.some((status) => status.state === 'open')).toBe(false);
+    h.last().greet();
+    expect(h.gateway.status).toMatchObject({ state: 'open', attempt: 0 });
+  });
+
+  it('stops for good on 4001 (protocol version mismatch) and says so', () => {
+    const h = setup();
+    h.gateway.start();
+    h.last().open();
+    h.last().drop(4001);
+    expect(h.gateway.status).toMatchObject({ state: 'closed', versionMismatch: true });
+    expect(h.gateway.status.lastError).toContain('4001');
+    vi.advanceTimersByTime(60_000);
+    h.gateway.retryNow();
+    expect(h.sockets).toHaveLength(1);
+    // A later start (e.g. a remount) tries again and clears the flag.
+    h.gateway.start();
+    expect(h.sockets).toHaveLength(2);
+    expect(h.gateway.status.versionMismatch).toBeUndefined();
+  });
+
+  it('retryNow skips the wait; stop closes for good', () => {
+    const h = setup();
+    h.gateway.start();
+    h.last().drop();
+    h.gateway.retryNow();
+    expect(h.sockets).toHaveLength(2);
+    h.last().greet();
+    h.gateway.stop();
+    expect(h.last().closed).toBe(true);
+    expect(h.last().closeCode).toBe(CLOSE_CODES.normal);
+    expect(h.gateway.status.state).toBe('closed');
+    vi.advanceTimersByTime(10_000);
+    expect(h.sockets).toHaveLength(2);
+  });
+
+  it('reports undecodable messages instead of throwing, and closes on a protocol mismatch', () => {
+    const h = setup();
+    h.gateway.start();
+    h.last().greet();
+    h.last().receive('{not json');
+    h.last().receive(JSON.stringify({ type: 'detections', id: 1 }));
+    expect(h.bad).toHaveLength(2);
+    expect(h.messages).toHaveLength(1);
+    h.last().receive(encodeMessage({ ...hello, protocol: 2 }, 'json'));
+    expect(h.gateway.status).toMatchObject({ state: 'closed', versionMismatch: true });
+    expect(h.last().closeCode).toBe(CLOSE_CODES.protocolMismatch);
+    expect(h.gateway.status.lastError).toContain('protocol 2');
+    vi.advanceTimersByTime(60_000);
+    expect(h.sockets).toHaveLength(1);
+  });
+
+  it('gives up on an attempt that never opens', () => {
+    const h = setup();
+    h.gateway.start();
+    vi.advanceTimersByTime(10_000);
+    expect(h.gateway.status.state).toBe('reconnecting');
+    vi.advanceTimersByTime(100);
+    expect(h.sockets).toHaveLength(2);
+  });
+
+  it('gives up on an accepted connection that is never greeted', () => {
+    const h = setup();
+    h.gateway.start();
+    h.last().open();
+    vi.advanceTimersByTime(10_000);
+    expect(h.gateway.status).toMatchObject({ state: 'reconnecting', attempt: 1 });
+    expect(h.gateway.status.lastError).toContain('never said hello');
+    expect(h.sockets[0]!.closed).toBe(true);
+  });
+});
+
+describe('GatewaySocket reconnect hints', () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  function hinted() {
+    const document = new FakePage();
+    const window = new FakePage();
+    return { ...setup({ document, window }), document, window };
+  }
+
+  it('retries at once when the network comes back or the tab is shown again, instead of waiting out the backoff', () => {
+    const h = hinted();
+    h.gateway.start();
+    h.last().drop();
+    expect(h.sockets).toHaveLength(1);
+    h.window.dispatchEvent(new Event('online'));
+    expect(h.sockets).toHaveLength(2);
+    h.last().drop();
+    h.document.dispatchEvent(new Event('visibilitychange'));
+    expect(h.sockets).toHaveLength(3);
+  });
+
+  it('ignores hints while the tab is hidden, and while the connection is fine', () => {
+    const h = hinted();
+    h.gateway.start();
+    h.last().greet();
+    h.window.dispatchEvent(new Event('online'));
+    h.document.dispatchEvent(new Event('visibilitychange'));
+    expect(h.sockets).toHaveLength(1);
+    h.last().drop();
+    h.document.visibilityState = 'hidden';
+    h.document.dispatchEvent(new Event('visibilitychange'));
+    h.window.dispatchEvent(new Event('online'));
+    expect(h.sockets).toHaveLength(1);
+    vi.advanceTimersByTime(100); // the backoff still runs its course
+    expect(h.sockets).toHaveLength(2);
+  });
+
+  it('listens only between start and stop', () => {
+    const h = hinted();
+    expect(h.document.listeners + h.window.listeners).toBe(0);
+    h.gateway.start();
+    h.gateway.start();
+    expect(h.document.listeners).toBe(1);
+    expect(h.window.listeners).toBe(1);
+    h.gateway.stop();
+    expect(h.document.listeners + h.window.listeners).toBe(0);
+  });
+});

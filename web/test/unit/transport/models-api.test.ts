@@ -1,0 +1,50 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { MODELS_PATH, type ModelsResponse } from '@sightline/shared/protocol';
+import { fetchModels } from '../../../src/transport/models-api.ts';
+
+const models: ModelsResponse = {
+  protocol: 1,
+  defaultModel: 'ssdlite-mobilenetv2-coco',
+  models: [
+    {
+      name: 'ssdlite-mobilenetv2-coco',
+      title: 'SSDLite MobileNetV2 (COCO)',
+      kind: 'objects',
+      default: true,
+      input: { width: 300, height: 300, layout: 'NHWC', resize: 'stretch' },
+      labels: ['person', 'bicycle'],
+      scoreThreshold: 0.5,
+    },
+  ],
+};
+
+function answer(status: number, body: unknown) {
+  const fetch = vi.fn(
+    async () => new Response(JSON.stringify(body), { status, statusText: status === 200 ? 'OK' : 'Service Unavailable' }),
+  );
+  vi.stubGlobal('fetch', fetch);
+  return fetch;
+}
+
+describe('fetchModels', () => {
+  afterEach(() => vi.unstubAllGlobals());
+
+  it('returns the model list the gateway answers, asking for JSON with the caller signal', async () => {
+    const fetch = answer(200, models);
+    const abort = new AbortController();
+    await expect(fetchModels(abort.signal)).resolves.toEqual(models);
+    expect(fetch).toHaveBeenCalledWith(MODELS_PATH, { signal: abort.signal, headers: { accept: 'application/json' } });
+  });
+
+  it('fails on an HTTP error, naming the status', async () => {
+    answer(503, { error: 'starting' });
+    await expect(fetchModels()).rejects.toThrow('GET /api/models answered 503 Service Unavailable');
+  });
+
+  it('fails loudly on a body that is not a model list, instead of rendering nonsense', async () => {
+    answer(200, { models: 'none' });
+    await expect(fetchModels()).rejects.toThrow(/model list/);
+    answer(200, { ...models, models: [{ ...models.models[0], input: { width: 300 } }] });
+    await expect(fetchModels()).rejects.toThrow(/models\.0\.input/);
+  });
+});

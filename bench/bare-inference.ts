@@ -37,7 +37,14 @@ export async function bareInference(
     { length: options.streams },
     () =>
       new Worker(WORKER_URL, {
-        workerData: { path, inputName: input.name, dtype: input.dtype, dims, data, sessionOptions: inferenceSessionOptions(options.threads) },
+        workerData: {
+          path,
+          inputName: input.name,
+          dtype: input.dtype,
+          dims,
+          data,
+          sessionOptions: inferenceSessionOptions(options.threads),
+        },
       }),
   );
   try {

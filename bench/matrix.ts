@@ -149,8 +149,13 @@ class Runner {
    */
   async interleaved(variants: Array<{ argv: string[]; frames: number }>, rounds = 2): Promise<Pooled[]> {
     const results: BenchResult[][] = variants.map(() => []);
-    const chunkArgv = (v: { argv: string[]; frames: number }) => [...v.argv, '--frames', String(Math.max(2, Math.round(v.frames / rounds)))];
-    for (const v of variants) this.commands.push(`${this.command([...chunkArgv(v), '--quiet'])}${rounds > 1 ? `   # x${rounds}, interleaved` : ''}`);
+    const chunkArgv = (v: { argv: string[]; frames: number }) => [
+      ...v.argv,
+      '--frames',
+      String(Math.max(2, Math.round(v.frames / rounds))),
+    ];
+    for (const v of variants)
+      this.commands.push(`${this.command([...chunkArgv(v), '--quiet'])}${rounds > 1 ? `   # x${rounds}, interleaved` : ''}`);
     for (let r = 0; r < rounds; r++) {
       const order = variants.map((_, i) => i);
       if (r % 2 === 1) order.reverse();
@@ -255,7 +260,7 @@ async function sectionDelay(runner: Runner): Promise<string> {
     '',
     'One client, serial, 240x180 JPEG frames (the fixture photos, re-encoded at quality 80, cycling). WebSocket: one',
     'connection, MessagePack. REST: `POST /api/detect` with the JPEG as the raw body, a new TCP connection per request',
-    '(`Connection: close`); keep-alive: one reused connection. The delay is added in each direction by the client\'s',
+    "(`Connection: close`); keep-alive: one reused connection. The delay is added in each direction by the client's",
     'user-space proxy, which also makes a new connection pay one handshake round trip before its first bytes (what',
     'SYN/SYN-ACK costs on a real path). Latency is full process: encode, send, gateway, reply, decode.',
     '',
@@ -279,7 +284,7 @@ async function sectionDelay(runner: Runner): Promise<string> {
     'Expectation from round trips alone: WS costs 1 RTT per frame, REST on a new connection 2 (handshake + request). The',
     `edge study's server answered in ~2 ms, so its ratio is 2x at every delay; here each frame also spends ~${ms(serverMs.reduce((a, b) => a + b, 0) / serverMs.length)} ms in the`,
     'gateway (decode + inference on 2 cores), which dilutes the ratio at small delays. The "without server time" column',
-    'subtracts the gateway\'s reported serverMs and shows the transport alone. Keep-alive REST behaves like WS.',
+    "subtracts the gateway's reported serverMs and shows the transport alone. Keep-alive REST behaves like WS.",
   ].join('\n');
 }
 
@@ -301,10 +306,22 @@ async function sectionCodec(runner: Runner): Promise<string> {
       { argv: ['--label', `json ${link.name}`, '--codec', 'json', ...common], frames },
       { argv: ['--label', `msgpack ${link.name}`, '--codec', 'msgpack', ...common], frames },
     ])) as [Pooled, Pooled];
-    for (const [name, cell] of [['JSON + Base64', json], ['MessagePack', mp]] as const) {
+    for (const [name, cell] of [
+      ['JSON + Base64', json],
+      ['MessagePack', mp],
+    ] as const) {
       const o = cell.summary.overall;
       serverMs.push(o.serverMs.mean);
-      rows.push([link.name, name, int(o.bytesUpPerFrame), int(o.bytesDownPerFrame), ms(o.latency.mean), ms(o.latency.p50), ms(o.latency.p95), ms(o.serverMs.mean)]);
+      rows.push([
+        link.name,
+        name,
+        int(o.bytesUpPerFrame),
+        int(o.bytesDownPerFrame),
+        ms(o.latency.mean),
+        ms(o.latency.p50),
+        ms(o.latency.p95),
+        ms(o.serverMs.mean),
+      ]);
     }
     const j = json.summary.overall;
     const m = mp.summary.overall;
@@ -336,11 +353,27 @@ async function sectionPatterns(runner: Runner): Promise<string> {
   const common = ['--resize', '240x180', '--transport', 'ws', '--codec', 'msgpack', '--warmup', '3'];
   const cells: Array<[string, Cell]> = [
     ['serial, one connection', await runner.run(['--label', 'serial', ...common, '--frames', String(total)])],
-    ['pipelined K=4, one connection', await runner.run(['--label', 'pipelined K=4', ...common, '--mode', 'pipelined', '--in-flight', '4', '--frames', String(total)])],
-    ['pipelined K=8, one connection', await runner.run(['--label', 'pipelined K=8', ...common, '--mode', 'pipelined', '--in-flight', '8', '--frames', String(total)])],
+    [
+      'pipelined K=4, one connection',
+      await runner.run(['--label', 'pipelined K=4', ...common, '--mode', 'pipelined', '--in-flight', '4', '--frames', String(total)]),
+    ],
+    [
+      'pipelined K=8, one connection',
+      await runner.run(['--label', 'pipelined K=8', ...common, '--mode', 'pipelined', '--in-flight', '8', '--frames', String(total)]),
+    ],
     [
       `short connections, ${shortClients} in parallel`,
-      await runner.run(['--label', `short x${shortClients}`, ...common, '--mode', 'short', '--clients', String(shortClients), '--frames', String(Math.round(total / shortClients))]),
+      await runner.run([
+        '--label',
+        `short x${shortClients}`,
+        ...common,
+        '--mode',
+        'short',
+        '--clients',
+        String(shortClients),
+        '--frames',
+        String(Math.round(total / shortClients)),
+      ]),
     ],
   ];
   const rows = cells.map(([name, cell]) => {
@@ -366,7 +399,19 @@ async function sectionPatterns(runner: Runner): Promise<string> {
     'cascade and most of the 1000 are dropped within a second: the newest-wins policy working as designed (a camera',
     'sending at a fixed rate would not refill that fast). Compare K=8 by its completed frames, not its time.',
     '',
-    mdTable(['pattern', 'sent', 'completed', 'dropped', 'all answered after (s)', 'completed frames/s', 'latency mean / p50 / p95 ms', 'server queue ms'], rows),
+    mdTable(
+      [
+        'pattern',
+        'sent',
+        'completed',
+        'dropped',
+        'all answered after (s)',
+        'completed frames/s',
+        'latency mean / p50 / p95 ms',
+        'server queue ms',
+      ],
+      rows,
+    ),
     '',
     '- Published: serial 50 s vs parallel 8 s total for 1000 images, but 0.05 s vs 1.5 s per message. Parallelism',
     '  trades per-message latency for throughput; on a 2-core machine the inference worker is the ceiling either way.',
@@ -396,7 +441,14 @@ interface BareLimit {
  * clients, the faster of the two runs kept (the machine is noisy). Two configurations each: one run with every
  * thread, and runs side by side on a share each, as the gateway's workers do when frames queue up.
  */
-async function measureBareLimits(modelName: string, threads: number, workers: number, seconds: number, python: boolean, during: () => Promise<void>): Promise<BareLimit[]> {
+async function measureBareLimits(
+  modelName: string,
+  threads: number,
+  workers: number,
+  seconds: number,
+  python: boolean,
+  during: () => Promise<void>,
+): Promise<BareLimit[]> {
   const spec = modelSpec(modelName);
   // The Python loop reads the manifest itself: it takes the model's folder (models with a `file` only).
   const folder = dirname(spec.modelPath);
@@ -425,14 +477,35 @@ async function measureBareLimits(modelName: string, threads: number, workers: nu
     const best = b && a ? (a.fps > b.fps ? a : b) : (b ?? a);
     if (!best) return [];
     const version = runtime === 'node' ? `onnxruntime-node ${ORT_NODE_VERSION}` : `onnxruntime ${best.onnxruntime ?? ''} (Python)`;
-    const shape = c.streams === 1 ? `1 run x ${c.threads} threads` : `${c.streams} runs side by side x ${c.threads} thread${c.threads > 1 ? 's' : ''}`;
-    return [{ runtime, label: `bare ${version}, ${shape}`, fps: best.fps, meanMs: best.meanMs, before: b?.fps ?? Number.NaN, after: a?.fps ?? Number.NaN, runs: (b?.runs ?? 0) + (a?.runs ?? 0) }];
+    const shape =
+      c.streams === 1 ? `1 run x ${c.threads} threads` : `${c.streams} runs side by side x ${c.threads} thread${c.threads > 1 ? 's' : ''}`;
+    return [
+      {
+        runtime,
+        label: `bare ${version}, ${shape}`,
+        fps: best.fps,
+        meanMs: best.meanMs,
+        before: b?.fps ?? Number.NaN,
+        after: a?.fps ?? Number.NaN,
+        runs: (b?.runs ?? 0) + (a?.runs ?? 0),
+      },
+    ];
   });
 }
 
-async function sectionClients(runner: Runner, modelName: string, threads: number, workers: number, scale: number, baselineUrl?: string): Promise<string> {
+async function sectionClients(
+  runner: Runner,
+  modelName: string,
+  threads: number,
+  workers: number,
+  scale: number,
+  baselineUrl?: string,
+): Promise<string> {
   const common = ['--resize', '640x480', '--transport', 'ws', '--codec', 'msgpack', '--warmup', '3'];
-  const servers = [{ name: 'Sightline', url: [] as string[] }, ...(baselineUrl ? [{ name: 'FastAPI baseline', url: ['--url', baselineUrl] }] : [])];
+  const servers = [
+    { name: 'Sightline', url: [] as string[] },
+    ...(baselineUrl ? [{ name: 'FastAPI baseline', url: ['--url', baselineUrl] }] : []),
+  ];
   let cells: Pooled[] = [];
   const limits = await measureBareLimits(modelName, threads, workers, Math.max(2, 5 * scale), Boolean(baselineUrl), async () => {
     cells = await runner.interleaved(
@@ -485,7 +558,12 @@ async function sectionClients(runner: Runner, modelName: string, threads: number
   const comparison = baselineUrl
     ? (() => {
         const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
-        const [s1, s6, b1, b6] = cells.map((c) => c.summary.overall) as [BenchSummary['overall'], BenchSummary['overall'], BenchSummary['overall'], BenchSummary['overall']];
+        const [s1, s6, b1, b6] = cells.map((c) => c.summary.overall) as [
+          BenchSummary['overall'],
+          BenchSummary['overall'],
+          BenchSummary['overall'],
+          BenchSummary['overall'],
+        ];
         return [
           '',
           `Same machine, same model file, same thread count, same client, interleaved: FastAPI / Sightline mean latency`,
@@ -516,7 +594,22 @@ async function sectionClients(runner: Runner, modelName: string, threads: number
     'run before and after the clients while the servers sat idle, the faster kept. No decode, no resize, no I/O.',
     '"% of limit" is the server\'s completed frames/s over the best bare loop of its own runtime.',
     '',
-    mdTable(['server', 'clients', 'mean ms', 'p95 ms', 'p99 ms', 'frames/s total', 'frames/s per client', 'server ms', 'inference ms', 'queue ms', '% of limit'], rows),
+    mdTable(
+      [
+        'server',
+        'clients',
+        'mean ms',
+        'p95 ms',
+        'p99 ms',
+        'frames/s total',
+        'frames/s per client',
+        'server ms',
+        'inference ms',
+        'queue ms',
+        '% of limit',
+      ],
+      rows,
+    ),
     ...comparison,
     '',
     '- Published (Python / Go YOLO servers): 1 client avg 35.1 / 30.5 ms, P99 54.6 / 50.4 ms; 6 clients avg 123 / 118 ms,',
@@ -530,7 +623,14 @@ async function sectionClients(runner: Runner, modelName: string, threads: number
 // ---------------------------------------------------------------------------------------------------------
 // Document
 
-function machineInfo(threads: number, workers: number, hello: HelloMessage | undefined, models: ModelsResponse | undefined, loadBefore: number[], loadAfter: number[]): string {
+function machineInfo(
+  threads: number,
+  workers: number,
+  hello: HelloMessage | undefined,
+  models: ModelsResponse | undefined,
+  loadBefore: number[],
+  loadAfter: number[],
+): string {
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
   const limits = hello?.limits;
   return [
@@ -554,7 +654,9 @@ async function startBaseline(threads: number): Promise<ServerProcess | undefined
   try {
     return await startFastApiBaseline(threads);
   } catch (error) {
-    process.stderr.write(`FastAPI baseline unavailable, section 4 runs without it: ${error instanceof Error ? error.message.slice(0, 500) : String(error)}\n`);
+    process.stderr.write(
+      `FastAPI baseline unavailable, section 4 runs without it: ${error instanceof Error ? error.message.slice(0, 500) : String(error)}\n`,
+    );
     return undefined;
   }
 }
@@ -564,7 +666,9 @@ async function main(): Promise<number> {
   const started = performance.now();
   const loadBefore = loadavg();
   process.stderr.write(`starting gateway (${options.threads} thread(s), ${options.workers} worker(s))...\n`);
-  const gateway = await startGatewayProcess({ env: { SIGHTLINE_THREADS: String(options.threads), SIGHTLINE_WORKERS: String(options.workers) } });
+  const gateway = await startGatewayProcess({
+    env: { SIGHTLINE_THREADS: String(options.threads), SIGHTLINE_WORKERS: String(options.workers) },
+  });
   // Interrupted: do not leave the gateway or the baseline behind.
   const children: Array<GatewayProcess | ServerProcess> = [gateway];
   const onSignal = () => void Promise.allSettled(children.map((c) => c.stop())).finally(() => process.exit(130));
@@ -577,7 +681,10 @@ async function main(): Promise<number> {
   try {
     models = validateModelsResponse(await (await fetch(`${gateway.url}${MODELS_PATH}`)).json());
     // One throwaway run: load the client's modules and the gateway's code paths before anything is measured.
-    const probe = await runBenchmark(parseArgs(['--url', gateway.url, '--frames', '5', '--resize', '240x180', '--quiet']), await loadInputs({ source: { kind: 'default' }, resize: { width: 240, height: 180 } }));
+    const probe = await runBenchmark(
+      parseArgs(['--url', gateway.url, '--frames', '5', '--resize', '240x180', '--quiet']),
+      await loadInputs({ source: { kind: 'default' }, resize: { width: 240, height: 180 } }),
+    );
     hello = probe.hello;
     if (options.sections.has(1)) sections.push(await sectionDelay(runner));
     if (options.sections.has(2)) sections.push(await sectionCodec(runner));
@@ -620,7 +727,10 @@ async function main(): Promise<number> {
     `# gateway: cd gateway && PORT=8080 SIGHTLINE_THREADS=${options.threads} SIGHTLINE_WORKERS=${options.workers} node --import tsx src/main.ts`,
     'GATEWAY=http://127.0.0.1:8080',
     ...(runner.urlNames.size
-      ? [`# baseline: bench/baselines/fastapi/setup.sh && bench-results/.venv-fastapi/bin/python bench/baselines/fastapi/server.py --port 8090 --threads ${options.threads}`, 'BASELINE=http://127.0.0.1:8090']
+      ? [
+          `# baseline: bench/baselines/fastapi/setup.sh && bench-results/.venv-fastapi/bin/python bench/baselines/fastapi/server.py --port 8090 --threads ${options.threads}`,
+          'BASELINE=http://127.0.0.1:8090',
+        ]
       : []),
     ...runner.commands,
     '```',

@@ -32,11 +32,23 @@ const program = new Command('bench:stages')
   .option('--json', 'print one JSON object instead of a table')
   .option('--write', 'also replace the stages section of docs/BENCHMARKS.md with this run')
   .parse();
-const options = program.opts<{ frames: string; warmup: string; sizes: string; photo: string; quality: string; model?: string; json?: boolean; write?: boolean }>();
+const options = program.opts<{
+  frames: string;
+  warmup: string;
+  sizes: string;
+  photo: string;
+  quality: string;
+  model?: string;
+  json?: boolean;
+  write?: boolean;
+}>();
 
 async function encodeAt(size: string): Promise<Buffer> {
   const [width, height] = size.split('x').map(Number) as [number, number];
-  return sharp(readPhoto(options.photo)).resize(width, height, { fit: 'fill' }).jpeg({ quality: Number(options.quality) }).toBuffer();
+  return sharp(readPhoto(options.photo))
+    .resize(width, height, { fit: 'fill' })
+    .jpeg({ quality: Number(options.quality) })
+    .toBuffer();
 }
 
 function openSocket(url: string): Promise<WebSocket> {
@@ -58,7 +70,9 @@ function detectOnce(socket: WebSocket, id: number, image: Buffer): Promise<Detec
       else reject(new Error(`unexpected answer ${JSON.stringify(message).slice(0, 200)}`));
     };
     socket.on('message', onMessage);
-    socket.send(encodeMessage({ type: 'frame', id, ts: performance.now(), image, ...(options.model ? { model: options.model } : {}) }, 'msgpack'));
+    socket.send(
+      encodeMessage({ type: 'frame', id, ts: performance.now(), image, ...(options.model ? { model: options.model } : {}) }, 'msgpack'),
+    );
   });
 }
 
@@ -102,7 +116,10 @@ async function sharpDecodeFloor(size: string): Promise<number> {
     await sharp(image).raw().toBuffer();
     if (i >= Number(options.warmup)) times.push(performance.now() - started);
   }
-  return percentile(times.sort((a, b) => a - b), 50);
+  return percentile(
+    times.sort((a, b) => a - b),
+    50,
+  );
 }
 const floorSize = '640x480';
 const decodeFloorMs = await sharpDecodeFloor(floorSize);

@@ -38,7 +38,17 @@ export interface BareLoopResult {
 export async function runPythonBareLoop(modelDir: string, threads: number, streams: number, seconds: number): Promise<BareLoopResult> {
   const { stdout } = await promisify(execFile)(
     join(BASELINE_VENV, 'bin', 'python'),
-    [join(HERE, 'bare_loop.py'), '--model-dir', modelDir, '--threads', String(threads), '--streams', String(streams), '--seconds', String(seconds)],
+    [
+      join(HERE, 'bare_loop.py'),
+      '--model-dir',
+      modelDir,
+      '--threads',
+      String(threads),
+      '--streams',
+      String(streams),
+      '--seconds',
+      String(seconds),
+    ],
     { timeout: (seconds + 60) * 1000 },
   );
   return JSON.parse(stdout.trim().split('\n').pop()!) as BareLoopResult;

@@ -94,7 +94,9 @@ function decimal(min: number, max = Number.POSITIVE_INFINITY, exclusiveMin = fal
     const n = Number(value);
     if (value.trim() === '' || !Number.isFinite(n)) throw new InvalidArgumentError('not a number.');
     if (n < min || n > max || (exclusiveMin && n === min)) {
-      throw new InvalidArgumentError(`must be ${exclusiveMin ? 'greater than' : 'at least'} ${min}${Number.isFinite(max) ? ` and at most ${max}` : ''}.`);
+      throw new InvalidArgumentError(
+        `must be ${exclusiveMin ? 'greater than' : 'at least'} ${min}${Number.isFinite(max) ? ` and at most ${max}` : ''}.`,
+      );
     }
     return n;
   };
@@ -161,17 +163,33 @@ export function buildProgram(): Command {
         .default(DEFAULTS.mode),
     )
     .addOption(new Option('--in-flight <k>', 'frames in flight per connection in pipelined mode').argParser(integer(1, 1024)))
-    .addOption(new Option('--clients <n>', 'concurrent clients, each with its own connection(s)').default(DEFAULTS.clients).argParser(integer(1, 1000)))
+    .addOption(
+      new Option('--clients <n>', 'concurrent clients, each with its own connection(s)')
+        .default(DEFAULTS.clients)
+        .argParser(integer(1, 1000)),
+    )
     .addOption(
       new Option('--stagger <ms>', 'start client i at i x MS after the measured phase begins (0 = all together)')
         .default(DEFAULTS.staggerMs)
         .argParser(decimal(0)),
     )
-    .addOption(new Option('--frames <f>', `frames per client per repeat (default ${DEFAULTS.frames}; exclusive with --duration)`).argParser(integer(1)))
-    .addOption(new Option('--duration <s>', 'seconds each client sends frames per repeat, instead of --frames').argParser(decimal(0, Number.POSITIVE_INFINITY, true)))
-    .addOption(new Option('--repeats <r>', 'repeat the whole run R times (fresh connections each time)').default(DEFAULTS.repeats).argParser(integer(1, 1000)))
     .addOption(
-      new Option('--warmup <w>', 'frames per client sent before each repeat\'s measured phase and discarded from the statistics')
+      new Option('--frames <f>', `frames per client per repeat (default ${DEFAULTS.frames}; exclusive with --duration)`).argParser(
+        integer(1),
+      ),
+    )
+    .addOption(
+      new Option('--duration <s>', 'seconds each client sends frames per repeat, instead of --frames').argParser(
+        decimal(0, Number.POSITIVE_INFINITY, true),
+      ),
+    )
+    .addOption(
+      new Option('--repeats <r>', 'repeat the whole run R times (fresh connections each time)')
+        .default(DEFAULTS.repeats)
+        .argParser(integer(1, 1000)),
+    )
+    .addOption(
+      new Option('--warmup <w>', "frames per client sent before each repeat's measured phase and discarded from the statistics")
         .default(DEFAULTS.warmup)
         .argParser(integer(0)),
     )
@@ -186,10 +204,16 @@ export function buildProgram(): Command {
     )
     .addOption(new Option('--video-frames <n>', 'frames to take from --video').default(DEFAULTS.videoFrames).argParser(integer(1, 100_000)))
     .addOption(
-      new Option('--resize <WxH>', 'resize (cover + centre crop) and re-encode every input as JPEG once before the run, e.g. 240x180').argParser(size),
+      new Option(
+        '--resize <WxH>',
+        'resize (cover + centre crop) and re-encode every input as JPEG once before the run, e.g. 240x180',
+      ).argParser(size),
     )
     .addOption(
-      new Option('--quality <q>', `JPEG quality 1..100 for the re-encode (default ${DEFAULTS.quality} when --resize or --video is given)`).argParser(integer(1, 100)),
+      new Option(
+        '--quality <q>',
+        `JPEG quality 1..100 for the re-encode (default ${DEFAULTS.quality} when --resize or --video is given)`,
+      ).argParser(integer(1, 100)),
     )
     .addOption(new Option('--model <name>', 'model to ask for (see GET /api/models); the gateway default when absent'))
     .addOption(new Option('--threshold <0..1>', 'minimum detection score; the model default when absent').argParser(decimal(0, 1)))
@@ -202,7 +226,11 @@ export function buildProgram(): Command {
         .default(0)
         .argParser(decimal(0, 60_000)),
     )
-    .addOption(new Option('--bandwidth <kbps>', 'cap each direction of the proxy at this many kilobits/s (starts the proxy)').argParser(decimal(0, Number.POSITIVE_INFINITY, true)))
+    .addOption(
+      new Option('--bandwidth <kbps>', 'cap each direction of the proxy at this many kilobits/s (starts the proxy)').argParser(
+        decimal(0, Number.POSITIVE_INFINITY, true),
+      ),
+    )
     .addOption(
       new Option(
         '--ping-interval <ms>',
@@ -211,9 +239,15 @@ export function buildProgram(): Command {
           'short mode reports the connect + upgrade time',
       ).argParser(integer(0)),
     )
-    .addOption(new Option('--timeout <ms>', 'a frame without an answer after MS counts as unanswered').default(DEFAULTS.timeoutMs).argParser(integer(1)))
+    .addOption(
+      new Option('--timeout <ms>', 'a frame without an answer after MS counts as unanswered')
+        .default(DEFAULTS.timeoutMs)
+        .argParser(integer(1)),
+    )
     .addOption(new Option('--csv <file>', 'write every frame (warm-up frames flagged) to this CSV file'))
-    .addOption(new Option('--json', 'print a one-line JSON summary on stdout and nothing else there (the table goes to stderr unless --quiet)'))
+    .addOption(
+      new Option('--json', 'print a one-line JSON summary on stdout and nothing else there (the table goes to stderr unless --quiet)'),
+    )
     .addOption(new Option('--chart <file>', 'write a latency chart (CDF and box plot per repeat): SVG, or PNG when the name ends in .png'))
     .addOption(new Option('--label <text>', 'name of this run in the output, CSV and JSON'))
     .addOption(new Option('--quiet', 'no table and no progress bar (errors still go to stderr)'))
@@ -304,13 +338,16 @@ export function parseArgs(
   const problems: string[] = [];
   const isRest = o.transport !== 'ws';
 
-  if (o.codec === 'raw' && !isRest) problems.push('--codec raw sends the image as an HTTP body: use it with --transport rest or rest-keepalive, not ws');
+  if (o.codec === 'raw' && !isRest)
+    problems.push('--codec raw sends the image as an HTTP body: use it with --transport rest or rest-keepalive, not ws');
   if (isRest && o.mode !== 'serial') {
     problems.push(`--mode ${o.mode} is WebSocket-only; REST sends one request at a time per client (use --clients N for concurrency)`);
   }
   if (o.inFlight !== undefined && o.mode !== 'pipelined') problems.push('--in-flight applies to --mode pipelined only');
   if (o.pingInterval !== undefined && (isRest || o.mode === 'short')) {
-    problems.push('--ping-interval applies to WebSocket serial/pipelined mode (REST reports connect time and TTFB, short mode the handshake time)');
+    problems.push(
+      '--ping-interval applies to WebSocket serial/pipelined mode (REST reports connect time and TTFB, short mode the handshake time)',
+    );
   }
   if (o.frames !== undefined && o.duration !== undefined) problems.push('give either --frames or --duration, not both');
   const inputFlags = (['image', 'dir', 'video'] as const).filter((k) => o[k] !== undefined);

@@ -29,7 +29,11 @@ const n = (v: number) => (Math.round(v * 10) / 10).toString();
 export function renderLatencyChart(series: readonly ChartSeries[], options: { title?: string; unit?: string } = {}): string {
   const unit = options.unit ?? 'ms';
   const data = series
-    .map((s, i) => ({ name: s.name, sorted: [...s.values].filter(Number.isFinite).sort((a, b) => a - b), color: COLORS[i % COLORS.length]! }))
+    .map((s, i) => ({
+      name: s.name,
+      sorted: [...s.values].filter(Number.isFinite).sort((a, b) => a - b),
+      color: COLORS[i % COLORS.length]!,
+    }))
     .filter((s) => s.sorted.length > 0);
   const width = 880;
   const left = 120;
@@ -41,7 +45,9 @@ export function renderLatencyChart(series: readonly ChartSeries[], options: { ti
   const height = boxTop + Math.max(1, data.length) * boxRow + 40;
   const plotWidth = width - left - right;
   const out: string[] = [];
-  out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, sans-serif" font-size="12">`);
+  out.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, sans-serif" font-size="12">`,
+  );
   out.push(`<rect width="100%" height="100%" fill="#fff"/>`);
   out.push(`<text x="${left}" y="22" font-size="15" font-weight="600">${escapeXml(options.title ?? 'Latency distribution')}</text>`);
   if (data.length === 0) {
@@ -65,7 +71,9 @@ export function renderLatencyChart(series: readonly ChartSeries[], options: { ti
     out.push(`<text x="${left - 6}" y="${n(y(p) + 4)}" text-anchor="end" fill="#444">${Math.round(p * 100)}%</text>`);
   }
   out.push(`<rect x="${left}" y="${top}" width="${plotWidth}" height="${cdfHeight}" fill="none" stroke="#999"/>`);
-  out.push(`<text x="${left + plotWidth / 2}" y="${top + cdfHeight + 34}" text-anchor="middle" fill="#222">full-process latency (${unit}), CDF</text>`);
+  out.push(
+    `<text x="${left + plotWidth / 2}" y="${top + cdfHeight + 34}" text-anchor="middle" fill="#222">full-process latency (${unit}), CDF</text>`,
+  );
 
   // CDF step lines (at most ~1000 points each)
   data.forEach((d) => {
@@ -100,10 +108,14 @@ export function renderLatencyChart(series: readonly ChartSeries[], options: { ti
     out.push(`<line x1="${n(x(q(1)))}" y1="${n(cy)}" x2="${n(x(q(99)))}" y2="${n(cy)}" stroke="${d.color}"/>`);
     out.push(`<line x1="${n(x(q(1)))}" y1="${n(cy - 6)}" x2="${n(x(q(1)))}" y2="${n(cy + 6)}" stroke="${d.color}"/>`);
     out.push(`<line x1="${n(x(q(99)))}" y1="${n(cy - 6)}" x2="${n(x(q(99)))}" y2="${n(cy + 6)}" stroke="${d.color}"/>`);
-    out.push(`<rect x="${n(x(q(25)))}" y="${n(cy - 8)}" width="${n(Math.max(1, x(q(75)) - x(q(25))))}" height="16" fill="${d.color}" fill-opacity="0.25" stroke="${d.color}"/>`);
+    out.push(
+      `<rect x="${n(x(q(25)))}" y="${n(cy - 8)}" width="${n(Math.max(1, x(q(75)) - x(q(25))))}" height="16" fill="${d.color}" fill-opacity="0.25" stroke="${d.color}"/>`,
+    );
     out.push(`<line x1="${n(x(q(50)))}" y1="${n(cy - 8)}" x2="${n(x(q(50)))}" y2="${n(cy + 8)}" stroke="${d.color}" stroke-width="2.5"/>`);
     out.push(`<circle cx="${n(x(mean))}" cy="${n(cy)}" r="3" fill="#fff" stroke="${d.color}"/>`);
-    out.push(`<text x="${left - 6}" y="${n(cy + 4)}" text-anchor="end" fill="#222">${escapeXml(d.name.length > 17 ? `…${d.name.slice(-16)}` : d.name)}</text>`);
+    out.push(
+      `<text x="${left - 6}" y="${n(cy + 4)}" text-anchor="end" fill="#222">${escapeXml(d.name.length > 17 ? `…${d.name.slice(-16)}` : d.name)}</text>`,
+    );
   });
   out.push('</svg>');
   return out.join('\n');

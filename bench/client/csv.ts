@@ -4,9 +4,28 @@ import type { BenchResult } from './run.ts';
 import type { FrameMeasurement } from './types.ts';
 
 export const CSV_COLUMNS = [
-  'label', 'repeat', 'client', 'seq', 'warmup', 'input', 'start_ms', 'latency_ms', 'outcome', 'error_code',
-  'server_ms', 'inference_ms', 'queue_ms', 'decode_ms', 'preprocess_ms', 'postprocess_ms', 'detections',
-  'bytes_up', 'bytes_down', 'connect_ms', 'ttfb_ms', 'handshake_ms',
+  'label',
+  'repeat',
+  'client',
+  'seq',
+  'warmup',
+  'input',
+  'start_ms',
+  'latency_ms',
+  'outcome',
+  'error_code',
+  'server_ms',
+  'inference_ms',
+  'queue_ms',
+  'decode_ms',
+  'preprocess_ms',
+  'postprocess_ms',
+  'detections',
+  'bytes_up',
+  'bytes_down',
+  'connect_ms',
+  'ttfb_ms',
+  'handshake_ms',
 ] as const;
 
 export function csvCell(value: unknown): string {
@@ -19,10 +38,31 @@ export function csvCell(value: unknown): string {
 
 export function sampleRow(label: string | undefined, s: FrameMeasurement): string {
   return [
-    label, s.repeat, s.client, s.seq, s.warmup, s.input, s.startMs, s.latencyMs, s.outcome, s.errorCode,
-    s.serverMs, s.inferenceMs, s.queueMs, s.decodeMs, s.preprocessMs, s.postprocessMs, s.detections,
-    s.bytesUp, s.bytesDown, s.connectMs, s.ttfbMs, s.handshakeMs,
-  ].map(csvCell).join(',');
+    label,
+    s.repeat,
+    s.client,
+    s.seq,
+    s.warmup,
+    s.input,
+    s.startMs,
+    s.latencyMs,
+    s.outcome,
+    s.errorCode,
+    s.serverMs,
+    s.inferenceMs,
+    s.queueMs,
+    s.decodeMs,
+    s.preprocessMs,
+    s.postprocessMs,
+    s.detections,
+    s.bytesUp,
+    s.bytesDown,
+    s.connectMs,
+    s.ttfbMs,
+    s.handshakeMs,
+  ]
+    .map(csvCell)
+    .join(',');
 }
 
 export function toCsv(result: BenchResult): string {

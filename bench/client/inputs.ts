@@ -8,8 +8,7 @@ import { tmpdir } from 'node:os';
 import { basename, extname, join } from 'node:path';
 import sharp, { type Sharp } from 'sharp';
 import { PHOTOS_DIR } from '@sightline/shared/fixtures';
-import type { InputSource } from './args.ts';
-import { DEFAULTS } from './args.ts';
+import { DEFAULTS, type InputSource } from './args.ts';
 import type { FrameInput } from './types.ts';
 
 export interface InputOptions {

@@ -38,7 +38,8 @@ export async function runCli(config: BenchConfig, io: { stdout: (s: string) => v
   const progress = createProgress({
     enabled: !config.quiet,
     total: expectedFrames(config),
-    durationMs: config.durationS === undefined ? undefined : config.durationS * 1000 * config.repeats + config.staggerMs * (config.clients - 1),
+    durationMs:
+      config.durationS === undefined ? undefined : config.durationS * 1000 * config.repeats + config.staggerMs * (config.clients - 1),
   });
   let result: BenchResult;
   try {

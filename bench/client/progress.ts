@@ -7,7 +7,12 @@ export interface Progress {
 
 const NOOP: Progress = { tick() {}, phase() {}, done() {} };
 
-export function createProgress(options: { total?: number | undefined; durationMs?: number | undefined; enabled: boolean; stream?: NodeJS.WriteStream }): Progress {
+export function createProgress(options: {
+  total?: number | undefined;
+  durationMs?: number | undefined;
+  enabled: boolean;
+  stream?: NodeJS.WriteStream;
+}): Progress {
   const stream = options.stream ?? process.stderr;
   if (!options.enabled || !stream.isTTY) return NOOP;
   const started = performance.now();

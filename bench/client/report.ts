@@ -5,8 +5,7 @@
 import { summarize, type Summary } from '@sightline/shared/stats';
 import { describeConfig } from './args.ts';
 import type { BenchResult, RepeatResult } from './run.ts';
-import type { FrameMeasurement, NetKind, NetSample } from './types.ts';
-import { UNANSWERED } from './types.ts';
+import { UNANSWERED, type FrameMeasurement, type NetKind, type NetSample } from './types.ts';
 
 export interface Counts {
   sent: number;
@@ -84,12 +83,19 @@ export function countOutcomes(samples: readonly FrameMeasurement[]): Counts {
   return counts;
 }
 
-export function summarizeSamples(samples: readonly FrameMeasurement[], net: readonly NetSample[], wallMs: number, clients: number, repeat: number | 'all'): RunSummary {
+export function summarizeSamples(
+  samples: readonly FrameMeasurement[],
+  net: readonly NetSample[],
+  wallMs: number,
+  clients: number,
+  repeat: number | 'all',
+): RunSummary {
   const measured = samples.filter((s) => !s.warmup);
   const ok = measured.filter((s) => s.outcome === 'ok');
   const answered = measured.filter((s) => !UNANSWERED.has(s.outcome));
   const reasons: Record<string, number> = {};
-  for (const s of measured) if (s.outcome !== 'ok' && s.errorCode) reasons[`${s.outcome}:${s.errorCode}`] = (reasons[`${s.outcome}:${s.errorCode}`] ?? 0) + 1;
+  for (const s of measured)
+    if (s.outcome !== 'ok' && s.errorCode) reasons[`${s.outcome}:${s.errorCode}`] = (reasons[`${s.outcome}:${s.errorCode}`] ?? 0) + 1;
   const network: Partial<Record<NetKind, Summary>> = {};
   for (const kind of ['ping', 'connect', 'handshake', 'ttfb-server'] as NetKind[]) {
     const values = net.filter((n) => n.kind === kind && n.phase !== 'warmup').map((n) => n.ms);
@@ -166,7 +172,14 @@ function fmtBytes(value: number): string {
 export function table(rows: string[][]): string {
   const widths: number[] = [];
   for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
-  return rows.map((row) => row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ').trimEnd()).join('\n');
+  return rows
+    .map((row) =>
+      row
+        .map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!)))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 const NET_TITLES: Record<NetKind, string> = {
@@ -205,7 +218,9 @@ export function formatSummary(summary: BenchSummary): string {
   );
   lines.push(`bytes/frame  up ${fmtBytes(o.bytesUpPerFrame)}  down ${fmtBytes(o.bytesDownPerFrame)}`);
   const c = o.counts;
-  const reasons = Object.entries(o.reasons).map(([k, v]) => `${k} x${v}`).join(', ');
+  const reasons = Object.entries(o.reasons)
+    .map(([k, v]) => `${k} x${v}`)
+    .join(', ');
   lines.push(
     `frames       ${c.sent} sent: ${c.ok} ok, ${c.dropped} dropped, ${c.errors} errors, ${c.unanswered} unanswered` +
       (c.unanswered ? ` (${c.timeouts} timeout, ${c.failed} failed)` : '') +
@@ -215,7 +230,17 @@ export function formatSummary(summary: BenchSummary): string {
     lines.push('');
     const per: string[][] = [['repeat', 'ok', 'mean', 'p50', 'p95', 'p99', 'frames/s', 'dropped', 'unanswered']];
     for (const r of summary.repeats) {
-      per.push([String(r.repeat), String(r.counts.ok), fmt(r.latency.mean), fmt(r.latency.p50), fmt(r.latency.p95), fmt(r.latency.p99), fmt(r.throughputFps, 2), String(r.counts.dropped), String(r.counts.unanswered)]);
+      per.push([
+        String(r.repeat),
+        String(r.counts.ok),
+        fmt(r.latency.mean),
+        fmt(r.latency.p50),
+        fmt(r.latency.p95),
+        fmt(r.latency.p99),
+        fmt(r.throughputFps, 2),
+        String(r.counts.dropped),
+        String(r.counts.unanswered),
+      ]);
     }
     lines.push(table(per));
   }

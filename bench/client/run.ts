@@ -12,8 +12,15 @@ import type { WsConnectionOptions } from './transports/ws-connection.ts';
 import { WsPipelinedDriver } from './transports/ws-pipelined.ts';
 import { WsPersistentDriver } from './transports/ws-serial.ts';
 import { WsShortDriver } from './transports/ws-short.ts';
-import type { ClientDriver, FrameInput, FrameMeasurement, NetSample, Recorder, Workload } from './types.ts';
-import { UNANSWERED } from './types.ts';
+import {
+  UNANSWERED,
+  type ClientDriver,
+  type FrameInput,
+  type FrameMeasurement,
+  type NetSample,
+  type Recorder,
+  type Workload,
+} from './types.ts';
 
 export interface RepeatResult {
   repeat: number;
@@ -61,14 +68,25 @@ function createDriver(config: BenchConfig, baseUrl: string): ClientDriver {
     });
   }
   if (config.codec === 'raw') throw new Error('raw codec is REST-only');
-  const options: WsConnectionOptions = { baseUrl, codec: config.codec, timeoutMs: config.timeoutMs, model: config.model, threshold: config.threshold };
+  const options: WsConnectionOptions = {
+    baseUrl,
+    codec: config.codec,
+    timeoutMs: config.timeoutMs,
+    model: config.model,
+    threshold: config.threshold,
+  };
   if (config.mode === 'short') return new WsShortDriver(options);
   if (config.mode === 'pipelined') return new WsPipelinedDriver(options, config.inFlight);
   return new WsPersistentDriver(options);
 }
 
 /** Frames for one client and phase: a count, or a deadline; inputs cycle, each client from its own offset. */
-function workload(inputs: readonly FrameInput[], offset: number, limit: { count?: number; deadline?: number }, isAlive: () => boolean): Workload {
+function workload(
+  inputs: readonly FrameInput[],
+  offset: number,
+  limit: { count?: number; deadline?: number },
+  isAlive: () => boolean,
+): Workload {
   let seq = 0;
   return {
     next() {
@@ -83,7 +101,14 @@ function workload(inputs: readonly FrameInput[], offset: number, limit: { count?
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-async function runRepeat(config: BenchConfig, baseUrl: string, inputs: readonly FrameInput[], repeat: number, hooks: RunHooks, helloOut: { hello?: HelloMessage }): Promise<RepeatResult> {
+async function runRepeat(
+  config: BenchConfig,
+  baseUrl: string,
+  inputs: readonly FrameInput[],
+  repeat: number,
+  hooks: RunHooks,
+  helloOut: { hello?: HelloMessage },
+): Promise<RepeatResult> {
   const samples: FrameMeasurement[] = [];
   const net: NetSample[] = [];
   const clientFailures: string[] = [];
@@ -136,7 +161,16 @@ async function runRepeat(config: BenchConfig, baseUrl: string, inputs: readonly 
     if (config.warmup > 0) {
       hooks.onPhase?.(repeat, 'warmup');
       phaseStart = performance.now();
-      await Promise.all(drivers.map((d, i) => (usable[i] ? d.run(workload(inputs, i, { count: config.warmup }, () => d.alive), recorders[i]!) : undefined)));
+      await Promise.all(
+        drivers.map((d, i) =>
+          usable[i]
+            ? d.run(
+                workload(inputs, i, { count: config.warmup }, () => d.alive),
+                recorders[i]!,
+              )
+            : undefined,
+        ),
+      );
     }
 
     phase = 'measure';
@@ -155,7 +189,10 @@ async function runRepeat(config: BenchConfig, baseUrl: string, inputs: readonly 
         pingers.push(setInterval(() => void d.probe!(recorders[i]!), config.pingIntervalMs));
       }
       // Offsets of the input cycle per client so concurrent clients do not send the same image in lockstep.
-      await d.run(workload(inputs, i + config.warmup, limit, () => d.alive), recorders[i]!);
+      await d.run(
+        workload(inputs, i + config.warmup, limit, () => d.alive),
+        recorders[i]!,
+      );
     });
     try {
       await Promise.all(measured);
@@ -183,7 +220,7 @@ export async function fetchModels(baseUrl: string, timeoutMs = 10_000): Promise<
     response = await fetch(`${baseUrl}${MODELS_PATH}`, { signal: AbortSignal.timeout(timeoutMs) });
   } catch (error) {
     const cause = error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
-    throw new Error(`gateway not reachable at ${baseUrl} (${cause})`);
+    throw new Error(`gateway not reachable at ${baseUrl} (${cause})`, { cause: error });
   }
   if (!response.ok) throw new Error(`GET ${baseUrl}${MODELS_PATH} answered HTTP ${response.status}`);
   return validateModelsResponse(await response.json());

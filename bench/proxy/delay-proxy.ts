@@ -108,10 +108,13 @@ class DelayedPipe {
     const head = this.queue[0];
     if (!head || this.stopped) return;
     // Timers may fire a little early (loop time is cached); deliver() re-checks and reschedules.
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.deliver();
-    }, Math.max(0, Math.ceil(head.at - performance.now())));
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        this.deliver();
+      },
+      Math.max(0, Math.ceil(head.at - performance.now())),
+    );
   }
 
   private deliver(): void {

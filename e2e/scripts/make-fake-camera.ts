@@ -39,7 +39,16 @@ export const FAKE_CAMERAS = {
   /** The dog camera at 30 fps, for measuring whether the dashboard keeps a 30 fps video smooth (scripts/measure-rendering.ts). */
   dog30: { file: 'fake-camera-dog-30fps.y4m', photo: 'dog.jpg', fit: 'cover', fps: 30, frames: 72, zoomMin: 0.92, panX: -0.8, panY: -0.6 },
   /** astronaut.jpg (one face) letterboxed into 4:3: slow 12 % zoom drifting left. */
-  astronaut: { file: 'fake-camera-astronaut.y4m', photo: 'astronaut.jpg', fit: 'contain', fps: 15, frames: 36, zoomMin: 0.88, panX: -0.7, panY: -0.4 },
+  astronaut: {
+    file: 'fake-camera-astronaut.y4m',
+    photo: 'astronaut.jpg',
+    fit: 'contain',
+    fps: 15,
+    frames: 36,
+    zoomMin: 0.88,
+    panX: -0.7,
+    panY: -0.4,
+  },
 } as const satisfies Record<string, FakeCameraSpec>;
 
 export type FakeCameraName = keyof typeof FAKE_CAMERAS;
@@ -59,7 +68,9 @@ export function rgbToI420(rgb: Uint8Array, width: number, height: number): Buffe
   const ch = height >> 1;
   const out = Buffer.allocUnsafe(ySize + 2 * cw * ch);
   for (let i = 0, p = 0; i < ySize; i++, p += 3) {
-    const r = rgb[p]!, g = rgb[p + 1]!, b = rgb[p + 2]!;
+    const r = rgb[p]!,
+      g = rgb[p + 1]!,
+      b = rgb[p + 2]!;
     out[i] = clamp(16 + ((65.738 * r + 129.057 * g + 25.064 * b) >> 8));
   }
   let u = ySize;
@@ -67,8 +78,15 @@ export function rgbToI420(rgb: Uint8Array, width: number, height: number): Buffe
   for (let y = 0; y < ch; y++) {
     for (let x = 0; x < cw; x++) {
       // Average the 2x2 block (C420jpeg: chroma sited between the four luma samples).
-      let r = 0, g = 0, b = 0;
-      for (const [dx, dy] of [[0, 0], [1, 0], [0, 1], [1, 1]] as const) {
+      let r = 0,
+        g = 0,
+        b = 0;
+      for (const [dx, dy] of [
+        [0, 0],
+        [1, 0],
+        [0, 1],
+        [1, 1],
+      ] as const) {
         const p = ((2 * y + dy) * width + 2 * x + dx) * 3;
         r += rgb[p]!;
         g += rgb[p + 1]!;

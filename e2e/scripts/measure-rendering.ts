@@ -104,7 +104,10 @@ try {
   await page.waitForTimeout(1000);
   rows.push(['paused (video + overlay only)', await page.evaluate(watch, SECONDS), Number.NaN]);
   await pauseButton.click(); // resume
-  for (const [codec, label] of [['msgpack', 'MessagePack'], ['json', 'JSON + Base64']] as const) {
+  for (const [codec, label] of [
+    ['msgpack', 'MessagePack'],
+    ['json', 'JSON + Base64'],
+  ] as const) {
     await page.getByTestId(`codec-${codec}`).check();
     await page.waitForTimeout(2000);
     const figures = await page.evaluate(watch, SECONDS);
@@ -113,10 +116,14 @@ try {
 
   const f = (v: number, digits = 1) => (Number.isFinite(v) ? v.toFixed(digits) : '-');
   console.log(`\n${SECONDS} s per phase, 30 fps camera, 1366x768 window, default stream settings (Auto frame size, 1 in flight)\n`);
-  console.log('| phase | video frames/s | animation-frame gap p50 / p95 / max ms | gaps > 50 ms | long tasks (total ms) | answered frames/s |');
+  console.log(
+    '| phase | video frames/s | animation-frame gap p50 / p95 / max ms | gaps > 50 ms | long tasks (total ms) | answered frames/s |',
+  );
   console.log('| --- | ---: | ---: | ---: | ---: | ---: |');
   for (const [name, p, answered] of rows) {
-    console.log(`| ${name} | ${f(p.videoFps)} | ${f(p.rafP50)} / ${f(p.rafP95)} / ${f(p.rafMax)} | ${p.rafOver50} | ${p.longTasks} (${f(p.longTaskMs, 0)}) | ${f(answered)} |`);
+    console.log(
+      `| ${name} | ${f(p.videoFps)} | ${f(p.rafP50)} / ${f(p.rafP95)} / ${f(p.rafMax)} | ${p.rafOver50} | ${p.longTasks} (${f(p.longTaskMs, 0)}) | ${f(answered)} |`,
+    );
   }
 } finally {
   await browser.close();

@@ -78,9 +78,11 @@ export class Dashboard {
   }
 
   async currentDetections(): Promise<CurrentDetection[]> {
-    return this.detectionsList.getByTestId('detection').evaluateAll((items) =>
-      items.map((item) => ({ label: item.getAttribute('data-label') ?? '', score: Number(item.getAttribute('data-score')) })),
-    );
+    return this.detectionsList
+      .getByTestId('detection')
+      .evaluateAll((items) =>
+        items.map((item) => ({ label: item.getAttribute('data-label') ?? '', score: Number(item.getAttribute('data-score')) })),
+      );
   }
 
   /** Polls until one rendering of the list holds every expected label (`a|b` = either); returns that list. */

@@ -17,7 +17,9 @@ export default async function globalSetup(): Promise<void> {
 
   const executable = chromiumExecutable();
   if (!existsSync(executable)) {
-    throw new Error(`No Chromium at ${executable}: install Playwright's (pnpm exec playwright install chromium) or Debian's (apt-get install chromium)`);
+    throw new Error(
+      `No Chromium at ${executable}: install Playwright's (pnpm exec playwright install chromium) or Debian's (apt-get install chromium)`,
+    );
   }
   console.log(`[e2e] chromium: ${executable}`);
 
@@ -27,10 +29,14 @@ export default async function globalSetup(): Promise<void> {
     const started = Date.now();
     const pnpm = process.platform === 'win32' ? 'pnpm.cmd' : 'pnpm';
     try {
-      execFileSync(pnpm, ['--filter', '@sightline/web', 'build', '--outDir', WEB_DIST, '--emptyOutDir'], { cwd: REPO_ROOT, stdio: 'pipe', encoding: 'utf8' });
+      execFileSync(pnpm, ['--filter', '@sightline/web', 'build', '--outDir', WEB_DIST, '--emptyOutDir'], {
+        cwd: REPO_ROOT,
+        stdio: 'pipe',
+        encoding: 'utf8',
+      });
     } catch (error) {
       const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string };
-      throw new Error(`building the dashboard failed:\n${stdout}\n${stderr}`);
+      throw new Error(`building the dashboard failed:\n${stdout}\n${stderr}`, { cause: error });
     }
     console.log(`[e2e] dashboard built into ${WEB_DIST} in ${Date.now() - started} ms`);
   }

@@ -59,10 +59,12 @@ test('the dashboard loads from the gateway with every control of the UI contract
     }
   }
   await expect(dashboard.byTestId('source-select').locator('option')).toHaveText([/camera/i, /file/i]);
-  expect(await dashboard.byTestId('source-select').locator('option').evaluateAll((o) => o.map((e) => (e as HTMLOptionElement).value))).toEqual([
-    'camera',
-    'file',
-  ]);
+  expect(
+    await dashboard
+      .byTestId('source-select')
+      .locator('option')
+      .evaluateAll((o) => o.map((e) => (e as HTMLOptionElement).value)),
+  ).toEqual(['camera', 'file']);
   await dashboard.expectState('open');
   await expect(dashboard.byTestId('model-select').locator('option')).toHaveCount(2);
   expect(problems.pageErrors, 'uncaught exceptions in the page').toEqual([]);

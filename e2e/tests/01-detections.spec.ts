@@ -5,7 +5,11 @@ import { expect, test } from '../support/fixtures.ts';
 const MODEL = 'ssdlite-mobilenetv2-coco';
 const expected = expectedLabels()['dog.jpg']![MODEL]!; // bicycle, dog, car|truck
 
-test('boxes with the expected labels of dog.jpg appear in the list and on the overlay, and follow the picture', async ({ dashboard, shot, problems }) => {
+test('boxes with the expected labels of dog.jpg appear in the list and on the overlay, and follow the picture', async ({
+  dashboard,
+  shot,
+  problems,
+}) => {
   await dashboard.open();
   await dashboard.expectState('open');
   await expect(dashboard.byTestId('model-select')).toHaveValue(MODEL);

@@ -23,7 +23,9 @@ test('latency chart, ping and msgpack stats fill in while the json column stays 
   const json = await dashboard.stats('json');
   expect(json.count, 'json count while streaming msgpack').toBe(0);
 
-  await expect.poll(async () => Number((await dashboard.byTestId('ping-value').getAttribute('data-value')) || Number.NaN)).toBeGreaterThan(0);
+  await expect
+    .poll(async () => Number((await dashboard.byTestId('ping-value').getAttribute('data-value')) || Number.NaN))
+    .toBeGreaterThan(0);
 
   // The chart: a recharts SVG with line paths that carry many points.
   const chart = dashboard.byTestId('latency-chart');

@@ -67,7 +67,10 @@ test('switching msgpack -> json keeps the stream and the socket; json costs ~4/3
   const frameSize = await frameSizeUsed(dashboard);
   const binaryBefore = sent.filter((f) => f.kind === 'binary' && f.bytes > 1000).length;
   expect(binaryBefore, 'msgpack frames on the wire').toBeGreaterThanOrEqual(SAMPLES);
-  expect(sent.filter((f) => f.kind === 'text' && f.bytes > 1000), 'no JSON frames yet').toHaveLength(0);
+  expect(
+    sent.filter((f) => f.kind === 'text' && f.bytes > 1000),
+    'no JSON frames yet',
+  ).toHaveLength(0);
   const wireSplit = sent.length;
 
   await dashboard.selectCodec('json');
@@ -103,7 +106,9 @@ test('switching msgpack -> json keeps the stream and the socket; json costs ~4/3
   const mean = (frames: WireFrame[]) => frames.reduce((sum, f) => sum + f.bytes, 0) / frames.length;
   const wireBinary = mean(sent.slice(0, wireSplit).filter((f) => f.kind === 'binary' && f.bytes > 1000));
   const wireText = mean(textFrames);
-  expect(Math.abs(wireBinary / msgpack['bytes-up'] - 1), `wire msgpack mean ${wireBinary} vs stat ${msgpack['bytes-up']}`).toBeLessThan(0.03);
+  expect(Math.abs(wireBinary / msgpack['bytes-up'] - 1), `wire msgpack mean ${wireBinary} vs stat ${msgpack['bytes-up']}`).toBeLessThan(
+    0.03,
+  );
   expect(Math.abs(wireText / json['bytes-up'] - 1), `wire json mean ${wireText} vs stat ${json['bytes-up']}`).toBeLessThan(0.03);
 
   await shot('02-codec-msgpack-stats.png');
@@ -134,7 +139,12 @@ test('switching msgpack -> json keeps the stream and the socket; json costs ~4/3
   };
   writeFileSync(join(ARTIFACTS_DIR, 'latency-summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
   console.log(`[latency-summary] ${JSON.stringify(summary)}`);
-  test.info().annotations.push({ type: 'p50 full latency', description: `msgpack ${msgpack.p50} ms, json ${json.p50} ms (ratio bytes-up ${ratio.toFixed(3)})` });
+  test
+    .info()
+    .annotations.push({
+      type: 'p50 full latency',
+      description: `msgpack ${msgpack.p50} ms, json ${json.p50} ms (ratio bytes-up ${ratio.toFixed(3)})`,
+    });
 });
 
 /** Frames per codec block in A/B mode; small so both codecs see the same (noisy) machine. */
@@ -183,8 +193,22 @@ test('A/B mode alternates codecs in blocks on one socket; interleaved latency pe
 
   const interleaved = {
     abEvery,
-    msgpack: { frames: msgpack.count, p50FullMs: msgpack.p50, p95FullMs: msgpack.p95, meanFullMs: msgpack.mean, fps: msgpack.fps, bytesUpPerMessage: msgpack['bytes-up'] },
-    json: { frames: json.count, p50FullMs: json.p50, p95FullMs: json.p95, meanFullMs: json.mean, fps: json.fps, bytesUpPerMessage: json['bytes-up'] },
+    msgpack: {
+      frames: msgpack.count,
+      p50FullMs: msgpack.p50,
+      p95FullMs: msgpack.p95,
+      meanFullMs: msgpack.mean,
+      fps: msgpack.fps,
+      bytesUpPerMessage: msgpack['bytes-up'],
+    },
+    json: {
+      frames: json.count,
+      p50FullMs: json.p50,
+      p95FullMs: json.p95,
+      meanFullMs: json.mean,
+      fps: json.fps,
+      bytesUpPerMessage: json['bytes-up'],
+    },
     p50DeltaJsonMinusMsgpackMs: Math.round((json.p50 - msgpack.p50) * 10) / 10,
     bytesUpRatioJsonToMsgpack: Math.round(ratio * 1000) / 1000,
   };

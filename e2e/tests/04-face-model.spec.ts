@@ -8,7 +8,7 @@ const FACE_MODEL = 'blazeface-back-256';
 // The fake capture file is a launch flag: this file gets its own browser (and so its own worker).
 test.use({ launchOptions: launchOptions({ camera: 'astronaut', autoAllowCamera: true }) });
 
-test('switching to blazeface-back-256 finds the astronaut\'s face', async ({ dashboard, shot, request }) => {
+test("switching to blazeface-back-256 finds the astronaut's face", async ({ dashboard, shot, request }) => {
   const models = (await (await request.get('/api/models')).json()) as { models: { name: string; scoreThreshold: number }[] };
   const faceThreshold = models.models.find((m) => m.name === FACE_MODEL)!.scoreThreshold;
 

@@ -7,7 +7,12 @@ const cases = [
 ] as const;
 
 for (const { signal, what, screenshot } of cases) {
-  test(`gateway ${what} and restarts on the same port: reconnecting, then open, detections resume`, async ({ page, dashboard, gateway, shot }) => {
+  test(`gateway ${what} and restarts on the same port: reconnecting, then open, detections resume`, async ({
+    page,
+    dashboard,
+    gateway,
+    shot,
+  }) => {
     try {
       await dashboard.open();
       await dashboard.expectState('open');

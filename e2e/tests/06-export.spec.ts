@@ -54,7 +54,8 @@ test('export CSV and JSON contain every answered frame of both codecs', async ({
 
   const [jsonDownload] = await Promise.all([page.waitForEvent('download'), dashboard.byTestId('export-json').click()]);
   expect(jsonDownload.suggestedFilename()).toMatch(/^sightline-samples-[0-9TZ-]+\.json$/);
-  const exported = JSON.parse(await downloadText(jsonDownload)) as { samples?: Record<string, unknown>[]; count?: number } | Record<string, unknown>[];
+  const exported = JSON.parse(await downloadText(jsonDownload)) as
+    { samples?: Record<string, unknown>[]; count?: number } | Record<string, unknown>[];
   const samples = Array.isArray(exported) ? exported : exported.samples;
   expect(Array.isArray(samples), 'JSON export holds a samples array').toBe(true);
   expect(samples!.length).toBe(rows.length); // paused: same samples as the CSV

@@ -58,16 +58,52 @@ const SETTINGS: Record<keyof GatewayConfig, { flags: string; env: string; help: 
   host: { flags: '--host <addr>', env: 'HOST', help: `address to bind (default ${DEFAULT_CONFIG.host})` },
   modelsDir: { flags: '--models-dir <dir>', env: 'SIGHTLINE_MODELS_DIR', help: 'folder of model manifests (default: models/)' },
   webDir: { flags: '--web-dir <dir>', env: 'SIGHTLINE_WEB_DIR', help: 'dashboard build to serve (default: web/dist/)' },
-  defaultModel: { flags: '-m, --default-model <name>', env: 'SIGHTLINE_MODEL', help: 'model for frames that name none (default: the manifest marked default)' },
-  scoreThreshold: { flags: '-t, --score-threshold <0..1>', env: 'SIGHTLINE_THRESHOLD', help: "score threshold for every model (default: each model's own)" },
-  threads: { flags: '--threads <n>', env: 'SIGHTLINE_THREADS', help: 'onnxruntime intra-op threads of a frame inferred alone (default: cores)' },
-  workers: { flags: '--workers <n>', env: 'SIGHTLINE_WORKERS', help: 'frames inferred side by side once frames queue up, sharing the threads (default: cores)' },
-  maxInFlight: { flags: '--max-in-flight <n>', env: 'SIGHTLINE_MAX_IN_FLIGHT', help: `frames processed at once per connection (default ${DEFAULT_CONFIG.maxInFlight})` },
-  queueLength: { flags: '--queue-length <n>', env: 'SIGHTLINE_QUEUE_LENGTH', help: `frames waiting per connection, newest wins (default ${DEFAULT_CONFIG.queueLength})` },
-  maxPending: { flags: '--max-pending <n>', env: 'SIGHTLINE_MAX_PENDING', help: `frames waiting for inference, all connections (default ${DEFAULT_CONFIG.maxPending})` },
-  maxMessageBytes: { flags: '--max-message-bytes <n>', env: 'SIGHTLINE_MAX_MESSAGE_BYTES', help: 'largest accepted message (default 10 MiB)' },
+  defaultModel: {
+    flags: '-m, --default-model <name>',
+    env: 'SIGHTLINE_MODEL',
+    help: 'model for frames that name none (default: the manifest marked default)',
+  },
+  scoreThreshold: {
+    flags: '-t, --score-threshold <0..1>',
+    env: 'SIGHTLINE_THRESHOLD',
+    help: "score threshold for every model (default: each model's own)",
+  },
+  threads: {
+    flags: '--threads <n>',
+    env: 'SIGHTLINE_THREADS',
+    help: 'onnxruntime intra-op threads of a frame inferred alone (default: cores)',
+  },
+  workers: {
+    flags: '--workers <n>',
+    env: 'SIGHTLINE_WORKERS',
+    help: 'frames inferred side by side once frames queue up, sharing the threads (default: cores)',
+  },
+  maxInFlight: {
+    flags: '--max-in-flight <n>',
+    env: 'SIGHTLINE_MAX_IN_FLIGHT',
+    help: `frames processed at once per connection (default ${DEFAULT_CONFIG.maxInFlight})`,
+  },
+  queueLength: {
+    flags: '--queue-length <n>',
+    env: 'SIGHTLINE_QUEUE_LENGTH',
+    help: `frames waiting per connection, newest wins (default ${DEFAULT_CONFIG.queueLength})`,
+  },
+  maxPending: {
+    flags: '--max-pending <n>',
+    env: 'SIGHTLINE_MAX_PENDING',
+    help: `frames waiting for inference, all connections (default ${DEFAULT_CONFIG.maxPending})`,
+  },
+  maxMessageBytes: {
+    flags: '--max-message-bytes <n>',
+    env: 'SIGHTLINE_MAX_MESSAGE_BYTES',
+    help: 'largest accepted message (default 10 MiB)',
+  },
   maxPixels: { flags: '--max-pixels <n>', env: 'SIGHTLINE_MAX_PIXELS', help: 'largest accepted image, width x height (default 40 M)' },
-  maxConnections: { flags: '--max-connections <n>', env: 'SIGHTLINE_MAX_CONNECTIONS', help: `WebSocket connections at once (default ${DEFAULT_CONFIG.maxConnections})` },
+  maxConnections: {
+    flags: '--max-connections <n>',
+    env: 'SIGHTLINE_MAX_CONNECTIONS',
+    help: `WebSocket connections at once (default ${DEFAULT_CONFIG.maxConnections})`,
+  },
   logLevel: { flags: '--log-level <level>', env: 'LOG_LEVEL', help: `pino log level (default ${DEFAULT_CONFIG.logLevel})` },
 };
 

@@ -55,7 +55,10 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     logger,
     onRun: (wide) => metrics.inferenceRuns.inc({ threads: wide ? 'all' : 'shared' }),
   });
-  logger.info({ models: registry.names, defaultModel: registry.defaultModel, threads: config.threads, workers: config.workers }, 'models loaded');
+  logger.info(
+    { models: registry.names, defaultModel: registry.defaultModel, threads: config.threads, workers: config.workers },
+    'models loaded',
+  );
 
   const detector = new Detector(registry, pool, config.maxPixels);
   await warmUp(detector, registry);

@@ -30,7 +30,11 @@ export function stageTimings(result: DetectResult, timing: FrameTiming): StageTi
 }
 
 /** The answer to a detected frame; `request` supplies the echoed id and ts (0 when an HTTP body sets none). */
-export function detectionsReply(request: { id?: number | undefined; ts?: number | undefined }, result: DetectResult, timing: FrameTiming): DetectionsMessage {
+export function detectionsReply(
+  request: { id?: number | undefined; ts?: number | undefined },
+  result: DetectResult,
+  timing: FrameTiming,
+): DetectionsMessage {
   return {
     type: 'detections',
     id: request.id ?? 0,
@@ -56,6 +60,9 @@ export interface FailureReply {
 export function errorReply(error: unknown, id?: number): FailureReply {
   const known = error instanceof ProtocolError ? error : new ProtocolError('internal', 'internal error while processing the frame');
   const messageId = id ?? known.id;
-  const reply: ErrorMessage = messageId === undefined ? { type: 'error', code: known.code, message: known.message } : { type: 'error', id: messageId, code: known.code, message: known.message };
+  const reply: ErrorMessage =
+    messageId === undefined
+      ? { type: 'error', code: known.code, message: known.message }
+      : { type: 'error', id: messageId, code: known.code, message: known.message };
   return error instanceof ProtocolError ? { reply } : { reply, fault: error };
 }

@@ -10,7 +10,10 @@ import type { ClientMessage, ServerMessage } from './protocol.ts';
 const IMAGE = new Uint8Array([0xff, 0xd8, 0xff, 0xe0]);
 
 export const EXAMPLES: Array<{ title: string; message: ClientMessage | ServerMessage }> = [
-  { title: 'frame (client -> gateway)', message: { type: 'frame', id: 7, ts: 1520.5, image: IMAGE, model: 'ssdlite-mobilenetv2-coco', threshold: 0.5 } },
+  {
+    title: 'frame (client -> gateway)',
+    message: { type: 'frame', id: 7, ts: 1520.5, image: IMAGE, model: 'ssdlite-mobilenetv2-coco', threshold: 0.5 },
+  },
   { title: 'ping (client -> gateway)', message: { type: 'ping', id: 3, ts: 1520.5 } },
   {
     title: 'detections (gateway -> client)',

@@ -51,13 +51,27 @@ export function detectPath(baseUrl: string, options: Pick<RestOptions, 'codec' |
 }
 
 /** Turns an HTTP answer into a frame result (2xx detections, 4xx/5xx protocol error). */
-export function interpretResponse(status: number, contentType: string | undefined, body: Buffer, latencyMs: number, bytesUp: number, bytesDown: number): FrameResult {
+export function interpretResponse(
+  status: number,
+  contentType: string | undefined,
+  body: Buffer,
+  latencyMs: number,
+  bytesUp: number,
+  bytesDown: number,
+): FrameResult {
   const codec = contentType?.startsWith(MSGPACK_CONTENT_TYPE) ? 'msgpack' : 'json';
   let value: unknown;
   try {
     value = parseWire(codec === 'json' ? body.toString('utf8') : new Uint8Array(body.buffer, body.byteOffset, body.byteLength), codec);
   } catch (error) {
-    return { outcome: 'error', latencyMs, bytesUp, bytesDown, errorCode: `http_${status}`, errorMessage: `unreadable ${codec} body: ${error instanceof Error ? error.message : String(error)}` };
+    return {
+      outcome: 'error',
+      latencyMs,
+      bytesUp,
+      bytesDown,
+      errorCode: `http_${status}`,
+      errorMessage: `unreadable ${codec} body: ${error instanceof Error ? error.message : String(error)}`,
+    };
   }
   try {
     return resultFromReply(validateServerMessage(value), latencyMs, bytesUp, bytesDown);
@@ -144,7 +158,14 @@ export class RestDriver implements ClientDriver {
       });
       const timer = setTimeout(() => {
         const c = counted();
-        finish({ outcome: 'timeout', latencyMs: Number.NaN, bytesUp: c.up, bytesDown: c.down, errorCode: 'timeout', errorMessage: `no answer within ${this.options.timeoutMs} ms` });
+        finish({
+          outcome: 'timeout',
+          latencyMs: Number.NaN,
+          bytesUp: c.up,
+          bytesDown: c.down,
+          errorCode: 'timeout',
+          errorMessage: `no answer within ${this.options.timeoutMs} ms`,
+        });
         req.destroy();
       }, this.options.timeoutMs);
       req.on('socket', (s: net.Socket) => {
@@ -158,7 +179,14 @@ export class RestDriver implements ClientDriver {
       });
       req.on('error', (error) => {
         const c = counted();
-        finish({ outcome: 'failed', latencyMs: Number.NaN, bytesUp: c.up, bytesDown: c.down, errorCode: (error as NodeJS.ErrnoException).code ?? 'request_failed', errorMessage: error.message });
+        finish({
+          outcome: 'failed',
+          latencyMs: Number.NaN,
+          bytesUp: c.up,
+          bytesDown: c.down,
+          errorCode: (error as NodeJS.ErrnoException).code ?? 'request_failed',
+          errorMessage: error.message,
+        });
       });
       req.on('response', (res) => {
         ttfbMs = performance.now() - startedAt;
@@ -166,7 +194,14 @@ export class RestDriver implements ClientDriver {
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
         res.on('error', (error) => {
           const c = counted();
-          finish({ outcome: 'failed', latencyMs: Number.NaN, bytesUp: c.up, bytesDown: c.down, errorCode: 'response_failed', errorMessage: error.message });
+          finish({
+            outcome: 'failed',
+            latencyMs: Number.NaN,
+            bytesUp: c.up,
+            bytesDown: c.down,
+            errorCode: 'response_failed',
+            errorMessage: error.message,
+          });
         });
         res.on('end', () => {
           const c = counted();

@@ -6,8 +6,16 @@ import net from 'node:net';
 import tls from 'node:tls';
 import WebSocket from 'ws';
 import { decodeServerMessage, encodeMessage } from '@sightline/shared/codec';
-import { PROTOCOL_QUERY_PARAM, PROTOCOL_VERSION, WS_PATH } from '@sightline/shared/protocol';
-import type { Codec, DetectionsMessage, FrameMessage, HelloMessage, ServerMessage } from '@sightline/shared/protocol';
+import {
+  PROTOCOL_QUERY_PARAM,
+  PROTOCOL_VERSION,
+  WS_PATH,
+  type Codec,
+  type DetectionsMessage,
+  type FrameMessage,
+  type HelloMessage,
+  type ServerMessage,
+} from '@sightline/shared/protocol';
 import type { FrameInput, FrameResult } from '../types.ts';
 
 export interface WsConnectionOptions {
@@ -52,7 +60,12 @@ export function resultFromReply(message: ServerMessage, latencyMs: number, bytes
   }
 }
 
-export function detectionsResult(message: Pick<DetectionsMessage, 'detections' | 'timings'>, latencyMs: number, bytesUp: number, bytesDown: number): FrameResult {
+export function detectionsResult(
+  message: Pick<DetectionsMessage, 'detections' | 'timings'>,
+  latencyMs: number,
+  bytesUp: number,
+  bytesDown: number,
+): FrameResult {
   const t = message.timings;
   return {
     outcome: 'ok',
@@ -104,7 +117,9 @@ export class WsConnection {
         // Same as ws' own: the HTTP `path` is not a socket path.
         const secure = options.baseUrl.startsWith('https:');
         connectStart = performance.now();
-        const s = secure ? tls.connect({ ...opts, path: undefined } as tls.ConnectionOptions) : net.connect({ ...opts, path: opts.socketPath } as net.NetConnectOpts);
+        const s = secure
+          ? tls.connect({ ...opts, path: undefined } as tls.ConnectionOptions)
+          : net.connect({ ...opts, path: opts.socketPath } as net.NetConnectOpts);
         s.once(secure ? 'secureConnect' : 'connect', () => (connectedAt = performance.now()));
         socket = s;
         return s;
@@ -212,7 +227,14 @@ export class WsConnection {
 
   private failAll(reason: string): void {
     for (const [id, entry] of [...this.pending]) {
-      this.settle(id, { outcome: 'failed', latencyMs: Number.NaN, bytesUp: entry.bytesUp, bytesDown: 0, errorCode: 'connection_lost', errorMessage: reason });
+      this.settle(id, {
+        outcome: 'failed',
+        latencyMs: Number.NaN,
+        bytesUp: entry.bytesUp,
+        bytesDown: 0,
+        errorCode: 'connection_lost',
+        errorMessage: reason,
+      });
     }
     for (const [id, ping] of [...this.pings]) {
       this.pings.delete(id);
@@ -228,7 +250,14 @@ export class WsConnection {
    */
   request(input: FrameInput, startedAt = performance.now()): Promise<FrameResult> {
     if (!this.alive) {
-      return Promise.resolve({ outcome: 'failed', latencyMs: Number.NaN, bytesUp: 0, bytesDown: 0, errorCode: 'connection_lost', errorMessage: this.closeReason ?? 'not connected' });
+      return Promise.resolve({
+        outcome: 'failed',
+        latencyMs: Number.NaN,
+        bytesUp: 0,
+        bytesDown: 0,
+        errorCode: 'connection_lost',
+        errorMessage: this.closeReason ?? 'not connected',
+      });
     }
     const id = this.nextId++;
     const message: FrameMessage = { type: 'frame', id, ts: startedAt, image: input.bytes };
@@ -246,12 +275,28 @@ export class WsConnection {
     const bytesUp = payloadBytes + wsHeaderBytes(payloadBytes, true);
     return new Promise<FrameResult>((resolve) => {
       const timer = setTimeout(
-        () => this.settle(id, { outcome: 'timeout', latencyMs: Number.NaN, bytesUp, bytesDown: 0, errorCode: 'timeout', errorMessage: `no answer within ${this.options.timeoutMs} ms` }),
+        () =>
+          this.settle(id, {
+            outcome: 'timeout',
+            latencyMs: Number.NaN,
+            bytesUp,
+            bytesDown: 0,
+            errorCode: 'timeout',
+            errorMessage: `no answer within ${this.options.timeoutMs} ms`,
+          }),
         this.options.timeoutMs,
       );
       this.pending.set(id, { startedAt, bytesUp, timer, resolve });
       this.ws.send(data, { binary: this.options.codec === 'msgpack' }, (error) => {
-        if (error) this.settle(id, { outcome: 'failed', latencyMs: Number.NaN, bytesUp, bytesDown: 0, errorCode: 'send_failed', errorMessage: error.message });
+        if (error)
+          this.settle(id, {
+            outcome: 'failed',
+            latencyMs: Number.NaN,
+            bytesUp,
+            bytesDown: 0,
+            errorCode: 'send_failed',
+            errorMessage: error.message,
+          });
       });
     });
   }

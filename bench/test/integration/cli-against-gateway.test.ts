@@ -64,7 +64,20 @@ describe('bench CLI against a real gateway', () => {
   it('prints the table, writes CSV and SVG, and measures the added delay', async () => {
     const csv = join(scratch, 'frames.csv');
     const chart = join(scratch, 'chart.svg');
-    const { code, stdout, stderr } = await cli(['--frames', '4', '--warmup', '1', '--delay', '15', '--csv', csv, '--chart', chart, '--label', 'delayed']);
+    const { code, stdout, stderr } = await cli([
+      '--frames',
+      '4',
+      '--warmup',
+      '1',
+      '--delay',
+      '15',
+      '--csv',
+      csv,
+      '--chart',
+      chart,
+      '--label',
+      'delayed',
+    ]);
     expect(code, stderr).toBe(0);
     expect(stdout).toContain('latency (full process)');
     expect(stdout).toContain('network: WS ping RTT');

@@ -4,7 +4,19 @@ import type { BenchResult } from '../../client/run.ts';
 import type { FrameMeasurement, NetSample } from '../../client/types.ts';
 
 export function measurement(partial: Partial<FrameMeasurement>): FrameMeasurement {
-  return { outcome: 'ok', latencyMs: 10, bytesUp: 100, bytesDown: 10, repeat: 0, client: 0, seq: 0, warmup: false, input: 'a.jpg', startMs: 0, ...partial };
+  return {
+    outcome: 'ok',
+    latencyMs: 10,
+    bytesUp: 100,
+    bytesDown: 10,
+    repeat: 0,
+    client: 0,
+    seq: 0,
+    warmup: false,
+    input: 'a.jpg',
+    startMs: 0,
+    ...partial,
+  };
 }
 
 /**
@@ -29,7 +41,12 @@ export const KNOWN_NET: readonly NetSample[] = [
 /** One repeat of `frames` as the run would return it, for the flags in `argv`. */
 export function benchResult(
   frames: readonly FrameMeasurement[],
-  { argv = [], net = [], wallMs = 1000, clientFailures = [] }: { argv?: string[]; net?: readonly NetSample[]; wallMs?: number; clientFailures?: string[] } = {},
+  {
+    argv = [],
+    net = [],
+    wallMs = 1000,
+    clientFailures = [],
+  }: { argv?: string[]; net?: readonly NetSample[]; wallMs?: number; clientFailures?: string[] } = {},
 ): BenchResult {
   const config = parseArgs(argv, undefined, { checkFiles: false });
   return {

@@ -53,30 +53,26 @@ function readRequest(request: Request): { body: DetectRequestBody; codec: Codec 
 
 export function detectRouter(deps: { detector: Detector; maxMessageBytes: number; logger: Logger; metrics: Metrics }): Router {
   const router = express.Router();
-  router.post(
-    '/',
-    express.raw({ type: () => true, limit: deps.maxMessageBytes }),
-    async (request: Request, response: Response) => {
-      const receivedAt = performance.now();
-      const codec = replyCodec(request);
-      let requestCodec: Codec | 'raw' = 'raw';
-      let id: number | undefined;
-      try {
-        const parsed = readRequest(request);
-        requestCodec = parsed.codec;
-        id = parsed.body.id;
-        const result = await deps.detector.detect(parsed.body);
-        const reply = detectionsReply(parsed.body, result, { receivedAt });
-        send(response, 200, reply, codec);
-        deps.metrics.frames.inc({ transport: 'http', codec: requestCodec, outcome: 'detections' });
-        observeStages(deps.metrics, reply.model, reply.timings);
-      } catch (error) {
-        const { reply, fault } = errorReply(error, id);
-        if (fault !== undefined) deps.logger.error({ err: fault }, 'detect request failed');
-        send(response, HTTP_STATUS_BY_ERROR[reply.code], reply, codec);
-        deps.metrics.frames.inc({ transport: 'http', codec: requestCodec, outcome: reply.code });
-      }
-    },
-  );
+  router.post('/', express.raw({ type: () => true, limit: deps.maxMessageBytes }), async (request: Request, response: Response) => {
+    const receivedAt = performance.now();
+    const codec = replyCodec(request);
+    let requestCodec: Codec | 'raw' = 'raw';
+    let id: number | undefined;
+    try {
+      const parsed = readRequest(request);
+      requestCodec = parsed.codec;
+      id = parsed.body.id;
+      const result = await deps.detector.detect(parsed.body);
+      const reply = detectionsReply(parsed.body, result, { receivedAt });
+      send(response, 200, reply, codec);
+      deps.metrics.frames.inc({ transport: 'http', codec: requestCodec, outcome: 'detections' });
+      observeStages(deps.metrics, reply.model, reply.timings);
+    } catch (error) {
+      const { reply, fault } = errorReply(error, id);
+      if (fault !== undefined) deps.logger.error({ err: fault }, 'detect request failed');
+      send(response, HTTP_STATUS_BY_ERROR[reply.code], reply, codec);
+      deps.metrics.frames.inc({ transport: 'http', codec: requestCodec, outcome: reply.code });
+    }
+  });
   return router;
 }

@@ -1,8 +1,7 @@
 /** The models this gateway serves: manifests read and checked once at start. */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import type { ModelInfo, ModelsResponse } from '@sightline/shared/protocol';
-import { PROTOCOL_VERSION } from '@sightline/shared/protocol';
+import { PROTOCOL_VERSION, type ModelInfo, type ModelsResponse } from '@sightline/shared/protocol';
 import { ProtocolError } from '@sightline/shared/validation';
 import { readModelSpecs, type ModelSpec } from './manifest.ts';
 

@@ -80,11 +80,7 @@ function openImage(bytes: Uint8Array, maxPixels: number) {
 }
 
 async function decodeNative(bytes: Uint8Array, target: ResizeTarget, maxPixels: number): Promise<DecodedImage> {
-  const { data, info } = await openImage(bytes, maxPixels)
-    .removeAlpha()
-    .toColourspace('srgb')
-    .raw()
-    .toBuffer({ resolveWithObject: true });
+  const { data, info } = await openImage(bytes, maxPixels).removeAlpha().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
   const rgb = { data, width: info.width, height: info.height };
   return { rgb, width: info.width, height: info.height, placement: letterboxPlacement(info.width, info.height, target) };
 }

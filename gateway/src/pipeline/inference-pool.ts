@@ -128,7 +128,14 @@ export class InferencePool {
       slot.wide = next.wide;
       job.dispatchedAt = performance.now();
       const threads = next.wide ? this.options.threads : this.sharedThreads;
-      const request: WorkerRequest = { type: 'run', jobId: job.jobId, model: job.model, threads, input: job.input, threshold: job.threshold };
+      const request: WorkerRequest = {
+        type: 'run',
+        jobId: job.jobId,
+        model: job.model,
+        threads,
+        input: job.input,
+        threshold: job.threshold,
+      };
       slot.worker.postMessage(request, [job.input.data.buffer as ArrayBuffer]);
       this.options.onRun?.(next.wide);
     }

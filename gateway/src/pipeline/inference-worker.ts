@@ -45,7 +45,11 @@ async function loadSession(model: ModelSpec, threads: number, decoder: OutputDec
 async function run(request: Extract<WorkerRequest, { type: 'run' }>): Promise<void> {
   const entry = sessions.get(sessionKey(request.model, request.threads));
   if (!entry) {
-    reply({ type: 'failed', jobId: request.jobId, message: `model ${request.model} with ${request.threads} thread(s) is not loaded in this worker` });
+    reply({
+      type: 'failed',
+      jobId: request.jobId,
+      message: `model ${request.model} with ${request.threads} thread(s) is not loaded in this worker`,
+    });
     return;
   }
   try {

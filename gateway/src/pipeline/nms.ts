@@ -27,9 +27,7 @@ export function nonMaxSuppression(
   const kept: Candidate[] = [];
   for (const candidate of sorted) {
     if (kept.length >= maxDetections) break;
-    const suppressed = kept.some(
-      (k) => k.labelIndex === candidate.labelIndex && iou(k.box, candidate.box) > iouThreshold,
-    );
+    const suppressed = kept.some((k) => k.labelIndex === candidate.labelIndex && iou(k.box, candidate.box) > iouThreshold);
     if (!suppressed) kept.push(candidate);
   }
   return kept;

@@ -141,10 +141,12 @@ export class ServerProcess {
     const { name, port, logFile } = this.options;
     const details = () => (logFile ? `; see ${logFile}` : this.tail ? `:\n${this.tail}` : ' (no output)');
     const deadline = Date.now() + timeoutMs;
-    let problem = 'no answer yet';
+    let problem: string;
     for (;;) {
       if (!this.running) {
-        const how = this.spawnError ? `could not be started (${this.spawnError.message})` : `exited (code ${this.child.exitCode}, signal ${this.child.signalCode})`;
+        const how = this.spawnError
+          ? `could not be started (${this.spawnError.message})`
+          : `exited (code ${this.child.exitCode}, signal ${this.child.signalCode})`;
         await this.exited;
         throw new Error(`${name} on port ${port} ${how} before it was healthy${details()}`);
       }

@@ -101,7 +101,12 @@ describe('GET endpoints', () => {
     expect(ssd.labels).toHaveLength(80);
     expect(ssd.labels).toContain('person');
     const face = body.models.find((m) => m.name === 'blazeface-back-256')!;
-    expect(face).toMatchObject({ kind: 'faces', default: false, labels: ['face'], input: { width: 256, height: 256, resize: 'letterbox' } });
+    expect(face).toMatchObject({
+      kind: 'faces',
+      default: false,
+      labels: ['face'],
+      input: { width: 256, height: 256, resize: 'letterbox' },
+    });
   });
 
   it('reports health with the loaded models', async () => {
@@ -122,7 +127,8 @@ describe('GET endpoints', () => {
   it('gives a frame alone every thread, and runs frames that queue up side by side', async () => {
     const runs = async () => {
       const text = await (await fetch(`${gateway.url}/metrics`)).text();
-      const count = (threads: string) => Number(new RegExp(`sightline_inference_runs_total\\{threads="${threads}"\\} (\\d+)`).exec(text)?.[1] ?? 0);
+      const count = (threads: string) =>
+        Number(new RegExp(`sightline_inference_runs_total\\{threads="${threads}"\\} (\\d+)`).exec(text)?.[1] ?? 0);
       return { all: count('all'), shared: count('shared') };
     };
     const before = await runs();

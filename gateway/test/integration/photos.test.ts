@@ -100,10 +100,14 @@ describe('detection on real photos', () => {
     ['chelsea.jpg', 'ssdlite-mobilenetv2-coco', ['cat']],
     ['coffee.jpg', 'ssdlite-mobilenetv2-coco', ['cup']],
     ['astronaut.jpg', 'blazeface-back-256', ['face']],
-  ])('at the dashboard\'s default frame size (320 px long side), finds the same in %s with %s', async (name, model, labels) => {
+  ])("at the dashboard's default frame size (320 px long side), finds the same in %s with %s", async (name, model, labels) => {
     const sharp = (await import('sharp')).default;
     const frame = await sharp(photo(name)).resize(320, 320, { fit: 'inside' }).jpeg({ quality: 80 }).toBuffer();
-    const response = await fetch(`${gateway.url}/api/detect?model=${model}`, { method: 'POST', headers: { 'Content-Type': 'image/jpeg' }, body: frame });
+    const response = await fetch(`${gateway.url}/api/detect?model=${model}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'image/jpeg' },
+      body: frame,
+    });
     const result = (await response.json()) as DetectionsMessage;
     expect(Math.max(result.width, result.height)).toBe(320);
     expect(missingLabels(result.detections, labels)).toEqual([]);

@@ -5,8 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { encode as msgpackEncode } from '@msgpack/msgpack';
-import type { DetectionsMessage, ErrorMessage } from '@sightline/shared/protocol';
-import { PROTOCOL_VERSION } from '@sightline/shared/protocol';
+import { PROTOCOL_VERSION, type DetectionsMessage, type ErrorMessage } from '@sightline/shared/protocol';
 import type { RunningGateway } from '../../src/gateway.ts';
 import { photo, pngBombHeader } from '../support/images.ts';
 import { missingLabels } from '../support/labels.ts';
@@ -81,7 +80,10 @@ describe('WebSocket detection', () => {
 
   it('answers pings in both codecs with the gateway clock', async () => {
     const client = await TestClient.connect(wsUrl);
-    for (const [id, codec] of [[1, 'json'], [2, 'msgpack']] as const) {
+    for (const [id, codec] of [
+      [1, 'json'],
+      [2, 'msgpack'],
+    ] as const) {
       const before = Date.now();
       client.send({ type: 'ping', id, ts: 42.5 }, codec);
       const { message, codec: replyCodec } = await client.answer(id);
@@ -165,18 +167,51 @@ describe('bad input', () => {
     await expectError(client, () => client.sendRaw('{"type":"frame",'), 'bad_message');
     await expectError(client, () => client.sendRaw(Buffer.from([0xc1, 0xff, 0x00])), 'bad_message');
     bystanderStep();
-    await expectError(client, () => client.sendRaw(JSON.stringify({ type: 'frame', id: 7, ts: 1, image: '@@notbase64' })), 'bad_message', 7);
+    await expectError(
+      client,
+      () => client.sendRaw(JSON.stringify({ type: 'frame', id: 7, ts: 1, image: '@@notbase64' })),
+      'bad_message',
+      7,
+    );
     await expectError(client, () => client.sendRaw(JSON.stringify({ type: 'frame', id: '8', ts: 1, image: 'AAAA' })), 'bad_message');
-    await expectError(client, () => client.sendRaw(Buffer.from(msgpackEncode({ type: 'frame', id: 9, ts: 1, image: 'AAAA' }))), 'bad_message', 9);
+    await expectError(
+      client,
+      () => client.sendRaw(Buffer.from(msgpackEncode({ type: 'frame', id: 9, ts: 1, image: 'AAAA' }))),
+      'bad_message',
+      9,
+    );
     await expectError(client, () => client.sendRaw(JSON.stringify({ type: 'teleport', id: 10, ts: 1 })), 'bad_message', 10);
     bystanderStep();
-    await expectError(client, () => client.send({ type: 'frame', id: 11, ts: 1, image: dog, model: 'yolo-v99' }, 'msgpack'), 'unknown_model', 11);
-    await expectError(client, () => client.send({ type: 'frame', id: 12, ts: 1, image: Buffer.from('GIF89a, or rather just text') }, 'msgpack'), 'bad_image', 12);
+    await expectError(
+      client,
+      () => client.send({ type: 'frame', id: 11, ts: 1, image: dog, model: 'yolo-v99' }, 'msgpack'),
+      'unknown_model',
+      11,
+    );
+    await expectError(
+      client,
+      () => client.send({ type: 'frame', id: 12, ts: 1, image: Buffer.from('GIF89a, or rather just text') }, 'msgpack'),
+      'bad_image',
+      12,
+    );
     await expectError(client, () => client.send({ type: 'frame', id: 13, ts: 1, image: dog.subarray(0, 200) }, 'json'), 'bad_image', 13);
-    await expectError(client, () => client.send({ type: 'frame', id: 14, ts: 1, image: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>') }, 'msgpack'), 'bad_image', 14);
+    await expectError(
+      client,
+      () =>
+        client.send(
+          { type: 'frame', id: 14, ts: 1, image: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>') },
+          'msgpack',
+        ),
+      'bad_image',
+      14,
+    );
     bystanderStep();
     await expectError(client, () => client.send({ type: 'frame', id: 15, ts: 1, image: pngBombHeader() }, 'msgpack'), 'too_large', 15);
-    await expectError(client, () => client.send({ type: 'frame', id: 16, ts: 1, image: Buffer.alloc(MAX_MESSAGE_BYTES + 10, 7) }, 'msgpack'), 'too_large');
+    await expectError(
+      client,
+      () => client.send({ type: 'frame', id: 16, ts: 1, image: Buffer.alloc(MAX_MESSAGE_BYTES + 10, 7) }, 'msgpack'),
+      'too_large',
+    );
     bystanderStep();
 
     // Still the same connection, still working.

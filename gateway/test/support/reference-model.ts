@@ -64,10 +64,11 @@ async function referenceInput(file: string, input: Manifest['input']) {
   const contentH = letterbox ? srcH * scale : height;
   const padX = (width - contentW) / 2;
   const padY = (height - contentH) / 2;
-  const raw = await (letterbox
-    ? img.resize(width, height, { fit: 'contain', background: { r: 0, g: 0, b: 0 } })
-    : img.resize(width, height, { fit: 'fill' })
-  ).raw().toBuffer();
+  const raw = await (
+    letterbox ? img.resize(width, height, { fit: 'contain', background: { r: 0, g: 0, b: 0 } }) : img.resize(width, height, { fit: 'fill' })
+  )
+    .raw()
+    .toBuffer();
   const [lo, hi] = input.range;
   const k = (hi - lo) / 255;
   const data = new Float32Array(raw.length);

@@ -50,7 +50,8 @@ export class TestClient {
   async waitFor(predicate: () => boolean, timeoutMs = 30_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!predicate()) {
-      if (Date.now() > deadline) throw new Error(`timed out; received: ${JSON.stringify(this.received.map((r) => r.message)).slice(0, 1000)}`);
+      if (Date.now() > deadline)
+        throw new Error(`timed out; received: ${JSON.stringify(this.received.map((r) => r.message)).slice(0, 1000)}`);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, 200);
         this.waiters.push(() => {

@@ -14,7 +14,15 @@ const result: DetectResult = {
 describe('detections reply', () => {
   it('echoes id and ts, adds the connection queue to the worker queue, and rounds every stage to the microsecond', () => {
     const reply = detectionsReply({ id: 7, ts: 1520.5 }, result, { receivedAt: performance.now() - 20, connectionQueueMs: 1 });
-    expect(reply).toMatchObject({ type: 'detections', id: 7, ts: 1520.5, model: 'm', width: 640, height: 480, detections: result.detections });
+    expect(reply).toMatchObject({
+      type: 'detections',
+      id: 7,
+      ts: 1520.5,
+      model: 'm',
+      width: 640,
+      height: 480,
+      detections: result.detections,
+    });
     expect(reply.timings).toMatchObject({ queueMs: 1.123, decodeMs: 2, preprocessMs: 0.5, inferenceMs: 6.444, postprocessMs: 0.3 });
     expect(reply.timings.serverMs).toBeGreaterThanOrEqual(20);
     expect(reply.timings.serverMs).toBeLessThan(1000);
@@ -28,7 +36,9 @@ describe('detections reply', () => {
 
 describe('error reply', () => {
   it("passes a ProtocolError through, keeping the caller's id over the error's own", () => {
-    expect(errorReply(new ProtocolError('bad_image', 'not an image', 3))).toEqual({ reply: { type: 'error', id: 3, code: 'bad_image', message: 'not an image' } });
+    expect(errorReply(new ProtocolError('bad_image', 'not an image', 3))).toEqual({
+      reply: { type: 'error', id: 3, code: 'bad_image', message: 'not an image' },
+    });
     expect(errorReply(new ProtocolError('bad_image', 'not an image', 3), 9).reply.id).toBe(9);
     expect(errorReply(new ProtocolError('bad_message', 'not JSON')).reply).not.toHaveProperty('id');
   });

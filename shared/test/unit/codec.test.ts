@@ -106,8 +106,6 @@ describe('rejection', () => {
   });
 
   it('rejects a server message with an unknown error code', () => {
-    expect(() => decodeServerMessage(JSON.stringify({ type: 'error', code: 'nope', message: 'x' }))).toThrow(
-      ProtocolError,
-    );
+    expect(() => decodeServerMessage(JSON.stringify({ type: 'error', code: 'nope', message: 'x' }))).toThrow(ProtocolError);
   });
 });

@@ -34,7 +34,12 @@ describe('HTTP response validation', () => {
 
 describe('detect query', () => {
   it('coerces the query string and refuses unknown or out-of-range fields', () => {
-    expect(validateDetectQuery({ model: 'm', threshold: '0.3', id: '4', ts: '1.5' })).toEqual({ model: 'm', threshold: 0.3, id: 4, ts: 1.5 });
+    expect(validateDetectQuery({ model: 'm', threshold: '0.3', id: '4', ts: '1.5' })).toEqual({
+      model: 'm',
+      threshold: 0.3,
+      id: 4,
+      ts: 1.5,
+    });
     expect(() => validateDetectQuery({ treshold: '0.3' })).toThrow(ProtocolError);
     expect(() => validateDetectQuery({ threshold: '2' })).toThrow(/threshold/);
   });

@@ -4,7 +4,9 @@ import { benchResult, KNOWN_FRAMES, KNOWN_NET } from '../../support/measurements
 
 describe('bench CSV', () => {
   it('has one row per frame, warm-up included, the label quoted', () => {
-    const csv = toCsv(benchResult(KNOWN_FRAMES, { argv: ['--label', 'known, "data"'], net: KNOWN_NET, wallMs: 10_000 })).trim().split('\n');
+    const csv = toCsv(benchResult(KNOWN_FRAMES, { argv: ['--label', 'known, "data"'], net: KNOWN_NET, wallMs: 10_000 }))
+      .trim()
+      .split('\n');
     expect(csv[0]).toBe(CSV_COLUMNS.join(','));
     expect(csv).toHaveLength(1 + KNOWN_FRAMES.length);
     expect(csv[1]!.startsWith('"known, ""data""",0,0,0,1,')).toBe(true); // the warm-up frame starts first

@@ -28,7 +28,15 @@ describe('bench statistics', () => {
   });
 
   it('counts every outcome and the reasons', () => {
-    expect(countOutcomes(samples.filter((x) => !x.warmup))).toEqual({ sent: 104, ok: 100, dropped: 1, errors: 1, timeouts: 1, failed: 1, unanswered: 2 });
+    expect(countOutcomes(samples.filter((x) => !x.warmup))).toEqual({
+      sent: 104,
+      ok: 100,
+      dropped: 1,
+      errors: 1,
+      timeouts: 1,
+      failed: 1,
+      unanswered: 2,
+    });
     const s = summarizeSamples(samples, net, 10_000, 1, 0);
     expect(s.reasons).toEqual({ 'dropped:superseded': 1, 'error:bad_image': 1 });
   });

@@ -9,7 +9,9 @@ function startEcho(): Promise<{ server: net.Server; port: number }> {
     socket.on('error', () => {});
     socket.pipe(socket);
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, port: (server.address() as net.AddressInfo).port })));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve({ server, port: (server.address() as net.AddressInfo).port })),
+  );
 }
 
 function connect(port: number): Promise<net.Socket> {
@@ -85,7 +87,7 @@ describe('delay proxy', () => {
     const ended = new Promise<void>((resolve) => socket.once('end', resolve));
     const closed = new Promise<boolean>((resolve) => socket.once('close', resolve));
     // Write in uneven pieces, then half-close: the echo server ends after echoing everything.
-    for (let offset = 0; offset < payload.length; ) {
+    for (let offset = 0; offset < payload.length;) {
       const n = 1 + Math.floor(Math.random() * 200_000);
       socket.write(payload.subarray(offset, offset + n));
       offset += n;
@@ -108,7 +110,7 @@ describe('delay proxy', () => {
     expect(elapsed).toBeGreaterThanOrEqual(480);
   });
 
-  it('propagates a close started by the server, after its data, and the client\'s FIN back', async () => {
+  it("propagates a close started by the server, after its data, and the client's FIN back", async () => {
     let serverSide: Promise<{ ended: boolean; hadError: boolean }> | undefined;
     const server = net.createServer((socket) => {
       let ended = false;

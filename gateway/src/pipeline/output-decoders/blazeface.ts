@@ -20,8 +20,18 @@ export function createBlazeFaceDecoder(manifest: {
 }): OutputDecoder {
   const { width, height } = manifest.input;
   const heads = [
-    { scores: requireRole('blazeface', manifest.outputs, 'scoresFine'), boxes: requireRole('blazeface', manifest.outputs, 'boxesFine'), cells: 16, perCell: 2 },
-    { scores: requireRole('blazeface', manifest.outputs, 'scoresCoarse'), boxes: requireRole('blazeface', manifest.outputs, 'boxesCoarse'), cells: 8, perCell: 6 },
+    {
+      scores: requireRole('blazeface', manifest.outputs, 'scoresFine'),
+      boxes: requireRole('blazeface', manifest.outputs, 'boxesFine'),
+      cells: 16,
+      perCell: 2,
+    },
+    {
+      scores: requireRole('blazeface', manifest.outputs, 'scoresCoarse'),
+      boxes: requireRole('blazeface', manifest.outputs, 'boxesCoarse'),
+      cells: 8,
+      perCell: 6,
+    },
   ].map((h) => ({ ...h, centres: anchorCentres(h.cells, h.perCell) }));
 
   return (outputs, threshold) => {

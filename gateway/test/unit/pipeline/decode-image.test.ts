@@ -14,8 +14,13 @@ describe('letterbox placement', () => {
 
   it('agrees with where the image lands in the tensor, on both decode paths', async () => {
     // White on black bars: the rows with white are exactly the content rows of the placement.
-    for (const [width, height, path] of [[320, 240, 'native'], [1600, 1200, 'libvips']] as const) {
-      const white = await sharp({ create: { width, height, channels: 3, background: '#fff' } }).jpeg().toBuffer();
+    for (const [width, height, path] of [
+      [320, 240, 'native'],
+      [1600, 1200, 'libvips'],
+    ] as const) {
+      const white = await sharp({ create: { width, height, channels: 3, background: '#fff' } })
+        .jpeg()
+        .toBuffer();
       const decoded = await decodeImage(white, target, 1e8);
       expect(decoded.rgb.width, path).toBe(path === 'native' ? width : 256);
       const tensor = buildInputTensor(decoded.rgb, { ...target, layout: 'NHWC', dtype: 'float32', range: [0, 1] }, decoded.placement);
@@ -28,7 +33,13 @@ describe('letterbox placement', () => {
   });
 
   it('reports the size the user sees for EXIF-rotated images, in every format, on both decode paths', async () => {
-    for (const [width, height, format] of [[40, 20, 'jpeg'], [2000, 1000, 'jpeg'], [40, 20, 'webp'], [2000, 1000, 'webp'], [2000, 1000, 'png']] as const) {
+    for (const [width, height, format] of [
+      [40, 20, 'jpeg'],
+      [2000, 1000, 'jpeg'],
+      [40, 20, 'webp'],
+      [2000, 1000, 'webp'],
+      [2000, 1000, 'png'],
+    ] as const) {
       const rotated = await sharp({ create: { width, height, channels: 3, background: '#888' } })
         .toFormat(format)
         .withMetadata({ orientation: 6 })

@@ -23,8 +23,17 @@ describe('tensor conversion', () => {
   });
 
   it('resamples like TensorFlow ResizeBilinear (no half-pixel centres), on each axis', () => {
-    const spec = (width: number, height: number) => ({ width, height, layout: 'NHWC' as const, dtype: 'float32' as const, range: [0, 255] as [number, number] });
-    const red = (t: { data: ArrayLike<number> }) => Array.from(t.data).filter((_, i) => i % 3 === 0).map((v) => +v.toFixed(3));
+    const spec = (width: number, height: number) => ({
+      width,
+      height,
+      layout: 'NHWC' as const,
+      dtype: 'float32' as const,
+      range: [0, 255] as [number, number],
+    });
+    const red = (t: { data: ArrayLike<number> }) =>
+      Array.from(t.data)
+        .filter((_, i) => i % 3 === 0)
+        .map((v) => +v.toFixed(3));
     // Halving picks every other pixel: source x = 2i.
     const row = rgb(4, 1, [0, 0, 0, 10, 0, 0, 20, 0, 0, 30, 0, 0]);
     expect(red(buildInputTensor(row, spec(2, 1), full(2, 1)))).toEqual([0, 20]);
@@ -33,7 +42,9 @@ describe('tensor conversion', () => {
     expect(red(buildInputTensor(pair, spec(4, 1), full(4, 1)))).toEqual([0, 50, 100, 100]);
     // Vertically the same rule, and both axes combine bilinearly.
     const square = rgb(2, 2, [0, 0, 0, 100, 0, 0, 100, 0, 0, 200, 0, 0]);
-    expect(red(buildInputTensor(square, spec(4, 4), full(4, 4)))).toEqual([0, 50, 100, 100, 50, 100, 150, 150, 100, 150, 200, 200, 100, 150, 200, 200]);
+    expect(red(buildInputTensor(square, spec(4, 4), full(4, 4)))).toEqual([
+      0, 50, 100, 100, 50, 100, 150, 150, 100, 150, 200, 200, 100, 150, 200, 200,
+    ]);
   });
 
   it('fills reused buffers completely, and takes them back only once they are free', () => {
@@ -41,7 +52,12 @@ describe('tensor conversion', () => {
     const spec = { width: 2, height: 1, layout: 'NHWC' as const, dtype: 'float32' as const, range: [0, 1] as [number, number] };
     const first = buildInputTensor(rgb(2, 1, [255, 255, 255, 255, 255, 255]), spec, full(2, 1), buffers);
     buffers.release(first.data);
-    const second = buildInputTensor(rgb(2, 1, [0, 0, 0, 0, 0, 0]), spec, { offsetX: 0, offsetY: 0, contentWidth: 1, contentHeight: 1 }, buffers);
+    const second = buildInputTensor(
+      rgb(2, 1, [0, 0, 0, 0, 0, 0]),
+      spec,
+      { offsetX: 0, offsetY: 0, contentWidth: 1, contentHeight: 1 },
+      buffers,
+    );
     expect(second.data).toBe(first.data);
     expect([...second.data]).toEqual([0, 0, 0, 0, 0, 0]); // the bar (second pixel) is cleared, not left at 1
     // A buffer transferred to a worker is detached: releasing it must not hand out an empty array later.

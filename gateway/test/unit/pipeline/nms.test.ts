@@ -15,7 +15,7 @@ describe('non-maximum suppression', () => {
     expect(kept.map((k) => k.score)).toEqual([0.9, 0.7]);
   });
 
-  it('suppresses per class, as the model\'s own post-processor did', () => {
+  it("suppresses per class, as the model's own post-processor did", () => {
     const kept = nonMaxSuppression([c(0, 0.9, [0, 0, 1, 1]), c(1, 0.8, [0, 0, 1, 1])], 0.5, 10);
     expect(kept).toHaveLength(2);
   });

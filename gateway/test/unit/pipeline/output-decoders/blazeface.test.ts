@@ -41,7 +41,10 @@ describe('blazeface decoder on BlazeFace back 256', () => {
       const want = byModel['blazeface-back-256'];
       if (!want) continue;
       const got = await model.detect(photo);
-      expect(got.map((d) => d.label), photo).toEqual(want);
+      expect(
+        got.map((d) => d.label),
+        photo,
+      ).toEqual(want);
     }
   });
 });

@@ -59,7 +59,10 @@ describe('ssd decoder on SSDLite MobileNetV2 COCO', () => {
       if (!want) continue;
       const got = labelsOf(await model.detect(photo));
       for (const alternatives of want) {
-        expect(alternatives.split('|').some((l) => got.has(l)), `${photo}: ${alternatives} in ${[...got].join(',')}`).toBe(true);
+        expect(
+          alternatives.split('|').some((l) => got.has(l)),
+          `${photo}: ${alternatives} in ${[...got].join(',')}`,
+        ).toBe(true);
       }
     }
   });

@@ -139,12 +139,10 @@ test('switching msgpack -> json keeps the stream and the socket; json costs ~4/3
   };
   writeFileSync(join(ARTIFACTS_DIR, 'latency-summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
   console.log(`[latency-summary] ${JSON.stringify(summary)}`);
-  test
-    .info()
-    .annotations.push({
-      type: 'p50 full latency',
-      description: `msgpack ${msgpack.p50} ms, json ${json.p50} ms (ratio bytes-up ${ratio.toFixed(3)})`,
-    });
+  test.info().annotations.push({
+    type: 'p50 full latency',
+    description: `msgpack ${msgpack.p50} ms, json ${json.p50} ms (ratio bytes-up ${ratio.toFixed(3)})`,
+  });
 });
 
 /** Frames per codec block in A/B mode; small so both codecs see the same (noisy) machine. */

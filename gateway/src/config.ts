@@ -26,8 +26,20 @@ const configSchema = z.object({
   maxInFlight: z.coerce.number().int().min(1).max(64),
   /** Frames per connection waiting beyond maxInFlight; the newest wins. 0 drops at once when busy. */
   queueLength: z.coerce.number().int().min(0).max(64),
-  /** Frames from all connections waiting for an inference worker before new ones get `overloaded`. */
+  /** Frames waiting across all connections before new ones get `overloaded`. */
   maxPending: z.coerce.number().int().min(1).max(10_000),
+  /** Frames processed at once across the gateway (decode to reply); the rest wait, fairly per connection. Default: workers + 1. */
+  maxProcessing: z.coerce.number().int().min(1).max(256).optional(),
+  /** Longest a frame waits to start before it is answered `dropped` / `overloaded` instead. */
+  queueBudgetMs: z.coerce.number().int().min(0).max(60_000),
+  /** Per connection: bytes waiting to be sent (replies, pongs) before the connection is closed as a slow consumer. */
+  maxBufferedBytes: z.coerce.number().int().min(1024),
+  /** Per connection: messages per second before `rate_limited`; persisting past it closes the connection. */
+  maxMessagesPerSecond: z.coerce.number().int().min(1),
+  /** Pings every connection this often; one that misses a ping by the next is closed (gone, or not reading). */
+  heartbeatMs: z.coerce.number().int().min(100).max(600_000),
+  /** From the first shutdown signal to exit, at most. */
+  drainTimeoutMs: z.coerce.number().int().min(0).max(600_000),
   maxMessageBytes: z.coerce.number().int().min(1024),
   maxPixels: z.coerce.number().int().min(1),
   maxConnections: z.coerce.number().int().min(1),
@@ -46,6 +58,11 @@ export const DEFAULT_CONFIG: GatewayConfig = {
   maxInFlight: 2,
   queueLength: 2,
   maxPending: 64,
+  queueBudgetMs: 25,
+  maxBufferedBytes: 1024 * 1024,
+  maxMessagesPerSecond: 200,
+  heartbeatMs: 5000,
+  drainTimeoutMs: 5000,
   maxMessageBytes: 10 * 1024 * 1024,
   maxPixels: 40_000_000,
   maxConnections: 256,
@@ -91,7 +108,37 @@ const SETTINGS: Record<keyof GatewayConfig, { flags: string; env: string; help: 
   maxPending: {
     flags: '--max-pending <n>',
     env: 'SIGHTLINE_MAX_PENDING',
-    help: `frames waiting for inference, all connections (default ${DEFAULT_CONFIG.maxPending})`,
+    help: `frames waiting across all connections (default ${DEFAULT_CONFIG.maxPending})`,
+  },
+  maxProcessing: {
+    flags: '--max-processing <n>',
+    env: 'SIGHTLINE_MAX_PROCESSING',
+    help: 'frames processed at once across the gateway, decode to reply (default: workers + 1)',
+  },
+  queueBudgetMs: {
+    flags: '--queue-budget-ms <ms>',
+    env: 'SIGHTLINE_QUEUE_BUDGET_MS',
+    help: `longest a frame waits to start before it is answered dropped/overloaded (default ${DEFAULT_CONFIG.queueBudgetMs})`,
+  },
+  maxBufferedBytes: {
+    flags: '--max-buffered-bytes <n>',
+    env: 'SIGHTLINE_MAX_BUFFERED_BYTES',
+    help: 'per connection, bytes waiting to be sent before it is closed as a slow consumer (default 1 MiB)',
+  },
+  maxMessagesPerSecond: {
+    flags: '--max-messages-per-second <n>',
+    env: 'SIGHTLINE_MAX_MESSAGES_PER_SECOND',
+    help: `per connection, messages per second before rate_limited (default ${DEFAULT_CONFIG.maxMessagesPerSecond})`,
+  },
+  heartbeatMs: {
+    flags: '--heartbeat-ms <ms>',
+    env: 'SIGHTLINE_HEARTBEAT_MS',
+    help: `ping interval; a connection that misses a ping by the next is closed (default ${DEFAULT_CONFIG.heartbeatMs})`,
+  },
+  drainTimeoutMs: {
+    flags: '--drain-timeout-ms <ms>',
+    env: 'SIGHTLINE_DRAIN_TIMEOUT_MS',
+    help: `on SIGTERM/SIGINT, longest the drain may take before the gateway exits (default ${DEFAULT_CONFIG.drainTimeoutMs})`,
   },
   maxMessageBytes: {
     flags: '--max-message-bytes <n>',

@@ -14,13 +14,31 @@ import { createMetrics } from './metrics.ts';
 import { ModelRegistry } from './models/model-registry.ts';
 import { Detector } from './pipeline/detector.ts';
 import { InferencePool } from './pipeline/inference-pool.ts';
-import { attachSocketServer } from './ws/socket-server.ts';
+import { Lifecycle } from './lifecycle.ts';
+import { FairScheduler } from './scheduling/fair-scheduler.ts';
+import { attachSocketServer, type SocketServer } from './ws/socket-server.ts';
+
+export interface DrainReport {
+  /** `drained`: every connection closed by itself in time; `deadline`: what was left was cut off. */
+  outcome: 'drained' | 'deadline';
+  ms: number;
+  /** WebSocket connections open when the drain began. */
+  connections: number;
+}
 
 export interface RunningGateway {
   server: Server;
   port: number;
   url: string;
   registry: ModelRegistry;
+  /**
+   * Graceful shutdown: readiness fails at once, no new connections or requests; frames waiting are
+   * answered `dropped` / `shutting_down`, frames and HTTP requests in flight finish and are answered,
+   * then every socket closes (1001); whatever is still open at the deadline is cut. Inference workers
+   * stop only once their runs have returned. Resolves when everything is closed; safe to call twice.
+   */
+  drain(deadlineMs: number): Promise<DrainReport>;
+  /** drain() without waiting for anyone (tests). */
   close(): Promise<void>;
 }
 
@@ -51,7 +69,6 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     models: registry.specs,
     threads: config.threads,
     workers: config.workers,
-    maxPending: config.maxPending,
     logger,
     onRun: (wide) => metrics.inferenceRuns.inc({ threads: wide ? 'all' : 'shared' }),
   });
@@ -68,14 +85,35 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     maxInFlight: config.maxInFlight,
     queueLength: config.queueLength,
   };
-  const app = createApp({ detector, registry, pool, metrics, logger, webDir: config.webDir, maxMessageBytes: config.maxMessageBytes });
+  const scheduler = new FairScheduler({
+    capacity: config.maxProcessing ?? config.workers + 1,
+    budgetMs: config.queueBudgetMs,
+    maxWaiting: config.maxPending,
+  });
+  const lifecycle = new Lifecycle();
+  const app = createApp({
+    detector,
+    registry,
+    pool,
+    scheduler,
+    lifecycle,
+    metrics,
+    logger,
+    webDir: config.webDir,
+    maxMessageBytes: config.maxMessageBytes,
+  });
   const server = createServer(app);
   const sockets = attachSocketServer(server, {
     detector,
+    scheduler,
     limits,
+    maxPending: config.maxPending,
+    maxBufferedBytes: config.maxBufferedBytes,
+    maxMessagesPerSecond: config.maxMessagesPerSecond,
     defaultModel: registry.defaultModel,
     models: registry.names,
     maxConnections: config.maxConnections,
+    heartbeatMs: config.heartbeatMs,
     logger,
     metrics,
   });
@@ -88,16 +126,46 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   const url = `http://localhost:${port}`;
   logger.info({ url, ws: `${url.replace('http', 'ws')}/ws` }, 'sightline gateway listening');
 
-  return {
-    server,
-    port,
-    url,
-    registry,
-    async close() {
-      await sockets.close();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await pool.close();
-    },
+  let drained: Promise<DrainReport> | undefined;
+  const drain = (deadlineMs: number): Promise<DrainReport> => {
+    drained ??= drainGateway({ server, sockets, pool, lifecycle, logger }, deadlineMs);
+    return drained;
   };
+  return { server, port, url, registry, drain, close: () => drain(0).then(() => undefined) };
+}
+
+interface DrainParts {
+  server: Server;
+  sockets: SocketServer;
+  pool: InferencePool;
+  lifecycle: Lifecycle;
+  logger: Logger;
+}
+
+/** How often idle keep-alive connections are closed while draining: each one as soon as its last answer is out. */
+const IDLE_SWEEP_MS = 50;
+
+async function drainGateway({ server, sockets, pool, lifecycle, logger }: DrainParts, deadlineMs: number): Promise<DrainReport> {
+  const started = performance.now();
+  lifecycle.state = 'draining';
+  const connections = sockets.connections;
+  // No new connections from here on; 'close' comes once every connection (HTTP and WebSocket) has ended.
+  const httpClosed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  const sweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS);
+  const everything = Promise.all([sockets.drain(), httpClosed]).then(() => 'drained' as const);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<'deadline'>((resolve) => (timer = setTimeout(() => resolve('deadline'), deadlineMs)));
+  const outcome = await Promise.race([everything, deadline]);
+  clearTimeout(timer);
+  clearInterval(sweep);
+  if (outcome === 'deadline') {
+    logger.warn({ websockets: sockets.connections, deadlineMs }, 'drain deadline reached: closing what is left');
+    sockets.terminateAll();
+    server.closeAllConnections();
+    await httpClosed;
+  }
+  await sockets.close();
+  await pool.close();
+  return { outcome, ms: Math.round(performance.now() - started), connections };
 }

@@ -8,21 +8,29 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel);
   const gateway = await startGateway(config, logger);
 
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    gateway.close().then(
-      () => process.exit(0),
+  // First signal: drain (answer what is in flight, close every connection) and exit 0.
+  // Second signal: the operator does not want to wait: exit now.
+  let draining = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (draining) {
+      logger.warn({ signal }, 'second signal: exiting without waiting for the drain');
+      process.exit(1);
+    }
+    draining = true;
+    logger.info({ signal, deadlineMs: config.drainTimeoutMs }, 'draining: refusing new connections, answering what is in flight');
+    gateway.drain(config.drainTimeoutMs).then(
+      (report) => {
+        logger.info(report, 'drained; exiting');
+        process.exit(0);
+      },
       (error: unknown) => {
-        logger.error({ err: error }, 'shutdown failed');
+        logger.error({ err: error }, 'drain failed');
         process.exit(1);
       },
     );
   };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
 }
 
 main().catch((error: unknown) => {

@@ -25,6 +25,12 @@ export function createMetrics() {
       labelNames: ['threads'] as const,
       registers: [registry],
     }),
+    closes: new Counter({
+      name: 'sightline_ws_closes_total',
+      help: 'WebSocket connections the gateway closed, by reason: drain, slow_consumer, rate_limit, heartbeat, full, protocol.',
+      labelNames: ['reason'] as const,
+      registers: [registry],
+    }),
     connections: new Gauge({
       name: 'sightline_ws_connections',
       help: 'Open WebSocket connections.',

@@ -4,7 +4,7 @@
  */
 import type { DetectionsMessage, ErrorMessage, StageTimings } from '@sightline/shared/protocol';
 import { roundTo } from '@sightline/shared/stats';
-import { ProtocolError } from '@sightline/shared/validation';
+import { excerpt, MAX_ERROR_MESSAGE_CHARS, ProtocolError } from '@sightline/shared/validation';
 import type { DetectResult } from './pipeline/detector.ts';
 
 export interface FrameTiming {
@@ -60,9 +60,9 @@ export interface FailureReply {
 export function errorReply(error: unknown, id?: number): FailureReply {
   const known = error instanceof ProtocolError ? error : new ProtocolError('internal', 'internal error while processing the frame');
   const messageId = id ?? known.id;
+  // Every message is bounded here too, whatever built it: an error must never echo a payload back.
+  const message = excerpt(known.message, MAX_ERROR_MESSAGE_CHARS);
   const reply: ErrorMessage =
-    messageId === undefined
-      ? { type: 'error', code: known.code, message: known.message }
-      : { type: 'error', id: messageId, code: known.code, message: known.message };
+    messageId === undefined ? { type: 'error', code: known.code, message } : { type: 'error', id: messageId, code: known.code, message };
   return error instanceof ProtocolError ? { reply } : { reply, fault: error };
 }

@@ -5,7 +5,7 @@
 import { decode as msgpackDecode, encode as msgpackEncode } from '@msgpack/msgpack';
 import { bytesToBase64 } from './base64.ts';
 import type { ClientMessage, Codec, ServerMessage } from './protocol.ts';
-import { ProtocolError, validateClientMessage, validateServerMessage } from './validation.ts';
+import { excerpt, ProtocolError, validateClientMessage, validateServerMessage } from './validation.ts';
 
 export type WireData = string | Uint8Array;
 
@@ -40,7 +40,7 @@ export function parseWire(data: WireData, codec: Codec = codecOf(data)): unknown
     return msgpackDecode(bytes);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw new ProtocolError('bad_message', `not valid ${codec === 'json' ? 'JSON' : 'MessagePack'}: ${reason}`);
+    throw new ProtocolError('bad_message', `not valid ${codec === 'json' ? 'JSON' : 'MessagePack'}: ${excerpt(reason, 120)}`);
   }
 }
 

@@ -16,6 +16,10 @@ export const WS_PATH = '/ws';
 export const DETECT_PATH = '/api/detect';
 export const MODELS_PATH = '/api/models';
 export const HEALTH_PATH = '/healthz';
+/** Liveness for orchestrators: the process can serve (no inference is run to answer it). */
+export const LIVE_PATH = '/livez';
+/** Readiness for orchestrators and load balancers: models loaded, workers up, not draining; 503 otherwise. */
+export const READY_PATH = '/readyz';
 export const METRICS_PATH = '/metrics';
 
 /** Query parameter a WebSocket client may set to the version it speaks; a mismatch closes the socket. */
@@ -36,10 +40,12 @@ export type Codec = (typeof CODECS)[number];
 export const CLOSE_CODES = {
   /** The client closed on purpose (the dashboard when it stops). */
   normal: 1000,
-  /** The gateway is shutting down: reconnect (to another replica, or once it is back). */
+  /** The gateway is shutting down: every frame sent before was answered; reconnect (to another replica, or once it is back). */
   goingAway: 1001,
   /** A text message that is not UTF-8 (RFC 6455 requires the close). */
   invalidPayload: 1007,
+  /** The client kept sending above the message-rate limit after `rate_limited` errors: slow down, then reconnect. */
+  policyViolation: 1008,
   /** A message above the hard ceiling (4x maxMessageBytes). */
   messageTooBig: 1009,
   /** The gateway has no room for another connection now: retry after a delay. */
@@ -48,6 +54,8 @@ export const CLOSE_CODES = {
   protocolMismatch: 4000,
   /** The gateway does not speak the version the client asked for in `?protocol=`: do not retry. */
   unsupportedProtocol: 4001,
+  /** The client did not read its answers: more than the per-connection cap waited to be sent. Read, then reconnect. */
+  slowConsumer: 4002,
 } as const;
 export type CloseCode = (typeof CLOSE_CODES)[keyof typeof CLOSE_CODES];
 
@@ -57,6 +65,8 @@ export const DROP_REASONS = [
   'superseded',
   /** The gateway is shutting down: frames still waiting are not started. */
   'shutting_down',
+  /** The gateway could not start the frame within its latency budget: the client should just send its next frame. */
+  'overloaded',
 ] as const;
 export type DropReason = (typeof DROP_REASONS)[number];
 
@@ -69,8 +79,10 @@ export const ERROR_CODES = [
   'too_large',
   /** `model` names no model of this gateway. */
   'unknown_model',
-  /** The gateway's inference queue is full; try again later. */
+  /** The gateway has no room for the frame now (too many waiting); try again later. */
   'overloaded',
+  /** The connection sent messages faster than its rate limit; slow down (persisting closes the connection). */
+  'rate_limited',
   /** A fault of the gateway, not of the request. */
   'internal',
 ] as const;
@@ -83,6 +95,7 @@ export const HTTP_STATUS_BY_ERROR: Readonly<Record<ErrorCode, number>> = {
   too_large: 413,
   unknown_model: 404,
   overloaded: 503,
+  rate_limited: 429,
   internal: 500,
 };
 
@@ -105,6 +118,7 @@ export type {
   ModelsResponse,
   PingMessage,
   PongMessage,
+  ReadinessResponse,
   ServerMessage,
   StageTimings,
 } from './schemas.ts';

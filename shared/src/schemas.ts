@@ -198,13 +198,23 @@ export const modelsResponseSchema = z.object({
   models: z.array(modelInfoSchema),
 });
 
+export const GATEWAY_STATES = ['ready', 'draining'] as const;
+export type GatewayState = (typeof GATEWAY_STATES)[number];
+
+/** GET /healthz: the gateway's state for people and simple checks (200 when ok, 503 otherwise). */
 export const healthResponseSchema = z.object({
   ok: z.boolean(),
   protocol: z.number().int(),
+  /** `draining` from the first shutdown signal on. Optional: gateways before it did not send it. */
+  state: z.enum(GATEWAY_STATES).optional(),
   modelsLoaded: z.array(z.string()),
   uptimeS: z.number().min(0),
 });
 
+/** GET /readyz: 200 with ready true, or 503 with the reason. */
+export const readinessResponseSchema = z.object({ ready: z.boolean(), reason: z.string().optional() });
+
 export type ModelInfo = z.output<typeof modelInfoSchema>;
 export type ModelsResponse = z.output<typeof modelsResponseSchema>;
 export type HealthResponse = z.output<typeof healthResponseSchema>;
+export type ReadinessResponse = z.output<typeof readinessResponseSchema>;

@@ -38,11 +38,28 @@ function readableId(value: unknown): number | undefined {
   return messageId.safeParse(id).success ? (id as number) : undefined;
 }
 
+/** Longest error message the gateway sends: enough for a person, too short to echo a client's payload back. */
+export const MAX_ERROR_MESSAGE_CHARS = 300;
+
+/** `text` cut to at most `max` characters, marking the cut. */
+export function excerpt(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, Math.max(0, max - 1))}…`;
+}
+
+/**
+ * The first issues, each quoting at most a short excerpt of the input: zod names unknown keys and
+ * paths verbatim, and a client-chosen 190 kB key must not come back as a 190 kB error.
+ */
 function describeIssues(error: z.ZodError): string {
-  return error.issues
+  const text = error.issues
     .slice(0, 3)
-    .map((issue) => (issue.path.length ? `${issue.path.join('.')}: ${issue.message}` : issue.message))
+    .map((issue) => {
+      const path = issue.path.map((part) => excerpt(String(part), 40)).join('.');
+      const message = excerpt(issue.message, 100);
+      return path ? `${path}: ${message}` : message;
+    })
     .join('; ');
+  return excerpt(text, MAX_ERROR_MESSAGE_CHARS);
 }
 
 /** Validates a decoded client message; throws {@link ProtocolError} `bad_message` with the reason. */

@@ -2,27 +2,23 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import {
-  DETECT_PATH,
-  HEALTH_PATH,
-  HTTP_STATUS_BY_ERROR,
-  METRICS_PATH,
-  MODELS_PATH,
-  PROTOCOL_VERSION,
-  type ErrorMessage,
-  type HealthResponse,
-} from '@sightline/shared/protocol';
+import { DETECT_PATH, HEALTH_PATH, HTTP_STATUS_BY_ERROR, METRICS_PATH, MODELS_PATH, type ErrorMessage } from '@sightline/shared/protocol';
+import type { Lifecycle } from '../lifecycle.ts';
 import type { Logger } from '../logger.ts';
 import type { Metrics } from '../metrics.ts';
 import type { ModelRegistry } from '../models/model-registry.ts';
 import type { Detector } from '../pipeline/detector.ts';
 import type { InferencePool } from '../pipeline/inference-pool.ts';
+import type { FairScheduler } from '../scheduling/fair-scheduler.ts';
 import { detectRouter } from './detect-route.ts';
+import { probeRoutes } from './probes.ts';
 
 export interface AppDependencies {
   detector: Detector;
   registry: ModelRegistry;
   pool: InferencePool;
+  scheduler: FairScheduler;
+  lifecycle: Lifecycle;
   metrics: Metrics;
   logger: Logger;
   webDir: string;
@@ -37,16 +33,17 @@ const PLACEHOLDER_PAGE = `<!doctype html><meta charset="utf-8"><title>Sightline<
 export function createApp(deps: AppDependencies): express.Express {
   const app = express();
   app.disable('x-powered-by');
-  const startedAt = Date.now();
 
-  app.get(HEALTH_PATH, (_request, response) => {
-    const body: HealthResponse = {
-      ok: deps.pool.healthy,
-      protocol: PROTOCOL_VERSION,
-      modelsLoaded: deps.pool.healthy ? deps.registry.names : [],
-      uptimeS: Math.round((Date.now() - startedAt) / 1000),
-    };
-    response.status(body.ok ? 200 : 503).json(body);
+  app.use(probeRoutes(deps));
+
+  // Draining: requests already in flight complete; new ones (on connections opened before) are turned
+  // away with the reason, and their connection closes after the answer.
+  app.use((_request: Request, response: Response, next: NextFunction) => {
+    if (!deps.lifecycle.draining) return next();
+    const body: ErrorMessage = { type: 'error', code: 'overloaded', message: 'the gateway is shutting down; retry on another instance' };
+    response.setHeader('Connection', 'close');
+    response.setHeader('Retry-After', '1');
+    response.status(503).json(body);
   });
 
   app.get(MODELS_PATH, (_request, response) => {

@@ -18,6 +18,7 @@ import type { Logger } from '../logger.ts';
 import { observeStages, type Metrics } from '../metrics.ts';
 import type { Detector } from '../pipeline/detector.ts';
 import { detectionsReply, errorReply } from '../replies.ts';
+import type { FairScheduler } from '../scheduling/fair-scheduler.ts';
 
 function replyCodec(request: Request): Codec {
   return (request.get('accept') ?? '').includes(MSGPACK_CONTENT_TYPE) ? 'msgpack' : 'json';
@@ -51,7 +52,13 @@ function readRequest(request: Request): { body: DetectRequestBody; codec: Codec 
   );
 }
 
-export function detectRouter(deps: { detector: Detector; maxMessageBytes: number; logger: Logger; metrics: Metrics }): Router {
+export function detectRouter(deps: {
+  detector: Detector;
+  scheduler: FairScheduler;
+  maxMessageBytes: number;
+  logger: Logger;
+  metrics: Metrics;
+}): Router {
   const router = express.Router();
   router.post('/', express.raw({ type: () => true, limit: deps.maxMessageBytes }), async (request: Request, response: Response) => {
     const receivedAt = performance.now();
@@ -62,8 +69,22 @@ export function detectRouter(deps: { detector: Detector; maxMessageBytes: number
       const parsed = readRequest(request);
       requestCodec = parsed.codec;
       id = parsed.body.id;
-      const result = await deps.detector.detect(parsed.body);
-      const reply = detectionsReply(parsed.body, result, { receivedAt });
+      deps.detector.resolveModel(parsed.body.model);
+      // An HTTP frame waits for its turn like a WebSocket frame, and is refused or dropped by the same rules.
+      const outcome = await deps.scheduler.runOnce((waitedMs) =>
+        deps.detector.detect(parsed.body).then((result) => ({ result, waitedMs })),
+      );
+      if (!outcome.ran) {
+        response.setHeader('Retry-After', '1');
+        throw new ProtocolError(
+          'overloaded',
+          outcome.reason === 'refused'
+            ? 'the gateway holds too many frames waiting; retry later'
+            : 'the gateway could not start this frame in time; retry later',
+        );
+      }
+      const { result, waitedMs } = outcome.value;
+      const reply = detectionsReply(parsed.body, result, { receivedAt, connectionQueueMs: waitedMs });
       send(response, 200, reply, codec);
       deps.metrics.frames.inc({ transport: 'http', codec: requestCodec, outcome: 'detections' });
       observeStages(deps.metrics, reply.model, reply.timings);

@@ -53,8 +53,9 @@ export function letterboxPlacement(width: number, height: number, target: Resize
     return { offsetX: 0, offsetY: 0, contentWidth: target.width, contentHeight: target.height };
   }
   const scale = Math.min(target.width / width, target.height / height);
-  const contentWidth = Math.round(width * scale);
-  const contentHeight = Math.round(height * scale);
+  // A 1x600 or 3x2000 image still covers at least one input pixel across: rounding must not make it vanish.
+  const contentWidth = Math.max(1, Math.round(width * scale));
+  const contentHeight = Math.max(1, Math.round(height * scale));
   // sharp's `contain` centres the image, rounding the leading bar down
   return {
     offsetX: Math.floor((target.width - contentWidth) / 2),

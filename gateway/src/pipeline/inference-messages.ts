@@ -15,15 +15,18 @@ export interface WorkerSetup {
   models: ModelSpec[];
 }
 
-export type WorkerRequest = {
-  type: 'run';
-  jobId: number;
-  model: string;
-  /** Which of the worker's sessions: one of its setup's thread counts. */
-  threads: number;
-  input: TensorPayload;
-  threshold: number;
-};
+export type WorkerRequest =
+  | {
+      type: 'run';
+      jobId: number;
+      model: string;
+      /** Which of the worker's sessions: one of its setup's thread counts. */
+      threads: number;
+      input: TensorPayload;
+      threshold: number;
+    }
+  /** Release the sessions and end the thread (sent only when no run is in progress). */
+  | { type: 'stop' };
 
 export type WorkerReply =
   | { type: 'ready' }

@@ -1,9 +1,11 @@
 /**
- * The gateway-wide inference scheduler: a FIFO of frames from every connection in front of a fixed set of
- * worker threads, one frame per worker at a time. A frame alone runs on the first worker with every
- * thread; frames that queue up run side by side on all workers with a share each (inference-schedule.ts).
- * Per-connection limits (ws/frame-queue.ts) bound how much of this FIFO one client can occupy;
- * `maxPending` bounds the whole and answers `overloaded` past it.
+ * The inference workers: a FIFO of tensors in front of a fixed set of worker threads, one frame per
+ * worker at a time. A frame alone runs on the first worker with every thread; frames that queue up run
+ * side by side on all workers with a share each (inference-schedule.ts). The FIFO stays short: the fair
+ * scheduler (scheduling/fair-scheduler.ts) admits only a few more frames than there are workers.
+ *
+ * A worker is never terminated while it runs a model: onnxruntime aborts the whole process when its
+ * thread is torn down mid-run. close() waits for the runs, then asks each worker to stop by itself.
  */
 import { Worker } from 'node:worker_threads';
 import { ProtocolError } from '@sightline/shared/validation';
@@ -40,6 +42,8 @@ interface Job {
 interface Slot {
   worker: Worker;
   job: Job | undefined;
+  /** Called once the running job settles (close() waits for them). */
+  idleWaiters: (() => void)[];
   /** The running job has every thread. */
   wide: boolean;
   /** The first worker also holds sessions with every thread. */
@@ -52,13 +56,14 @@ export interface InferencePoolOptions {
   threads: number;
   /** Frames that may run side by side when they queue up, each on an equal share of `threads`. */
   workers: number;
-  maxPending: number;
   logger: Logger;
   /** Called as each run starts: `wide` when it has every thread. */
   onRun?: (wide: boolean) => void;
 }
 
 const WORKER_URL = new URL('./inference-worker-entry.mjs', import.meta.url);
+/** A worker told to stop has this long to release its sessions and exit before it is terminated (idle by then). */
+const WORKER_STOP_MS = 5000;
 
 export class InferencePool {
   private readonly waiting: Job[] = [];
@@ -84,11 +89,6 @@ export class InferencePool {
 
   run(model: string, input: TensorPayload, threshold: number): Promise<InferenceResult> {
     if (this.closed) return Promise.reject(new ProtocolError('internal', 'the gateway is shutting down'));
-    if (this.waiting.length >= this.options.maxPending) {
-      return Promise.reject(
-        new ProtocolError('overloaded', `inference queue full (${this.options.maxPending} frames waiting); retry later`),
-      );
-    }
     return new Promise<InferenceResult>((resolve, reject) => {
       this.waiting.push({
         jobId: this.nextJobId++,
@@ -104,10 +104,13 @@ export class InferencePool {
     });
   }
 
+  /** Lets running frames finish, then stops every worker; frames still queued are refused. */
   async close(): Promise<void> {
     this.closed = true;
     for (const job of this.waiting.splice(0)) job.reject(new ProtocolError('internal', 'the gateway is shutting down'));
-    await Promise.all(this.slots.map((slot) => slot.worker.terminate()));
+    const slots = [...this.slots];
+    await Promise.all(slots.map((slot) => (slot.job ? new Promise<void>((resolve) => slot.idleWaiters.push(resolve)) : undefined)));
+    await Promise.all(slots.map((slot) => stopWorker(slot.worker)));
     this.slots.length = 0;
   }
 
@@ -145,7 +148,7 @@ export class InferencePool {
     const threadCounts = [...new Set(canRunWide ? [this.options.threads, this.sharedThreads] : [this.sharedThreads])];
     const setup: WorkerSetup = { threadCounts, models: this.options.models };
     const worker = new Worker(WORKER_URL, { workerData: setup });
-    const slot: Slot = { worker, job: undefined, wide: false, canRunWide };
+    const slot: Slot = { worker, job: undefined, idleWaiters: [], wide: false, canRunWide };
     return new Promise<void>((resolveReady, rejectReady) => {
       let ready = false;
       worker.on('message', (reply: WorkerReply) => {
@@ -170,6 +173,7 @@ export class InferencePool {
         slot.job?.reject(new ProtocolError('internal', `inference worker exited (code ${code})`));
         slot.job = undefined;
         slot.wide = false;
+        for (const resolve of slot.idleWaiters.splice(0)) resolve();
         if (!ready) rejectReady(new Error(`inference worker exited during start (code ${code})`));
         // A crashed worker is replaced so one bad frame cannot take the gateway's inference down for good.
         if (ready && !this.closed) {
@@ -185,6 +189,7 @@ export class InferencePool {
     const job = slot.job;
     slot.job = undefined;
     slot.wide = false;
+    for (const resolve of slot.idleWaiters.splice(0)) resolve();
     if (!job || job.jobId !== reply.jobId) {
       this.options.logger.error({ jobId: reply.jobId }, 'inference reply for an unknown job');
     } else if (reply.type === 'failed') {
@@ -201,4 +206,17 @@ export class InferencePool {
     }
     this.dispatch();
   }
+}
+
+/** Asks an idle worker to release its sessions and end; terminates it only if it does not. */
+function stopWorker(worker: Worker): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(() => void worker.terminate(), WORKER_STOP_MS);
+    worker.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    const stop: WorkerRequest = { type: 'stop' };
+    worker.postMessage(stop);
+  });
 }

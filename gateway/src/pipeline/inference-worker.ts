@@ -68,8 +68,16 @@ function reply(message: WorkerReply, transfer: ArrayBuffer[] = []): void {
   parentPort!.postMessage(message, transfer);
 }
 
+async function stop(): Promise<void> {
+  for (const { session } of sessions.values()) await session.release();
+  sessions.clear();
+  // Nothing left on this thread's event loop: it ends by itself, cleanly, instead of being torn down.
+  parentPort!.close();
+}
+
 parentPort!.on('message', (request: WorkerRequest) => {
   if (request.type === 'run') void run(request);
+  else if (request.type === 'stop') void stop();
 });
 
 loadSessions().then(

@@ -7,6 +7,7 @@
  * that same port, as reconnect tests need. It is ready when GET /healthz answers ok (models loaded and
  * warmed up).
  */
+import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from './free-port.ts';
@@ -65,6 +66,11 @@ export class GatewayProcess {
 
   get pid(): number | undefined {
     return this.server?.pid;
+  }
+
+  /** The current (or last) process, to signal it and watch how it exits. */
+  get child(): ChildProcess | undefined {
+    return this.server?.child;
   }
 
   /** The last output of the current (or last) process. */

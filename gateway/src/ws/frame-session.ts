@@ -1,12 +1,16 @@
 /**
- * One WebSocket connection, top to bottom: bytes -> codec -> validation -> per-connection queue ->
- * detector -> reply in the codec the request came in. Every frame is answered exactly once
- * (detections, dropped or error) unless the socket closes first.
+ * One WebSocket connection, top to bottom: bytes -> rate limit -> codec -> validation -> the connection's
+ * lane in the fair scheduler -> detector -> reply in the codec the request came in. Every frame is
+ * answered exactly once (detections, dropped or error), or the connection is closed with a code and a
+ * reason (CLOSE_CODES): when the gateway drains, when the client does not read its answers, when it keeps
+ * sending above its rate.
  */
 import type { WebSocket } from 'ws';
 import { decodeClientMessage, encodeMessage, ProtocolError } from '@sightline/shared/codec';
 import {
+  CLOSE_CODES,
   PROTOCOL_VERSION,
+  type CloseCode,
   type Codec,
   type DropReason,
   type FrameMessage,
@@ -17,7 +21,9 @@ import type { Logger } from '../logger.ts';
 import { observeStages, type Metrics } from '../metrics.ts';
 import type { Detector } from '../pipeline/detector.ts';
 import { detectionsReply, errorReply } from '../replies.ts';
-import { FrameQueue } from './frame-queue.ts';
+import type { FairScheduler, Lane } from '../scheduling/fair-scheduler.ts';
+import { closeWithin } from './close-socket.ts';
+import { MessageRateLimiter } from './message-rate-limiter.ts';
 
 interface QueuedFrame {
   frame: FrameMessage;
@@ -27,7 +33,12 @@ interface QueuedFrame {
 
 export interface FrameSessionOptions {
   detector: Detector;
+  scheduler: FairScheduler;
   limits: Limits;
+  /** Frames waiting across the gateway before new ones are refused (named in the `overloaded` answer). */
+  maxPending: number;
+  maxBufferedBytes: number;
+  maxMessagesPerSecond: number;
   defaultModel: string;
   models: string[];
   logger: Logger;
@@ -35,20 +46,28 @@ export interface FrameSessionOptions {
 }
 
 export class FrameSession {
-  private readonly queue: FrameQueue<QueuedFrame>;
+  private readonly lane: Lane<QueuedFrame>;
+  private readonly rate: MessageRateLimiter;
+  private closing = false;
 
   constructor(
     private readonly socket: WebSocket,
     private readonly options: FrameSessionOptions,
   ) {
-    this.queue = new FrameQueue<QueuedFrame>({
+    this.lane = options.scheduler.lane<QueuedFrame>({
       maxInFlight: options.limits.maxInFlight,
       queueLength: options.limits.queueLength,
       process: (item) => this.process(item),
       drop: (item, reason) => this.drop(item, reason),
     });
+    this.rate = new MessageRateLimiter(options.maxMessagesPerSecond);
     socket.on('message', (data, isBinary) => this.receive(data as Buffer, isBinary));
-    socket.on('close', () => this.queue.close());
+    // ws answers protocol-level pings by itself: they count against the rate and the send buffer too.
+    socket.on('ping', () => {
+      if (this.rate.take() === 'close') this.closeForRate();
+      else this.checkBuffered();
+    });
+    socket.on('close', () => this.lane.detach());
     this.send(
       {
         type: 'hello',
@@ -61,12 +80,37 @@ export class FrameSession {
     );
   }
 
+  /**
+   * The gateway is shutting down: frames still waiting are answered `shutting_down` (so are frames that
+   * arrive from now on), frames being processed finish and are answered, then the socket closes with 1001.
+   */
+  async drain(): Promise<void> {
+    this.lane.close('shutting_down');
+    await this.lane.whenIdle();
+    this.close(CLOSE_CODES.goingAway, 'gateway shutting down');
+  }
+
+  /** Closes with a code and a reason; a peer that does not complete the closing handshake is cut off soon after. */
+  close(code: CloseCode, reason: string): void {
+    if (this.closing) return;
+    this.closing = true;
+    // Whatever still waits cannot be answered on a closing socket.
+    this.lane.detach();
+    closeWithin(this.socket, code, reason);
+  }
+
   private receive(data: Buffer, isBinary: boolean): void {
     const receivedAt = performance.now();
+    if (this.closing) return;
+    const rate = this.rate.take();
+    if (rate === 'close') {
+      this.closeForRate();
+      return;
+    }
     const codec: Codec = isBinary ? 'msgpack' : 'json';
-    if (data.byteLength > this.options.limits.maxMessageBytes) {
-      const limit = this.options.limits.maxMessageBytes;
-      this.fail(codec, new ProtocolError('too_large', `message is ${data.byteLength} bytes; the limit is ${limit}`));
+    const { maxMessageBytes } = this.options.limits;
+    if (data.byteLength > maxMessageBytes) {
+      this.fail(codec, new ProtocolError('too_large', `message is ${data.byteLength} bytes; the limit is ${maxMessageBytes}`));
       return;
     }
     let message;
@@ -76,22 +120,38 @@ export class FrameSession {
       this.fail(codec, error);
       return;
     }
+    if (rate === 'limited') {
+      const limit = this.options.maxMessagesPerSecond;
+      this.fail(
+        codec,
+        new ProtocolError('rate_limited', `more than ${limit} messages per second on this connection; slow down`),
+        message.id,
+      );
+      return;
+    }
     if (message.type === 'ping') {
       this.send({ type: 'pong', id: message.id, ts: message.ts, serverTs: Date.now() }, codec);
       return;
     }
     try {
-      // Refused here, not after queueing, so a typo in `model` costs no inference slot.
+      // Refused here, not after queueing, so a typo in `model` costs no place in the queue.
       this.options.detector.resolveModel(message.model);
     } catch (error) {
       this.fail(codec, error, message.id);
       return;
     }
-    this.queue.push({ frame: message, codec, receivedAt });
+    if (this.lane.push({ frame: message, codec, receivedAt }) === 'refused') {
+      const waiting = this.options.maxPending;
+      this.fail(
+        codec,
+        new ProtocolError('overloaded', `the gateway already holds ${waiting} frames waiting; send the next one later`),
+        message.id,
+      );
+    }
   }
 
   private async process({ frame, codec, receivedAt }: QueuedFrame): Promise<void> {
-    if (this.socket.readyState !== this.socket.OPEN) return;
+    if (this.closing) return;
     try {
       const connectionQueueMs = performance.now() - receivedAt;
       const result = await this.options.detector.detect(frame);
@@ -118,7 +178,21 @@ export class FrameSession {
   }
 
   private send(message: ServerMessage, codec: Codec): void {
-    if (this.socket.readyState !== this.socket.OPEN) return;
+    if (this.closing || this.socket.readyState !== this.socket.OPEN) return;
     this.socket.send(encodeMessage(message, codec), { binary: codec === 'msgpack' });
+    this.checkBuffered();
+  }
+
+  /** A client that does not read its answers must not make the gateway hold them without end. */
+  private checkBuffered(): void {
+    const buffered = this.socket.bufferedAmount;
+    if (buffered <= this.options.maxBufferedBytes) return;
+    this.options.metrics.closes.inc({ reason: 'slow_consumer' });
+    this.close(CLOSE_CODES.slowConsumer, `not reading: ${buffered} bytes wait to be sent`);
+  }
+
+  private closeForRate(): void {
+    this.options.metrics.closes.inc({ reason: 'rate_limit' });
+    this.close(CLOSE_CODES.policyViolation, `message rate above ${this.options.maxMessagesPerSecond}/s`);
   }
 }

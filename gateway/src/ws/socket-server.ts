@@ -1,19 +1,27 @@
 /**
  * WebSocket endpoint: upgrades are accepted on WS_PATH only, each connection gets its own FrameSession.
- * Dead peers are found with protocol-level pings so their sessions do not linger.
+ * Peers that stop answering protocol pings (gone, or not reading) are closed; the drain closes every
+ * connection once its frames are answered.
  */
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { CLOSE_CODES, PROTOCOL_QUERY_PARAM, PROTOCOL_VERSION, WS_PATH } from '@sightline/shared/protocol';
+import { excerpt } from '@sightline/shared/validation';
 import type { Logger } from '../logger.ts';
+import { PeerLogLimiter } from '../logging/peer-log-limiter.ts';
 import type { Metrics } from '../metrics.ts';
+import { closeWithin } from './close-socket.ts';
 import { FrameSession, type FrameSessionOptions } from './frame-session.ts';
 
-const HEARTBEAT_MS = 30_000;
-
-export interface SocketServerOptions extends FrameSessionOptions {
+export interface SocketServerOptions extends Omit<FrameSessionOptions, 'logger'> {
   maxConnections: number;
+  /**
+   * Every connection is pinged this often; one that has not answered the previous ping by the next is
+   * closed. A browser answers pings in its network stack even in a background tab, so only a peer that
+   * is gone or does not read its socket misses one: it is closed within one to two intervals.
+   */
+  heartbeatMs: number;
   logger: Logger;
   metrics: Metrics;
 }
@@ -30,9 +38,19 @@ export function attachSocketServer(server: Server, options: SocketServerOptions)
     maxPayload: Math.max(options.limits.maxMessageBytes * 4, 64 * 1024 * 1024),
     perMessageDeflate: false,
   });
+  const sessions = new Map<WebSocket, FrameSession>();
   const alive = new WeakSet<WebSocket>();
+  const errorLogLimiter = new PeerLogLimiter(5);
+  // A client reconnecting in a loop must not flood the log either: connection lines are bounded per peer too.
+  const connectionLogLimiter = new PeerLogLimiter(30);
+  let draining = false;
+  let allClosed: (() => void) | undefined;
 
   server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    if (draining) {
+      rejectUpgrade(socket, 503, 'Service Unavailable');
+      return;
+    }
     const url = new URL(request.url ?? '/', 'http://localhost');
     if (url.pathname !== WS_PATH) {
       rejectUpgrade(socket, 404, 'Not Found');
@@ -44,45 +62,92 @@ export function attachSocketServer(server: Server, options: SocketServerOptions)
   wss.on('connection', (ws: WebSocket, request: IncomingMessage, url: URL) => {
     const requested = url.searchParams.get(PROTOCOL_QUERY_PARAM);
     if (requested !== null && Number(requested) !== PROTOCOL_VERSION) {
-      ws.close(CLOSE_CODES.unsupportedProtocol, `protocol ${requested} unsupported; this gateway speaks ${PROTOCOL_VERSION}`);
+      closeWithin(
+        ws,
+        CLOSE_CODES.unsupportedProtocol,
+        `protocol ${excerpt(requested, 20)} unsupported; this gateway speaks ${PROTOCOL_VERSION}`,
+      );
       return;
     }
-    if (wss.clients.size > options.maxConnections) {
-      ws.close(CLOSE_CODES.tryAgainLater, `too many connections (limit ${options.maxConnections})`);
+    if (draining) {
+      closeWithin(ws, CLOSE_CODES.goingAway, 'gateway shutting down');
       return;
     }
-    const log = options.logger.child({ peer: `${request.socket.remoteAddress}:${request.socket.remotePort}` });
-    log.info('websocket connected');
+    if (sessions.size >= options.maxConnections) {
+      options.metrics.closes.inc({ reason: 'full' });
+      closeWithin(ws, CLOSE_CODES.tryAgainLater, `too many connections (limit ${options.maxConnections})`);
+      return;
+    }
+    const peerAddress = request.socket.remoteAddress ?? 'unknown';
+    const log = options.logger.child({ peer: `${peerAddress}:${request.socket.remotePort}` });
+    const connectionLog = connectionLogLimiter.allow(peerAddress);
+    if (connectionLog.log) log.info(connectionLog.suppressed ? { suppressed: connectionLog.suppressed } : {}, 'websocket connected');
     options.metrics.connections.inc();
     alive.add(ws);
     ws.on('pong', () => alive.add(ws));
-    ws.on('error', (error) => log.warn({ err: error }, 'websocket error'));
-    ws.on('close', (code, reason) => {
-      options.metrics.connections.dec();
-      log.info({ code, reason: reason.toString() }, 'websocket closed');
+    ws.on('error', (error: Error & { code?: string }) => {
+      // Protocol errors (invalid UTF-8, oversized frames, bad opcodes) are the peer's doing: ws closes
+      // the connection with the RFC code; the log says so once, briefly, at a bounded rate per peer.
+      const permit = errorLogLimiter.allow(peerAddress);
+      if (!permit.log) return;
+      log.warn(
+        { code: error.code, reason: excerpt(error.message, 120), ...(permit.suppressed ? { suppressed: permit.suppressed } : {}) },
+        'websocket protocol error',
+      );
     });
-    new FrameSession(ws, { ...options, logger: log });
+    const session = new FrameSession(ws, { ...options, logger: log });
+    sessions.set(ws, session);
+    ws.on('close', (code, reason) => {
+      sessions.delete(ws);
+      options.metrics.connections.dec();
+      if (connectionLog.log) log.info({ code, reason: reason.toString() }, 'websocket closed');
+      if (sessions.size === 0) allClosed?.();
+    });
   });
 
   const heartbeat = setInterval(() => {
-    for (const ws of wss.clients) {
+    for (const [ws, session] of sessions) {
       if (!alive.has(ws)) {
-        ws.terminate();
+        options.metrics.closes.inc({ reason: 'heartbeat' });
+        session.close(CLOSE_CODES.slowConsumer, `no answer to a ping within ${options.heartbeatMs / 1000} s`);
         continue;
       }
       alive.delete(ws);
       ws.ping();
     }
-  }, HEARTBEAT_MS);
+  }, options.heartbeatMs);
   heartbeat.unref();
 
   return {
     wss,
-    /** Closes every connection with 1001 and a reason, then the server. */
+    get connections(): number {
+      return sessions.size;
+    },
+    /**
+     * Refuses new upgrades; every connection answers what it holds (waiting frames `shutting_down`,
+     * running ones detected), then closes with 1001. Resolves when every connection is closed.
+     */
+    drain(): Promise<void> {
+      draining = true;
+      const closed = new Promise<void>((resolve) => {
+        allClosed = resolve;
+        if (sessions.size === 0) resolve();
+      });
+      for (const session of sessions.values()) {
+        options.metrics.closes.inc({ reason: 'drain' });
+        void session.drain();
+      }
+      return closed;
+    },
+    /** Cuts every connection still open (the drain ran out of time). */
+    terminateAll(): void {
+      for (const ws of sessions.keys()) ws.terminate();
+    },
     close(): Promise<void> {
       clearInterval(heartbeat);
-      for (const ws of wss.clients) ws.close(CLOSE_CODES.goingAway, 'gateway shutting down');
       return new Promise((resolve) => wss.close(() => resolve()));
     },
   };
 }
+
+export type SocketServer = ReturnType<typeof attachSocketServer>;

@@ -245,20 +245,43 @@ describe('bad input', () => {
 });
 
 describe('overload', () => {
-  it('answers `overloaded` when the gateway-wide inference queue is full, and nothing goes unanswered', async () => {
-    const small = await startTestGateway({ maxPending: 1, maxInFlight: 8, queueLength: 0 });
+  const kinds = (client: TestClient, ids: number[]) =>
+    ids.map((id) => {
+      const m = client.answersTo(id)[0]!.message;
+      return m.type === 'error' ? m.code : m.type === 'dropped' ? `dropped:${m.reason}` : m.type;
+    });
+
+  it('refuses frames outright with `overloaded` once the gateway holds maxPending waiting, and answers every one', async () => {
+    const small = await startTestGateway({ maxPending: 1, maxProcessing: 1, maxInFlight: 1, queueLength: 8, queueBudgetMs: 10_000 });
     try {
       const client = await TestClient.connect(`ws://127.0.0.1:${small.port}/ws`);
       const ids = Array.from({ length: 8 }, (_, i) => i + 1);
       for (const id of ids) client.send({ type: 'frame', id, ts: id, image: dog }, 'msgpack');
       await client.waitFor(() => ids.every((id) => client.answersTo(id).length === 1));
-      const types = ids.map((id) => {
-        const m = client.answersTo(id)[0]!.message;
-        return m.type === 'error' ? m.code : m.type;
-      });
-      expect(types).toContain('overloaded');
-      expect(types).toContain('detections');
+      const got = kinds(client, ids);
+      expect(got.slice(0, 2)).toEqual(['detections', 'detections']);
+      expect(got.slice(2)).toEqual(Array(6).fill('overloaded'));
       client.close();
+    } finally {
+      await small.close();
+    }
+  });
+
+  it('answers a frame that cannot start within the latency budget `dropped` / `overloaded` at once, not late', async () => {
+    const small = await startTestGateway({ maxProcessing: 1, maxInFlight: 1, queueLength: 2, queueBudgetMs: 1 });
+    try {
+      const busy = await TestClient.connect(`ws://127.0.0.1:${small.port}/ws`);
+      const late = await TestClient.connect(`ws://127.0.0.1:${small.port}/ws`);
+      busy.send({ type: 'frame', id: 1, ts: 1, image: dog }, 'msgpack');
+      late.send({ type: 'frame', id: 1, ts: 1, image: dog }, 'msgpack');
+      await late.waitFor(() => late.answersTo(1).length === 1);
+      await busy.waitFor(() => busy.answersTo(1).length === 1);
+      expect(kinds(busy, [1])).toEqual(['detections']);
+      expect(kinds(late, [1])).toEqual(['dropped:overloaded']);
+      // Refused while the busy frame was still being detected, not after it.
+      expect(late.answersTo(1)[0]!.at).toBeLessThan(busy.answersTo(1)[0]!.at);
+      busy.close();
+      late.close();
     } finally {
       await small.close();
     }

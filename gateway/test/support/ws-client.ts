@@ -6,6 +6,8 @@ import type { ClientMessage, Codec, ServerMessage } from '@sightline/shared/prot
 export interface Received {
   message: ServerMessage;
   codec: Codec;
+  /** performance.now() on arrival. */
+  at: number;
 }
 
 export class TestClient {
@@ -16,7 +18,7 @@ export class TestClient {
   private constructor(readonly socket: WebSocket) {
     socket.on('message', (data: Buffer, isBinary: boolean) => {
       const wire: WireData = isBinary ? new Uint8Array(data) : data.toString('utf8');
-      this.received.push({ message: decodeServerMessage(wire), codec: isBinary ? 'msgpack' : 'json' });
+      this.received.push({ message: decodeServerMessage(wire), codec: isBinary ? 'msgpack' : 'json', at: performance.now() });
       this.notify();
     });
     socket.on('close', (code, reason) => {

@@ -38,7 +38,7 @@ describe('configuration', () => {
 
   it('skips the `--` that pnpm passes through, and lists every environment variable in --help', () => {
     expect(loadConfig(['--', '--port', '9002']).port).toBe(9002);
-    const help = gatewayCli().helpInformation();
+    const help = gatewayCli().helpInformation().replace(/\s+/g, ' ');
     for (const name of ['PORT', 'HOST', 'SIGHTLINE_MODEL', 'SIGHTLINE_THREADS', 'SIGHTLINE_MAX_CONNECTIONS', 'LOG_LEVEL']) {
       expect(help).toContain(`env: ${name}`);
     }

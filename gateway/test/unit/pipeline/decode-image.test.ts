@@ -80,3 +80,22 @@ describe('decode path', () => {
     expect(sum / ours.data.length).toBeLessThan(0.03);
   });
 });
+
+describe('thin images', () => {
+  it('keeps at least one input pixel across, so a valid 1x600 or 3x2000 JPEG decodes into the letterbox', async () => {
+    const target = { width: 256, height: 256, resize: 'letterbox' as const };
+    expect(letterboxPlacement(1, 600, target)).toMatchObject({ contentWidth: 1, contentHeight: 256 });
+    for (const [width, height] of [
+      [1, 600],
+      [3, 2000],
+      [2000, 3],
+    ] as const) {
+      const jpeg = await sharp({ create: { width, height, channels: 3, background: '#fff' } })
+        .jpeg()
+        .toBuffer();
+      const decoded = await decodeImage(jpeg, target, 1e8);
+      expect([decoded.width, decoded.height], `${width}x${height}`).toEqual([width, height]);
+      expect(decoded.rgb.width * decoded.rgb.height, `${width}x${height}`).toBeGreaterThan(0);
+    }
+  });
+});

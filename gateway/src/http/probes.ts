@@ -1,0 +1,54 @@
+/**
+ * Health endpoints. /livez and /readyz are for orchestrators and load balancers and run no inference;
+ * /healthz is the summary for people and simple checks.
+ *
+ * - /livez: the process can serve requests (its event loop answers). Restart it only if this fails.
+ * - /readyz: send it traffic: models loaded, inference workers up, not draining. 503 with the reason.
+ */
+import { Router } from 'express';
+import {
+  HEALTH_PATH,
+  LIVE_PATH,
+  PROTOCOL_VERSION,
+  READY_PATH,
+  type HealthResponse,
+  type ReadinessResponse,
+} from '@sightline/shared/protocol';
+import type { Lifecycle } from '../lifecycle.ts';
+import type { ModelRegistry } from '../models/model-registry.ts';
+import type { InferencePool } from '../pipeline/inference-pool.ts';
+
+export function probeRoutes(deps: { lifecycle: Lifecycle; pool: InferencePool; registry: ModelRegistry }): Router {
+  const router = Router();
+  const { lifecycle, pool, registry } = deps;
+  // Probes must never be cached by a proxy between the orchestrator and the gateway.
+  const noStore = (response: { setHeader(name: string, value: string): unknown }) => response.setHeader('Cache-Control', 'no-store');
+
+  router.get(LIVE_PATH, (_request, response) => {
+    noStore(response);
+    response.json({ live: true });
+  });
+
+  router.get(READY_PATH, (_request, response) => {
+    noStore(response);
+    let body: ReadinessResponse = { ready: true };
+    if (lifecycle.draining) body = { ready: false, reason: 'draining: the gateway is shutting down' };
+    else if (!pool.healthy) body = { ready: false, reason: 'inference workers are not all up' };
+    response.status(body.ready ? 200 : 503).json(body);
+  });
+
+  router.get(HEALTH_PATH, (_request, response) => {
+    noStore(response);
+    const ok = pool.healthy && !lifecycle.draining;
+    const body: HealthResponse = {
+      ok,
+      protocol: PROTOCOL_VERSION,
+      state: lifecycle.state,
+      modelsLoaded: pool.healthy ? registry.names : [],
+      uptimeS: Math.round((Date.now() - lifecycle.startedAt) / 1000),
+    };
+    response.status(ok ? 200 : 503).json(body);
+  });
+
+  return router;
+}

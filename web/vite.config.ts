@@ -1,8 +1,12 @@
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
+import { devCertificate } from '@sightline/gateway/dev-certificate';
+
+// SIGHTLINE_TLS=auto pnpm dev: Vite and the gateway both serve HTTPS with the gateway's kept certificate.
+const tls = await devCertificate();
 
 /** Where the dev server forwards the WebSocket and the HTTP API: a running gateway. */
-const gateway = process.env.SIGHTLINE_GATEWAY ?? 'http://localhost:8080';
+const gateway = process.env.SIGHTLINE_GATEWAY ?? `${tls ? 'https' : 'http'}://localhost:8080`;
 
 export default defineConfig({
   plugins: [react()],
@@ -10,17 +14,19 @@ export default defineConfig({
   base: '/',
   server: {
     port: 5173,
+    ...(tls ? { https: { cert: tls.cert, key: tls.key } } : {}),
+    // The gateway's certificate is self-signed: the proxy (on this machine) does not verify it.
     proxy: {
-      '/ws': { target: gateway, ws: true, changeOrigin: true },
-      '/api': { target: gateway, changeOrigin: true },
-      '/healthz': { target: gateway, changeOrigin: true },
+      '/ws': { target: gateway, ws: true, changeOrigin: true, secure: false },
+      '/api': { target: gateway, changeOrigin: true, secure: false },
+      '/healthz': { target: gateway, changeOrigin: true, secure: false },
     },
   },
   preview: {
     proxy: {
-      '/ws': { target: gateway, ws: true, changeOrigin: true },
-      '/api': { target: gateway, changeOrigin: true },
-      '/healthz': { target: gateway, changeOrigin: true },
+      '/ws': { target: gateway, ws: true, changeOrigin: true, secure: false },
+      '/api': { target: gateway, changeOrigin: true, secure: false },
+      '/healthz': { target: gateway, changeOrigin: true, secure: false },
     },
   },
   worker: { format: 'es' },

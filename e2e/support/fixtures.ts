@@ -71,6 +71,11 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
       if (problems.pageErrors.length + problems.consoleErrors.length > 0) {
         await testInfo.attach('page-problems.json', { body: JSON.stringify(problems, null, 2), contentType: 'application/json' });
       }
+      // The gateway's Content-Security-Policy must hold for everything the dashboard does.
+      expect(
+        problems.consoleErrors.filter((text) => /Content Security Policy/i.test(text)),
+        'CSP violations',
+      ).toEqual([]);
     },
     { auto: true },
   ],

@@ -9,7 +9,7 @@ import { ARTIFACTS_DIR, WEB_DIST } from './paths.ts';
 
 export { freePort } from '@sightline/gateway/process';
 
-export type GatewayOptions = Pick<GatewayProcessOptions, 'port' | 'env' | 'name'>;
+export type GatewayOptions = Pick<GatewayProcessOptions, 'port' | 'env' | 'name' | 'host' | 'https' | 'token'>;
 
 function withSuiteSettings({ env, ...options }: GatewayOptions): GatewayProcessOptions {
   return {

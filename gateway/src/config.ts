@@ -2,55 +2,100 @@
  * Gateway configuration: defaults, overridden by environment variables, overridden by command-line flags.
  * Validated once at start so a typo fails loudly instead of running with a surprising value.
  */
-import { availableParallelism } from 'node:os';
+import { availableParallelism, homedir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
 import { z } from 'zod';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
-const configSchema = z.object({
-  port: z.coerce.number().int().min(0).max(65535),
-  host: z.string().min(1),
-  modelsDir: z.string().min(1),
-  webDir: z.string().min(1),
-  /** Model used when a frame names none; the manifest marked default when unset. */
-  defaultModel: z.string().optional(),
-  /** Overrides every model's own default score threshold when set. */
-  scoreThreshold: z.coerce.number().min(0).max(1).optional(),
-  /** onnxruntime intra-op threads of a frame inferred alone. */
-  threads: z.coerce.number().int().min(1).max(64),
-  /** Inference workers: frames inferred side by side when frames queue up, on an equal share of `threads` each. */
-  workers: z.coerce.number().int().min(1).max(16),
-  /** Frames per connection being processed at once. */
-  maxInFlight: z.coerce.number().int().min(1).max(64),
-  /** Frames per connection waiting beyond maxInFlight; the newest wins. 0 drops at once when busy. */
-  queueLength: z.coerce.number().int().min(0).max(64),
-  /** Frames waiting across all connections before new ones get `overloaded`. */
-  maxPending: z.coerce.number().int().min(1).max(10_000),
-  /** Frames processed at once across the gateway (decode to reply); the rest wait, fairly per connection. Default: workers + 1. */
-  maxProcessing: z.coerce.number().int().min(1).max(256).optional(),
-  /** Longest a frame waits to start before it is answered `dropped` / `overloaded` instead. */
-  queueBudgetMs: z.coerce.number().int().min(0).max(60_000),
-  /** Per connection: bytes waiting to be sent (replies, pongs) before the connection is closed as a slow consumer. */
-  maxBufferedBytes: z.coerce.number().int().min(1024),
-  /** Per connection: messages per second before `rate_limited`; persisting past it closes the connection. */
-  maxMessagesPerSecond: z.coerce.number().int().min(1),
-  /** Pings every connection this often; one that misses a ping by the next is closed (gone, or not reading). */
-  heartbeatMs: z.coerce.number().int().min(100).max(600_000),
-  /** From the first shutdown signal to exit, at most. */
-  drainTimeoutMs: z.coerce.number().int().min(0).max(600_000),
-  maxMessageBytes: z.coerce.number().int().min(1024),
-  maxPixels: z.coerce.number().int().min(1),
-  maxConnections: z.coerce.number().int().min(1),
-  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
-});
+/** A comma-separated list in one variable or flag. */
+const list = z
+  .string()
+  .transform((text) =>
+    text
+      .split(',')
+      .map((item) => item.trim())
+      .filter(Boolean),
+  )
+  .or(z.array(z.string()));
 
-export type GatewayConfig = z.infer<typeof configSchema>;
+const configSchema = z
+  .object({
+    port: z.coerce.number().int().min(0).max(65535),
+    /** Address to bind: this machine only by default; `--host` alone means every address (Vite's convention). */
+    host: z.union([z.literal(true).transform(() => '0.0.0.0'), z.string().min(1)]),
+    /** HTTPS and WSS: `auto` (a self-signed certificate kept in dataDir) or `off`; default off on localhost, auto when exposed. */
+    tls: z.enum(['auto', 'off']).optional(),
+    /** The user's own certificate and key (PEM files); both or neither. */
+    tlsCert: z.string().min(1).optional(),
+    tlsKey: z.string().min(1).optional(),
+    dataDir: z.string().min(1),
+    /** The access token; generated at start when exposed and unset. */
+    token: z.string().min(16, 'at least 16 characters').optional(),
+    /** `none` lets anyone who can reach an exposed gateway use it (logged as a warning at start). */
+    auth: z.enum(['token', 'none']),
+    /** Origins besides the gateway's own whose pages may use it (WebSocket and CORS). */
+    allowedOrigins: list,
+    /** Host names besides the machine's own the gateway answers to; `*` turns the Host check off. */
+    allowedHosts: list,
+    /** WebSocket connections at once from one client address. */
+    maxConnectionsPerIp: z.coerce.number().int().min(1),
+    /** Serve /metrics on this separate port (plain HTTP, no token) instead of behind the token on the main one. */
+    metricsPort: z.coerce.number().int().min(0).max(65535).optional(),
+    /** Proxies whose X-Forwarded-For is believed, for the client address (proxy-addr syntax: loopback, 10.0.0.0/8, ...). */
+    trustProxy: list,
+    modelsDir: z.string().min(1),
+    webDir: z.string().min(1),
+    /** Model used when a frame names none; the manifest marked default when unset. */
+    defaultModel: z.string().optional(),
+    /** Overrides every model's own default score threshold when set. */
+    scoreThreshold: z.coerce.number().min(0).max(1).optional(),
+    /** onnxruntime intra-op threads of a frame inferred alone. */
+    threads: z.coerce.number().int().min(1).max(64),
+    /** Inference workers: frames inferred side by side when frames queue up, on an equal share of `threads` each. */
+    workers: z.coerce.number().int().min(1).max(16),
+    /** Frames per connection being processed at once. */
+    maxInFlight: z.coerce.number().int().min(1).max(64),
+    /** Frames per connection waiting beyond maxInFlight; the newest wins. 0 drops at once when busy. */
+    queueLength: z.coerce.number().int().min(0).max(64),
+    /** Frames waiting across all connections before new ones get `overloaded`. */
+    maxPending: z.coerce.number().int().min(1).max(10_000),
+    /** Frames processed at once across the gateway (decode to reply); the rest wait, fairly per connection. Default: workers + 1. */
+    maxProcessing: z.coerce.number().int().min(1).max(256).optional(),
+    /** Longest a frame waits to start before it is answered `dropped` / `overloaded` instead. */
+    queueBudgetMs: z.coerce.number().int().min(0).max(60_000),
+    /** Per connection: bytes waiting to be sent (replies, pongs) before the connection is closed as a slow consumer. */
+    maxBufferedBytes: z.coerce.number().int().min(1024),
+    /** Per connection: messages per second before `rate_limited`; persisting past it closes the connection. */
+    maxMessagesPerSecond: z.coerce.number().int().min(1),
+    /** Pings every connection this often; one that misses a ping by the next is closed (gone, or not reading). */
+    heartbeatMs: z.coerce.number().int().min(100).max(600_000),
+    /** From the first shutdown signal to exit, at most. */
+    drainTimeoutMs: z.coerce.number().int().min(0).max(600_000),
+    maxMessageBytes: z.coerce.number().int().min(1024),
+    maxPixels: z.coerce.number().int().min(1),
+    maxConnections: z.coerce.number().int().min(1),
+    logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+  })
+  .refine((config) => Boolean(config.tlsCert) === Boolean(config.tlsKey), {
+    message: 'give both the certificate and its key, or neither',
+    path: ['tlsCert'],
+  });
+
+export type GatewayConfig = z.output<typeof configSchema>;
 
 export const DEFAULT_CONFIG: GatewayConfig = {
   port: 8080,
-  host: '0.0.0.0',
+  host: '127.0.0.1',
+  // XDG's data home: where the gateway keeps what must outlive a run (the generated certificate).
+  dataDir: join(process.env.XDG_DATA_HOME || join(homedir(), '.local', 'share'), 'sightline'),
+  auth: 'token',
+  allowedOrigins: [],
+  allowedHosts: [],
+  maxConnectionsPerIp: 64,
+  trustProxy: [],
   modelsDir: `${repoRoot}models`,
   webDir: `${repoRoot}web/dist`,
   threads: Math.max(1, availableParallelism()),
@@ -72,7 +117,50 @@ export const DEFAULT_CONFIG: GatewayConfig = {
 /** Flag, environment variable and help text of each setting: the CLI is built from this, and --help lists it. */
 const SETTINGS: Record<keyof GatewayConfig, { flags: string; env: string; help: string }> = {
   port: { flags: '-p, --port <n>', env: 'PORT', help: `port to listen on (default ${DEFAULT_CONFIG.port})` },
-  host: { flags: '--host <addr>', env: 'HOST', help: `address to bind (default ${DEFAULT_CONFIG.host})` },
+  host: {
+    flags: '--host [addr]',
+    env: 'HOST',
+    help: 'address to bind; --host alone exposes the gateway on every address (default 127.0.0.1: this machine only)',
+  },
+  tls: {
+    flags: '--tls <mode>',
+    env: 'SIGHTLINE_TLS',
+    help: 'HTTPS and WSS: auto (self-signed certificate, kept) or off (default: off on localhost, auto when exposed)',
+  },
+  tlsCert: { flags: '--tls-cert <file>', env: 'SIGHTLINE_TLS_CERT', help: 'your own certificate (PEM), with --tls-key' },
+  tlsKey: { flags: '--tls-key <file>', env: 'SIGHTLINE_TLS_KEY', help: 'the key of --tls-cert (PEM)' },
+  dataDir: {
+    flags: '--data-dir <dir>',
+    env: 'SIGHTLINE_DATA_DIR',
+    help: 'where the generated certificate is kept (default ~/.local/share/sightline)',
+  },
+  token: { flags: '--token <token>', env: 'SIGHTLINE_TOKEN', help: 'access token (default: generated at start when exposed)' },
+  auth: { flags: '--auth <mode>', env: 'SIGHTLINE_AUTH', help: 'token, or none to expose the gateway without a token (default token)' },
+  allowedOrigins: {
+    flags: '--allowed-origins <list>',
+    env: 'SIGHTLINE_ALLOWED_ORIGINS',
+    help: 'comma-separated origins whose pages may use the gateway besides its own',
+  },
+  allowedHosts: {
+    flags: '--allowed-hosts <list>',
+    env: 'SIGHTLINE_ALLOWED_HOSTS',
+    help: "comma-separated host names to answer to besides the machine's own; * for any",
+  },
+  maxConnectionsPerIp: {
+    flags: '--max-connections-per-ip <n>',
+    env: 'SIGHTLINE_MAX_CONNECTIONS_PER_IP',
+    help: `WebSocket connections at once from one address (default ${DEFAULT_CONFIG.maxConnectionsPerIp})`,
+  },
+  metricsPort: {
+    flags: '--metrics-port <n>',
+    env: 'SIGHTLINE_METRICS_PORT',
+    help: 'serve /metrics on this separate port without a token (default: on the main port, behind the token)',
+  },
+  trustProxy: {
+    flags: '--trust-proxy <list>',
+    env: 'SIGHTLINE_TRUST_PROXY',
+    help: 'proxies whose X-Forwarded-For names the client (loopback, CIDRs)',
+  },
   modelsDir: { flags: '--models-dir <dir>', env: 'SIGHTLINE_MODELS_DIR', help: 'folder of model manifests (default: models/)' },
   webDir: { flags: '--web-dir <dir>', env: 'SIGHTLINE_WEB_DIR', help: 'dashboard build to serve (default: web/dist/)' },
   defaultModel: {

@@ -3,19 +3,22 @@
  * WebSocket endpoint on one port. Used by main.ts and by the integration tests.
  */
 import { createServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import { readPhoto } from '@sightline/shared/fixtures';
-import type { Limits } from '@sightline/shared/protocol';
+import { METRICS_PATH, type AccessInfo, type Limits } from '@sightline/shared/protocol';
 import type { GatewayConfig } from './config.ts';
-import { createApp } from './http/app.ts';
+import { createApp, metricsHandler } from './http/app.ts';
 import type { Logger } from './logger.ts';
-import { createMetrics } from './metrics.ts';
+import { createMetrics, type Metrics } from './metrics.ts';
 import { ModelRegistry } from './models/model-registry.ts';
 import { Detector } from './pipeline/detector.ts';
 import { InferencePool } from './pipeline/inference-pool.ts';
 import { Lifecycle } from './lifecycle.ts';
 import { FairScheduler } from './scheduling/fair-scheduler.ts';
+import { AccessPolicy } from './security/access-policy.ts';
+import { accessUrls, resolveExposure, warnAboutExposure, withoutToken, type Exposure } from './security/exposure.ts';
 import { attachSocketServer, type SocketServer } from './ws/socket-server.ts';
 
 export interface DrainReport {
@@ -29,8 +32,12 @@ export interface DrainReport {
 export interface RunningGateway {
   server: Server;
   port: number;
+  /** Origin people on this machine can open (https when TLS is on), without the token. */
   url: string;
   registry: ModelRegistry;
+  /** Every URL the gateway can be opened at, with the token where one is needed. */
+  access: AccessInfo;
+  exposure: Exposure;
   /**
    * Graceful shutdown: readiness fails at once, no new connections or requests; frames waiting are
    * answered `dropped` / `shutting_down`, frames and HTTP requests in flight finish and are answered,
@@ -91,6 +98,22 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     maxWaiting: config.maxPending,
   });
   const lifecycle = new Lifecycle();
+  const exposure = await resolveExposure(config);
+  warnAboutExposure(exposure, logger);
+
+  const server: Server = exposure.tls ? createHttpsServer({ cert: exposure.tls.cert, key: exposure.tls.key }) : createServer();
+  await listen(server, config.port, config.host);
+  const port = (server.address() as AddressInfo).port;
+  const scheme = exposure.tls ? 'https' : 'http';
+  const policy = new AccessPolicy({
+    scheme,
+    port,
+    token: exposure.token,
+    names: exposure.names,
+    allowedOrigins: config.allowedOrigins,
+    allowedHosts: config.allowedHosts,
+  });
+  const access = accessUrls(exposure, scheme, port, config.host);
   const app = createApp({
     detector,
     registry,
@@ -101,8 +124,14 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     logger,
     webDir: config.webDir,
     maxMessageBytes: config.maxMessageBytes,
+    policy,
+    access,
+    secureCookie: scheme === 'https',
+    serveMetrics: config.metricsPort === undefined,
+    trustProxy: config.trustProxy,
   });
-  const server = createServer(app);
+  // Listening before the app is attached is safe: no request event can run before this synchronous code ends.
+  server.on('request', app);
   const sockets = attachSocketServer(server, {
     detector,
     scheduler,
@@ -113,25 +142,62 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     defaultModel: registry.defaultModel,
     models: registry.names,
     maxConnections: config.maxConnections,
+    maxConnectionsPerIp: config.maxConnectionsPerIp,
+    trustProxy: config.trustProxy,
+    policy,
     heartbeatMs: config.heartbeatMs,
     logger,
     metrics,
   });
+  const metricsServer = config.metricsPort === undefined ? undefined : await startMetricsServer(metrics, config.metricsPort, config.host);
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
-  const url = `http://localhost:${port}`;
-  logger.info({ url, ws: `${url.replace('http', 'ws')}/ws` }, 'sightline gateway listening');
+  const url = new URL(access.local[0]!).origin;
+  logger.info(
+    { urls: [...access.local, ...access.network].map(withoutToken), tls: exposure.tls?.source ?? 'off', token: exposure.tokenSource },
+    'sightline gateway listening',
+  );
 
   let drained: Promise<DrainReport> | undefined;
   const drain = (deadlineMs: number): Promise<DrainReport> => {
     drained ??= drainGateway({ server, sockets, pool, lifecycle, logger }, deadlineMs);
     return drained;
   };
-  return { server, port, url, registry, drain, close: () => drain(0).then(() => undefined) };
+  return {
+    server,
+    port,
+    url,
+    registry,
+    access,
+    exposure,
+    drain,
+    close: () =>
+      drain(0).then(async () => {
+        await new Promise<void>((resolve) => (metricsServer ? metricsServer.close(() => resolve()) : resolve()));
+      }),
+  };
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+async function startMetricsServer(metrics: Metrics, port: number, host: string): Promise<Server> {
+  const handler = metricsHandler(metrics);
+  const server = createServer((request, response) => {
+    if (request.url !== METRICS_PATH) {
+      response.writeHead(404).end();
+      return;
+    }
+    void handler(request as never, response as never);
+  });
+  await listen(server, port, host);
+  return server;
 }
 
 interface DrainParts {

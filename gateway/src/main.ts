@@ -2,11 +2,14 @@
 import { loadConfig } from './config.ts';
 import { startGateway } from './gateway.ts';
 import { createLogger } from './logger.ts';
+import { startupBanner } from './startup-banner.ts';
 
 async function main(): Promise<void> {
+  const started = performance.now();
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
   const gateway = await startGateway(config, logger);
+  if (config.logLevel !== 'silent') process.stderr.write(`${startupBanner(gateway, performance.now() - started)}\n`);
 
   // First signal: drain (answer what is in flight, close every connection) and exit 0.
   // Second signal: the operator does not want to wait: exit now.

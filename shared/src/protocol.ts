@@ -21,6 +21,8 @@ export const LIVE_PATH = '/livez';
 /** Readiness for orchestrators and load balancers: models loaded, workers up, not draining; 503 otherwise. */
 export const READY_PATH = '/readyz';
 export const METRICS_PATH = '/metrics';
+/** How to reach this gateway from other devices (dashboard: LAN URL and QR code). */
+export const ACCESS_PATH = '/api/access';
 
 /** Query parameter a WebSocket client may set to the version it speaks; a mismatch closes the socket. */
 export const PROTOCOL_QUERY_PARAM = 'protocol';
@@ -83,6 +85,10 @@ export const ERROR_CODES = [
   'overloaded',
   /** The connection sent messages faster than its rate limit; slow down (persisting closes the connection). */
   'rate_limited',
+  /** No access token, or a wrong one, where the gateway requires one (HTTP and WebSocket upgrades). */
+  'unauthorized',
+  /** The request names a host or comes from an origin this gateway does not serve. */
+  'forbidden',
   /** A fault of the gateway, not of the request. */
   'internal',
 ] as const;
@@ -96,6 +102,8 @@ export const HTTP_STATUS_BY_ERROR: Readonly<Record<ErrorCode, number>> = {
   unknown_model: 404,
   overloaded: 503,
   rate_limited: 429,
+  unauthorized: 401,
+  forbidden: 403,
   internal: 500,
 };
 
@@ -119,6 +127,7 @@ export type {
   PingMessage,
   PongMessage,
   ReadinessResponse,
+  AccessInfo,
   ServerMessage,
   StageTimings,
 } from './schemas.ts';

@@ -214,7 +214,20 @@ export const healthResponseSchema = z.object({
 /** GET /readyz: 200 with ready true, or 503 with the reason. */
 export const readinessResponseSchema = z.object({ ready: z.boolean(), reason: z.string().optional() });
 
+/** GET /api/access: the addresses other devices can open (with the token when one is needed). */
+export const accessInfoSchema = z.object({
+  /** Listening beyond this machine (`--host`). */
+  exposed: z.boolean(),
+  secure: z.boolean(),
+  tokenRequired: z.boolean(),
+  /** URLs on this machine. */
+  local: z.array(z.string()),
+  /** URLs on the LAN, first the one a phone most likely reaches; empty when not exposed. */
+  network: z.array(z.string()),
+});
+
 export type ModelInfo = z.output<typeof modelInfoSchema>;
+export type AccessInfo = z.output<typeof accessInfoSchema>;
 export type ModelsResponse = z.output<typeof modelsResponseSchema>;
 export type HealthResponse = z.output<typeof healthResponseSchema>;
 export type ReadinessResponse = z.output<typeof readinessResponseSchema>;

@@ -5,6 +5,7 @@
 import type { z } from 'zod';
 import type { Codec, ErrorCode } from './protocol.ts';
 import {
+  accessInfoSchema,
   clientMessageSchemas,
   detectBodySchemas,
   detectQuerySchema,
@@ -12,6 +13,7 @@ import {
   messageId,
   modelsResponseSchema,
   serverMessageSchema,
+  type AccessInfo,
   type ClientMessage,
   type DetectRequestBody,
   type HealthResponse,
@@ -99,6 +101,11 @@ function validateResponse<T>(schema: z.ZodType<T>, value: unknown, what: string)
 /** Validates the body of GET /api/models; throws an Error naming what is wrong. */
 export function validateModelsResponse(value: unknown): ModelsResponse {
   return validateResponse(modelsResponseSchema, value, 'the model list (GET /api/models)');
+}
+
+/** Validates the body of GET /api/access; throws an Error naming what is wrong. */
+export function validateAccessInfo(value: unknown): AccessInfo {
+  return validateResponse(accessInfoSchema, value, 'the access answer (GET /api/access)');
 }
 
 /** Validates the body of GET /healthz; throws an Error naming what is wrong. */

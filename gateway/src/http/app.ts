@@ -2,7 +2,17 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { DETECT_PATH, HEALTH_PATH, HTTP_STATUS_BY_ERROR, METRICS_PATH, MODELS_PATH, type ErrorMessage } from '@sightline/shared/protocol';
+import cors from 'cors';
+import {
+  ACCESS_PATH,
+  DETECT_PATH,
+  HEALTH_PATH,
+  HTTP_STATUS_BY_ERROR,
+  METRICS_PATH,
+  MODELS_PATH,
+  type AccessInfo,
+  type ErrorMessage,
+} from '@sightline/shared/protocol';
 import type { Lifecycle } from '../lifecycle.ts';
 import type { Logger } from '../logger.ts';
 import type { Metrics } from '../metrics.ts';
@@ -10,8 +20,11 @@ import type { ModelRegistry } from '../models/model-registry.ts';
 import type { Detector } from '../pipeline/detector.ts';
 import type { InferencePool } from '../pipeline/inference-pool.ts';
 import type { FairScheduler } from '../scheduling/fair-scheduler.ts';
+import type { AccessPolicy } from '../security/access-policy.ts';
+import { httpGuard } from '../security/http-guard.ts';
+import { securityHeaders } from '../security/security-headers.ts';
 import { detectRouter } from './detect-route.ts';
-import { probeRoutes } from './probes.ts';
+import { healthRoute, probeRoutes } from './probes.ts';
 
 export interface AppDependencies {
   detector: Detector;
@@ -23,6 +36,15 @@ export interface AppDependencies {
   logger: Logger;
   webDir: string;
   maxMessageBytes: number;
+  policy: AccessPolicy;
+  /** What GET /api/access answers. */
+  access: AccessInfo;
+  /** Whether the token cookie may carry `Secure` (the page is served over HTTPS). */
+  secureCookie: boolean;
+  /** /metrics is served here (behind the token) unless it has a listener of its own. */
+  serveMetrics: boolean;
+  /** Proxies whose X-Forwarded-For names the client. */
+  trustProxy: readonly string[];
 }
 
 const PLACEHOLDER_PAGE = `<!doctype html><meta charset="utf-8"><title>Sightline</title>
@@ -33,8 +55,16 @@ const PLACEHOLDER_PAGE = `<!doctype html><meta charset="utf-8"><title>Sightline<
 export function createApp(deps: AppDependencies): express.Express {
   const app = express();
   app.disable('x-powered-by');
+  app.set('trust proxy', deps.trustProxy.length > 0 ? [...deps.trustProxy] : false);
 
+  app.use(securityHeaders());
   app.use(probeRoutes(deps));
+  app.use(httpGuard(deps.policy, { secureCookie: deps.secureCookie }));
+  const extraOrigins = deps.policy.options.allowedOrigins;
+  // No CORS headers at all unless origins were allowed: the API is for this dashboard and for programs.
+  if (extraOrigins.length > 0)
+    app.use('/api', cors({ origin: [...extraOrigins], allowedHeaders: ['Authorization', 'Content-Type', 'Accept'] }));
+  app.use(healthRoute(deps));
 
   // Draining: requests already in flight complete; new ones (on connections opened before) are turned
   // away with the reason, and their connection closes after the answer.
@@ -50,9 +80,12 @@ export function createApp(deps: AppDependencies): express.Express {
     response.json(deps.registry.describe());
   });
 
-  app.get(METRICS_PATH, async (_request, response) => {
-    response.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
+  app.get(ACCESS_PATH, (_request, response) => {
+    response.setHeader('Cache-Control', 'no-store');
+    response.json(deps.access);
   });
+
+  if (deps.serveMetrics) app.get(METRICS_PATH, metricsHandler(deps.metrics));
 
   app.use(DETECT_PATH, detectRouter(deps));
 
@@ -75,6 +108,12 @@ export function createApp(deps: AppDependencies): express.Express {
   });
 
   return app;
+}
+
+export function metricsHandler(metrics: Metrics) {
+  return async (_request: Request, response: Response) => {
+    response.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+  };
 }
 
 function noCacheForHtml(response: Response, path: string): void {

@@ -1,6 +1,7 @@
 /**
- * Health endpoints. /livez and /readyz are for orchestrators and load balancers and run no inference;
- * /healthz is the summary for people and simple checks.
+ * Health endpoints. /livez and /readyz are for orchestrators and load balancers, run no inference and
+ * stay open without a token (they say nothing a prober should not know); /healthz is the summary for
+ * people and simple checks, behind the token like the rest.
  *
  * - /livez: the process can serve requests (its event loop answers). Restart it only if this fails.
  * - /readyz: send it traffic: models loaded, inference workers up, not draining. 503 with the reason.
@@ -18,11 +19,12 @@ import type { Lifecycle } from '../lifecycle.ts';
 import type { ModelRegistry } from '../models/model-registry.ts';
 import type { InferencePool } from '../pipeline/inference-pool.ts';
 
-export function probeRoutes(deps: { lifecycle: Lifecycle; pool: InferencePool; registry: ModelRegistry }): Router {
+// Probes must never be cached by a proxy between the orchestrator and the gateway.
+const noStore = (response: { setHeader(name: string, value: string): unknown }) => response.setHeader('Cache-Control', 'no-store');
+
+export function probeRoutes(deps: { lifecycle: Lifecycle; pool: InferencePool }): Router {
   const router = Router();
-  const { lifecycle, pool, registry } = deps;
-  // Probes must never be cached by a proxy between the orchestrator and the gateway.
-  const noStore = (response: { setHeader(name: string, value: string): unknown }) => response.setHeader('Cache-Control', 'no-store');
+  const { lifecycle, pool } = deps;
 
   router.get(LIVE_PATH, (_request, response) => {
     noStore(response);
@@ -37,6 +39,12 @@ export function probeRoutes(deps: { lifecycle: Lifecycle; pool: InferencePool; r
     response.status(body.ready ? 200 : 503).json(body);
   });
 
+  return router;
+}
+
+export function healthRoute(deps: { lifecycle: Lifecycle; pool: InferencePool; registry: ModelRegistry }): Router {
+  const router = Router();
+  const { lifecycle, pool, registry } = deps;
   router.get(HEALTH_PATH, (_request, response) => {
     noStore(response);
     const ok = pool.healthy && !lifecycle.draining;

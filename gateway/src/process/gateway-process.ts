@@ -27,6 +27,12 @@ export interface GatewayProcessOptions {
   logDir?: string;
   /** How long start() waits for /healthz unless told otherwise. */
   startTimeoutMs?: number;
+  /** Address to bind (HOST): 127.0.0.1 unless a test exposes the gateway (0.0.0.0). */
+  host?: string;
+  /** The gateway serves HTTPS (exposed, or SIGHTLINE_TLS=auto): URLs and the health check use it. */
+  https?: boolean;
+  /** The access token the gateway asks for (SIGHTLINE_TOKEN, which this also sets). */
+  token?: string;
 }
 
 /** Log files of one process never share a name, however many gateways it starts and restarts. */
@@ -57,7 +63,7 @@ export class GatewayProcess {
   }
 
   get url(): string {
-    return `http://127.0.0.1:${this.port}`;
+    return `${this.options.https ? 'https' : 'http'}://127.0.0.1:${this.port}`;
   }
 
   get running(): boolean {
@@ -81,14 +87,16 @@ export class GatewayProcess {
   /** Spawns it and waits until /healthz answers ok. */
   async start(timeoutMs = this.options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS): Promise<void> {
     if (this.running) throw new Error(`gateway on port ${this.port} is already running`);
-    const { logDir, name = 'gateway', env } = this.options;
+    const { logDir, name = 'gateway', env, host = '127.0.0.1', https, token } = this.options;
     this.server = await ServerProcess.start({
       name: 'gateway',
       command: process.execPath,
       args: ['--import', 'tsx', 'src/main.ts'],
       cwd: GATEWAY_DIR,
       port: this.port,
-      env: { LOG_LEVEL: 'warn', ...env, PORT: String(this.port), HOST: '127.0.0.1' },
+      env: { LOG_LEVEL: 'warn', ...env, PORT: String(this.port), HOST: host, ...(token ? { SIGHTLINE_TOKEN: token } : {}) },
+      ...(https ? { https } : {}),
+      ...(token ? { token } : {}),
       ...(logDir ? { logFile: join(logDir, `gateway-${name}-${this.port}-${process.pid}-${++logCounter}.log`) } : {}),
       startTimeoutMs: timeoutMs,
     });

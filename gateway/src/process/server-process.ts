@@ -6,6 +6,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { dirname } from 'node:path';
 import { HEALTH_PATH } from '@sightline/shared/protocol';
 import { validateHealthResponse } from '@sightline/shared/validation';
@@ -24,6 +26,13 @@ export interface ServerProcessOptions {
   logFile?: string;
   /** Loading and warming up models takes a while on a small, busy machine. */
   startTimeoutMs?: number;
+  /**
+   * The server speaks HTTPS with a certificate of its own making: its health is asked without verifying
+   * it (whoever needs the certificate checked checks it: the HTTPS e2e test trusts exactly its key).
+   */
+  https?: boolean;
+  /** Sent as `Authorization: Bearer` with the health check, for a server that asks for a token. */
+  token?: string;
 }
 
 export const DEFAULT_START_TIMEOUT_MS = 120_000;
@@ -54,7 +63,7 @@ export class ServerProcess {
     readonly child: ChildProcess,
     private readonly log: WriteStream | undefined,
   ) {
-    this.url = `http://127.0.0.1:${options.port}`;
+    this.url = `${options.https ? 'https' : 'http'}://127.0.0.1:${options.port}`;
     live.add(child);
     const keep = (chunk: Buffer) => {
       this.tail = (this.tail + chunk.toString()).slice(-OUTPUT_TAIL_CHARS);
@@ -151,10 +160,10 @@ export class ServerProcess {
         throw new Error(`${name} on port ${port} ${how} before it was healthy${details()}`);
       }
       try {
-        const response = await fetch(`${this.url}${HEALTH_PATH}`, { signal: AbortSignal.timeout(2000) });
+        const response = await getJson(`${this.url}${HEALTH_PATH}`, this.options.token);
         // Validated, not merely parsed: whatever answers on the port must be a server of this protocol.
-        const health = validateHealthResponse(await response.json());
-        if (response.ok && health.ok) return;
+        const health = validateHealthResponse(response.body);
+        if (response.status === 200 && health.ok) return;
         problem = `${HEALTH_PATH} answered HTTP ${response.status} ${JSON.stringify(health)}`;
       } catch (error) {
         problem = error instanceof Error ? error.message : String(error);
@@ -166,4 +175,28 @@ export class ServerProcess {
       await new Promise((resolve) => setTimeout(resolve, HEALTH_POLL_MS));
     }
   }
+}
+
+/** GET a JSON body over HTTP or HTTPS (a self-signed certificate is not checked here), within 2 s. */
+function getJson(url: string, token: string | undefined): Promise<{ status: number; body: unknown }> {
+  const target = new URL(url);
+  const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+  const headers: Record<string, string> = { accept: 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) };
+  return new Promise((resolve, reject) => {
+    const request = send(target, { headers, rejectUnauthorized: false, timeout: 2000 }, (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (text += chunk));
+      response.on('end', () => {
+        try {
+          resolve({ status: response.statusCode ?? 0, body: JSON.parse(text) as unknown });
+        } catch (error) {
+          reject(error instanceof Error ? error : new Error(String(error)));
+        }
+      });
+    });
+    request.on('timeout', () => request.destroy(new Error('no answer within 2 s')));
+    request.on('error', reject);
+    request.end();
+  });
 }

@@ -5,17 +5,25 @@
  */
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
+import proxyAddr from 'proxy-addr';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { CLOSE_CODES, PROTOCOL_QUERY_PARAM, PROTOCOL_VERSION, WS_PATH } from '@sightline/shared/protocol';
 import { excerpt } from '@sightline/shared/validation';
 import type { Logger } from '../logger.ts';
 import { PeerLogLimiter } from '../logging/peer-log-limiter.ts';
 import type { Metrics } from '../metrics.ts';
+import type { AccessPolicy } from '../security/access-policy.ts';
 import { closeWithin } from './close-socket.ts';
 import { FrameSession, type FrameSessionOptions } from './frame-session.ts';
 
 export interface SocketServerOptions extends Omit<FrameSessionOptions, 'logger'> {
   maxConnections: number;
+  /** Connections at once from one client address. */
+  maxConnectionsPerIp: number;
+  /** Proxies whose X-Forwarded-For names the client. */
+  trustProxy: readonly string[];
+  /** Host, Origin and token checks of every upgrade. */
+  policy: AccessPolicy;
   /**
    * Every connection is pinged this often; one that has not answered the previous ping by the next is
    * closed. A browser answers pings in its network stack even in a background tab, so only a peer that
@@ -26,8 +34,15 @@ export interface SocketServerOptions extends Omit<FrameSessionOptions, 'logger'>
   metrics: Metrics;
 }
 
+const STATUS_TEXT: Record<number, string> = { 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 503: 'Service Unavailable' };
+
+/** Refuses an upgrade before any WebSocket exists: a plain HTTP answer with the reason as its body. */
 function rejectUpgrade(socket: Duplex, status: number, reason: string): void {
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+  const body = Buffer.from(reason);
+  const authenticate = status === 401 ? 'WWW-Authenticate: Bearer realm="sightline"\r\n' : '';
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_TEXT[status]}\r\nConnection: close\r\n${authenticate}Content-Type: text/plain; charset=utf-8\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+  );
 }
 
 export function attachSocketServer(server: Server, options: SocketServerOptions) {
@@ -39,6 +54,8 @@ export function attachSocketServer(server: Server, options: SocketServerOptions)
     perMessageDeflate: false,
   });
   const sessions = new Map<WebSocket, FrameSession>();
+  const perAddress = new Map<string, number>();
+  const trust = proxyAddr.compile([...options.trustProxy]);
   const alive = new WeakSet<WebSocket>();
   const errorLogLimiter = new PeerLogLimiter(5);
   // A client reconnecting in a loop must not flood the log either: connection lines are bounded per peer too.
@@ -48,13 +65,24 @@ export function attachSocketServer(server: Server, options: SocketServerOptions)
 
   server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     if (draining) {
-      rejectUpgrade(socket, 503, 'Service Unavailable');
+      rejectUpgrade(socket, 503, 'the gateway is shutting down');
       return;
     }
     const url = new URL(request.url ?? '/', 'http://localhost');
     if (url.pathname !== WS_PATH) {
-      rejectUpgrade(socket, 404, 'Not Found');
+      rejectUpgrade(socket, 404, `no WebSocket endpoint here; use ${WS_PATH}`);
       return;
+    }
+    // Host (DNS rebinding), then Origin (cross-site WebSocket hijacking: 403 whatever the token), then the token.
+    for (const verdict of [
+      options.policy.checkHost(request.headers.host),
+      options.policy.checkOrigin(request.headers.origin),
+      options.policy.checkToken(request.headers),
+    ]) {
+      if (!verdict.ok) {
+        rejectUpgrade(socket, verdict.status, verdict.reason);
+        return;
+      }
     }
     wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request, url));
   });
@@ -78,7 +106,14 @@ export function attachSocketServer(server: Server, options: SocketServerOptions)
       closeWithin(ws, CLOSE_CODES.tryAgainLater, `too many connections (limit ${options.maxConnections})`);
       return;
     }
-    const peerAddress = request.socket.remoteAddress ?? 'unknown';
+    const peerAddress = proxyAddr(request, trust);
+    const fromPeer = perAddress.get(peerAddress) ?? 0;
+    if (fromPeer >= options.maxConnectionsPerIp) {
+      options.metrics.closes.inc({ reason: 'full' });
+      closeWithin(ws, CLOSE_CODES.tryAgainLater, `too many connections from your address (limit ${options.maxConnectionsPerIp})`);
+      return;
+    }
+    perAddress.set(peerAddress, fromPeer + 1);
     const log = options.logger.child({ peer: `${peerAddress}:${request.socket.remotePort}` });
     const connectionLog = connectionLogLimiter.allow(peerAddress);
     if (connectionLog.log) log.info(connectionLog.suppressed ? { suppressed: connectionLog.suppressed } : {}, 'websocket connected');
@@ -99,6 +134,9 @@ export function attachSocketServer(server: Server, options: SocketServerOptions)
     sessions.set(ws, session);
     ws.on('close', (code, reason) => {
       sessions.delete(ws);
+      const left = (perAddress.get(peerAddress) ?? 1) - 1;
+      if (left > 0) perAddress.set(peerAddress, left);
+      else perAddress.delete(peerAddress);
       options.metrics.connections.dec();
       if (connectionLog.log) log.info({ code, reason: reason.toString() }, 'websocket closed');
       if (sessions.size === 0) allClosed?.();

@@ -1,6 +1,7 @@
 import type { DashboardSnapshot } from '../app/dashboard-snapshot.ts';
 import { formatMs, formatNumber } from '../ui/format.ts';
 import { ConnectionIndicator } from './ConnectionIndicator.tsx';
+import { PhoneAccess } from './PhoneAccess.tsx';
 
 interface Props {
   snapshot: DashboardSnapshot;
@@ -61,6 +62,7 @@ export function Header({ snapshot, paused, onPause, onRetry }: Props) {
           </div>
         )}
       </dl>
+      <PhoneAccess />
       <button
         type="button"
         className={`button pause-button${paused ? ' button--primary' : ''}`}

@@ -2,7 +2,7 @@
  * Gateway configuration: defaults, overridden by environment variables, overridden by command-line flags.
  * Validated once at start so a typo fails loudly instead of running with a surprising value.
  */
-import { availableParallelism, homedir } from 'node:os';
+import { availableParallelism, homedir, hostname } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
@@ -40,6 +40,8 @@ const configSchema = z
     allowedOrigins: list,
     /** Host names besides the machine's own the gateway answers to; `*` turns the Host check off. */
     allowedHosts: list,
+    /** This gateway's name in hello, /healthz, metrics and logs: which replica served a client. */
+    instance: z.string().min(1).max(100),
     /** WebSocket connections at once from one client address. */
     maxConnectionsPerIp: z.coerce.number().int().min(1),
     /** Serve /metrics on this separate port (plain HTTP, no token) instead of behind the token on the main one. */
@@ -95,6 +97,8 @@ export const DEFAULT_CONFIG: GatewayConfig = {
   allowedOrigins: [],
   allowedHosts: [],
   maxConnectionsPerIp: 64,
+  // The host name is the container or pod name in a deployment; the pid tells apart gateways on one machine.
+  instance: `${hostname()}-${process.pid}`,
   trustProxy: [],
   modelsDir: `${repoRoot}models`,
   webDir: `${repoRoot}web/dist`,
@@ -145,6 +149,11 @@ const SETTINGS: Record<keyof GatewayConfig, { flags: string; env: string; help: 
     flags: '--allowed-hosts <list>',
     env: 'SIGHTLINE_ALLOWED_HOSTS',
     help: "comma-separated host names to answer to besides the machine's own; * for any",
+  },
+  instance: {
+    flags: '--instance <name>',
+    env: 'SIGHTLINE_INSTANCE',
+    help: 'name of this gateway in hello, /healthz, metrics and logs (default: host name and pid)',
   },
   maxConnectionsPerIp: {
     flags: '--max-connections-per-ip <n>',

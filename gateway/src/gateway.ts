@@ -71,7 +71,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     defaultModel: config.defaultModel,
     scoreThreshold: config.scoreThreshold,
   });
-  const metrics = createMetrics();
+  const metrics = createMetrics(config.instance);
   const pool = await InferencePool.start({
     models: registry.specs,
     threads: config.threads,
@@ -129,6 +129,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     secureCookie: scheme === 'https',
     serveMetrics: config.metricsPort === undefined,
     trustProxy: config.trustProxy,
+    instance: config.instance,
   });
   // Listening before the app is attached is safe: no request event can run before this synchronous code ends.
   server.on('request', app);
@@ -145,6 +146,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     maxConnectionsPerIp: config.maxConnectionsPerIp,
     trustProxy: config.trustProxy,
     policy,
+    instance: config.instance,
     heartbeatMs: config.heartbeatMs,
     logger,
     metrics,

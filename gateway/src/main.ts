@@ -7,7 +7,7 @@ import { startupBanner } from './startup-banner.ts';
 async function main(): Promise<void> {
   const started = performance.now();
   const config = loadConfig();
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, config.instance);
   const gateway = await startGateway(config, logger);
   if (config.logLevel !== 'silent') process.stderr.write(`${startupBanner(gateway, performance.now() - started)}\n`);
 

@@ -1,8 +1,10 @@
 /** Prometheus metrics, served at /metrics. */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
-export function createMetrics() {
+export function createMetrics(instance?: string) {
   const registry = new Registry();
+  // Every series names the replica, so dashboards over several gateways can tell them apart.
+  if (instance) registry.setDefaultLabels({ gateway_instance: instance });
   collectDefaultMetrics({ register: registry, prefix: 'sightline_' });
   return {
     registry,

@@ -94,6 +94,8 @@ export const limitsSchema = z.object({
 export const helloSchema = z.object({
   type: z.literal('hello'),
   protocol: z.number().int(),
+  /** Which gateway (replica) serves this connection. Optional: gateways before it did not send it. */
+  instance: z.string().optional(),
   defaultModel: z.string(),
   models: z.array(z.string()),
   limits: limitsSchema,
@@ -207,6 +209,8 @@ export const healthResponseSchema = z.object({
   protocol: z.number().int(),
   /** `draining` from the first shutdown signal on. Optional: gateways before it did not send it. */
   state: z.enum(GATEWAY_STATES).optional(),
+  /** Which gateway (replica) answered. */
+  instance: z.string().optional(),
   modelsLoaded: z.array(z.string()),
   uptimeS: z.number().min(0),
 });

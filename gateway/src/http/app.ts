@@ -45,6 +45,8 @@ export interface AppDependencies {
   serveMetrics: boolean;
   /** Proxies whose X-Forwarded-For names the client. */
   trustProxy: readonly string[];
+  /** This gateway's name (GET /healthz). */
+  instance: string;
 }
 
 const PLACEHOLDER_PAGE = `<!doctype html><meta charset="utf-8"><title>Sightline</title>

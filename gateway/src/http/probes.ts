@@ -42,9 +42,9 @@ export function probeRoutes(deps: { lifecycle: Lifecycle; pool: InferencePool })
   return router;
 }
 
-export function healthRoute(deps: { lifecycle: Lifecycle; pool: InferencePool; registry: ModelRegistry }): Router {
+export function healthRoute(deps: { lifecycle: Lifecycle; pool: InferencePool; registry: ModelRegistry; instance: string }): Router {
   const router = Router();
-  const { lifecycle, pool, registry } = deps;
+  const { lifecycle, pool, registry, instance } = deps;
   router.get(HEALTH_PATH, (_request, response) => {
     noStore(response);
     const ok = pool.healthy && !lifecycle.draining;
@@ -52,6 +52,7 @@ export function healthRoute(deps: { lifecycle: Lifecycle; pool: InferencePool; r
       ok,
       protocol: PROTOCOL_VERSION,
       state: lifecycle.state,
+      instance,
       modelsLoaded: pool.healthy ? registry.names : [],
       uptimeS: Math.round((Date.now() - lifecycle.startedAt) / 1000),
     };

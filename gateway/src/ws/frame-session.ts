@@ -41,6 +41,8 @@ export interface FrameSessionOptions {
   maxMessagesPerSecond: number;
   defaultModel: string;
   models: string[];
+  /** This gateway's name, in `hello`. */
+  instance: string;
   logger: Logger;
   metrics: Metrics;
 }
@@ -72,6 +74,7 @@ export class FrameSession {
       {
         type: 'hello',
         protocol: PROTOCOL_VERSION,
+        instance: options.instance,
         defaultModel: options.defaultModel,
         models: options.models,
         limits: options.limits,

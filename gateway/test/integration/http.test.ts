@@ -113,14 +113,14 @@ describe('GET endpoints', () => {
     const response = await fetch(`${gateway.url}/healthz`);
     expect(response.status).toBe(200);
     const body = (await response.json()) as HealthResponse;
-    expect(body).toMatchObject({ ok: true, protocol: 1 });
+    expect(body).toMatchObject({ ok: true, protocol: 1, state: 'ready', instance: expect.stringMatching(/.+-\d+/) });
     expect(body.modelsLoaded).toEqual(expect.arrayContaining(['ssdlite-mobilenetv2-coco', 'blazeface-back-256']));
   });
 
   it('exposes Prometheus metrics counting the frames answered', async () => {
     await post(dog, 'image/jpeg');
     const text = await (await fetch(`${gateway.url}/metrics`)).text();
-    expect(text).toMatch(/sightline_frames_total\{transport="http",codec="raw",outcome="detections"\} \d+/);
+    expect(text).toMatch(/sightline_frames_total\{transport="http",codec="raw",outcome="detections",gateway_instance="[^"]+"\} \d+/);
     expect(text).toMatch(/sightline_stage_ms_bucket/);
   });
 
@@ -128,7 +128,7 @@ describe('GET endpoints', () => {
     const runs = async () => {
       const text = await (await fetch(`${gateway.url}/metrics`)).text();
       const count = (threads: string) =>
-        Number(new RegExp(`sightline_inference_runs_total\\{threads="${threads}"\\} (\\d+)`).exec(text)?.[1] ?? 0);
+        Number(new RegExp(`sightline_inference_runs_total\\{threads="${threads}"[^}]*\\} (\\d+)`).exec(text)?.[1] ?? 0);
       return { all: count('all'), shared: count('shared') };
     };
     const before = await runs();

@@ -3,6 +3,7 @@
  * both codecs on one connection, pings, flow control, bad input, isolation between clients.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hostname } from 'node:os';
 import WebSocket from 'ws';
 import { encode as msgpackEncode } from '@msgpack/msgpack';
 import { PROTOCOL_VERSION, type DetectionsMessage, type ErrorMessage } from '@sightline/shared/protocol';
@@ -25,13 +26,14 @@ afterAll(() => gateway?.close());
 const dog = photo('dog.jpg');
 
 describe('WebSocket detection', () => {
-  it('greets with the protocol version, models and limits', async () => {
+  it('greets with the protocol version, its instance name, models and limits', async () => {
     const client = await TestClient.connect(wsUrl);
     const hello = await client.hello();
     expect(hello.codec).toBe('json');
     expect(hello.message).toMatchObject({
       type: 'hello',
       protocol: PROTOCOL_VERSION,
+      instance: `${hostname()}-${process.pid}`,
       defaultModel: 'ssdlite-mobilenetv2-coco',
       models: expect.arrayContaining(['ssdlite-mobilenetv2-coco', 'blazeface-back-256']),
       limits: { maxInFlight: 1, queueLength: 1, maxMessageBytes: MAX_MESSAGE_BYTES },

@@ -20,7 +20,10 @@ export function connectionText(status: ConnectionStatus, now: number): { title: 
     case 'connecting':
       return { title: 'Connecting…' };
     case 'open':
-      return { title: 'Connected', detail: status.hello ? `protocol ${status.hello.protocol}` : undefined };
+      return {
+        title: 'Connected',
+        detail: status.hello ? [`protocol ${status.hello.protocol}`, status.hello.instance].filter(Boolean).join(' · ') : undefined,
+      };
     case 'reconnecting':
       if (status.retryAt === undefined) return { title: 'Reconnecting…', detail: status.lastError };
       return { title: `Reconnecting in ${secondsUntil(status.retryAt, now)} s`, detail: status.lastError };

@@ -61,6 +61,7 @@ function session(overrides: Partial<FrameSessionOptions> = {}) {
     maxMessagesPerSecond: 100,
     defaultModel: 'm',
     models: ['m'],
+    instance: 'test-gateway',
     logger: createLogger('silent'),
     metrics: createMetrics(),
     ...overrides,

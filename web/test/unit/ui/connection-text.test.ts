@@ -43,3 +43,19 @@ describe('connection wording', () => {
     expect(connectionText(mismatch, 0)).toEqual({ title: 'Version mismatch', detail: mismatch.lastError });
   });
 });
+
+describe('connected detail', () => {
+  it('names the protocol and the gateway instance (the replica) that serves this connection', () => {
+    const hello = {
+      type: 'hello' as const,
+      protocol: 1,
+      defaultModel: 'm',
+      models: ['m'],
+      limits: { maxMessageBytes: 1, maxPixels: 1, maxInFlight: 1, queueLength: 1 },
+    };
+    expect(connectionText({ state: 'open', attempt: 0, hello: { ...hello, instance: 'gateway-2' } }, 0).detail).toBe(
+      'protocol 1 · gateway-2',
+    );
+    expect(connectionText({ state: 'open', attempt: 0, hello }, 0).detail).toBe('protocol 1');
+  });
+});

@@ -72,6 +72,8 @@ const configSchema = z
     maxBufferedBytes: z.coerce.number().int().min(1024),
     /** Per connection: messages per second before `rate_limited`; persisting past it closes the connection. */
     maxMessagesPerSecond: z.coerce.number().int().min(1),
+    /** JPEG decoding: `turbo` (libjpeg-turbo in the inference workers, sharp for the rest) or `sharp` for everything (to compare). */
+    jpegDecoder: z.enum(['turbo', 'sharp']),
     /** Pings every connection this often; one that misses a ping by the next is closed (gone, or not reading). */
     heartbeatMs: z.coerce.number().int().min(100).max(600_000),
     /** From the first shutdown signal to exit, at most. */
@@ -110,6 +112,7 @@ export const DEFAULT_CONFIG: GatewayConfig = {
   queueBudgetMs: 25,
   maxBufferedBytes: 1024 * 1024,
   maxMessagesPerSecond: 200,
+  jpegDecoder: 'turbo',
   heartbeatMs: 5000,
   drainTimeoutMs: 5000,
   maxMessageBytes: 10 * 1024 * 1024,
@@ -226,6 +229,11 @@ const SETTINGS: Record<keyof GatewayConfig, { flags: string; env: string; help: 
     flags: '--max-messages-per-second <n>',
     env: 'SIGHTLINE_MAX_MESSAGES_PER_SECOND',
     help: `per connection, messages per second before rate_limited (default ${DEFAULT_CONFIG.maxMessagesPerSecond})`,
+  },
+  jpegDecoder: {
+    flags: '--jpeg-decoder <name>',
+    env: 'SIGHTLINE_JPEG_DECODER',
+    help: 'turbo: libjpeg-turbo in the inference workers, DCT-scaled (default); sharp: libvips for every frame',
   },
   heartbeatMs: {
     flags: '--heartbeat-ms <ms>',

@@ -50,15 +50,16 @@ export interface RunningGateway {
 }
 
 /**
- * Real frames through every stage before the first client: the sessions are already warm, but sharp,
- * the JIT and the worker hand-off are not, and would make the first answers slow. A real photo, so
- * the decoders, NMS and box mapping see detections; small and large, so both decode paths
- * (decode-image.ts) are compiled.
+ * Real frames through every stage before the first client: the sessions are already warm, but the
+ * decoders, the JIT and the worker hand-off are not, and would make the first answers slow. A real
+ * photo, so the output decoders, NMS and box mapping see detections; as JPEG at two sizes (libjpeg-turbo
+ * at full and at half scale) and as PNG (sharp), so every decode path is compiled.
  */
 async function warmUp(detector: Detector, registry: ModelRegistry): Promise<void> {
   const photo = readPhoto('dog.jpg');
-  const frame = (width: number, height: number) => sharp(photo).resize(width, height, { fit: 'fill' }).jpeg().toBuffer();
-  const images = await Promise.all([frame(320, 240), frame(640, 480)]);
+  const frame = (width: number, height: number, format: 'jpeg' | 'png') =>
+    sharp(photo).resize(width, height, { fit: 'fill' }).toFormat(format).toBuffer();
+  const images = await Promise.all([frame(320, 240, 'jpeg'), frame(640, 480, 'jpeg'), frame(320, 240, 'png')]);
   for (const model of registry.names) {
     for (const image of images) {
       for (let i = 0; i < 3; i++) await detector.detect({ image, model });
@@ -76,6 +77,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     models: registry.specs,
     threads: config.threads,
     workers: config.workers,
+    maxPixels: config.maxPixels,
+    turbo: config.jpegDecoder === 'turbo',
     logger,
     onRun: (wide) => metrics.inferenceRuns.inc({ threads: wide ? 'all' : 'shared' }),
   });

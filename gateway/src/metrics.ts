@@ -21,6 +21,12 @@ export function createMetrics(instance?: string) {
       buckets: [0.5, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024],
       registers: [registry],
     }),
+    decodes: new Counter({
+      name: 'sightline_decodes_total',
+      help: 'Frames decoded, by decoder: "turbo" (libjpeg-turbo in an inference worker) or "sharp" (libvips).',
+      labelNames: ['decoder'] as const,
+      registers: [registry],
+    }),
     inferenceRuns: new Counter({
       name: 'sightline_inference_runs_total',
       help: 'Inference runs by thread allotment: "all" (a frame alone, every intra-op thread) or "shared" (queued frames side by side).',
@@ -43,7 +49,8 @@ export function createMetrics(instance?: string) {
 
 export type Metrics = ReturnType<typeof createMetrics>;
 
-/** Records one answered frame's stage timings. */
-export function observeStages(metrics: Metrics, model: string, timings: Record<string, number>): void {
+/** Records one answered frame: its stage timings and which decoder took it. */
+export function observeStages(metrics: Metrics, model: string, timings: Record<string, number>, decoder: 'turbo' | 'sharp'): void {
   for (const [stage, ms] of Object.entries(timings)) metrics.stageMs.observe({ stage, model }, ms);
+  metrics.decodes.inc({ decoder });
 }

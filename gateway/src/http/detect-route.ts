@@ -87,7 +87,7 @@ export function detectRouter(deps: {
       const reply = detectionsReply(parsed.body, result, { receivedAt, connectionQueueMs: waitedMs });
       send(response, 200, reply, codec);
       deps.metrics.frames.inc({ transport: 'http', codec: requestCodec, outcome: 'detections' });
-      observeStages(deps.metrics, reply.model, reply.timings);
+      observeStages(deps.metrics, reply.model, reply.timings, result.decoder);
     } catch (error) {
       const { reply, fault } = errorReply(error, id);
       if (fault !== undefined) deps.logger.error({ err: fault }, 'detect request failed');

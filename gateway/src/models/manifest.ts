@@ -6,37 +6,9 @@ import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { manifestSchema, type Manifest } from '@sightline/shared/model';
 
-const manifestSchema = z
-  .object({
-    name: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/, 'lowercase letters, digits, . _ -'),
-    title: z.string().min(1),
-    kind: z.enum(['objects', 'faces']),
-    default: z.boolean().default(false),
-    file: z.string().optional(),
-    package: z.object({ name: z.string(), path: z.string() }).optional(),
-    sha256: z.string().regex(/^[0-9a-f]{64}$/),
-    license: z.string(),
-    input: z.object({
-      name: z.string(),
-      layout: z.enum(['NHWC', 'NCHW']),
-      dtype: z.enum(['float32', 'uint8']),
-      width: z.number().int().positive(),
-      height: z.number().int().positive(),
-      resize: z.enum(['stretch', 'letterbox']),
-      range: z.tuple([z.number(), z.number()]),
-    }),
-    outputs: z.record(z.string(), z.string()),
-    decoder: z.enum(['ssd', 'blazeface']),
-    labels: z.string(),
-    classIds: z.enum(['coco']).optional(),
-    scoreThreshold: z.number().min(0).max(1),
-    iouThreshold: z.number().min(0).max(1),
-    maxDetections: z.number().int().positive(),
-  })
-  .refine((m) => Boolean(m.file) !== Boolean(m.package), 'exactly one of `file` and `package`');
-
-export type Manifest = z.infer<typeof manifestSchema>;
+export type { Manifest };
 
 /** A model as the gateway serves it: its manifest, where its weights are, its labels and the threshold in force. */
 export interface ModelSpec {

@@ -1,39 +1,19 @@
 /**
- * Image bytes -> RGB pixels with sharp, by one of two paths picked from the header (image-header.ts):
+ * Image bytes -> RGB pixels with sharp, for what the JPEG fast path does not take (decode-plan.ts): PNG,
+ * WebP, EXIF-rotated JPEG, frames far larger than the model input, JPEGs libjpeg-turbo refused.
  *
- * - native size, for frames about the size of the model input or smaller (the dashboard's default
- *   frames): libvips only decodes, and input-tensor.ts resamples bilinearly, fused with the value
- *   conversion. Enlarging a 320x240 frame to 300x300 costs libvips twice the decode; the fused loop
- *   costs a fraction of it (docs/BENCHMARKS.md).
+ * - native size, up to 1.5x the model input: libvips only decodes; the worker resamples bilinearly,
+ *   fused with the value conversion.
  * - resized by libvips, for anything larger: bilinear sampling without a low-pass filter aliases once
  *   an axis shrinks by much more than 1.5x, and measurably costs detections (a horse in person.jpg,
  *   a face found on a cat), so larger frames get libvips's antialiased Lanczos-3, decoded at reduced
  *   scale where sharp can (JPEG shrink-on-load from a 3x reduction, WebP scale-on-load).
  */
 import sharp from 'sharp';
+import { letterboxPlacement, type Placement, type ResizeTarget, type RgbImage } from '@sightline/shared/model';
 import { ProtocolError } from '@sightline/shared/validation';
+import { planDecode } from './decode-plan.ts';
 import { readImageHeader, type ImageHeader } from './image-header.ts';
-
-export interface ResizeTarget {
-  width: number;
-  height: number;
-  resize: 'stretch' | 'letterbox';
-}
-
-/** Where the image lands inside the model input, in input pixels (letterbox leaves bars around it). */
-export interface Placement {
-  offsetX: number;
-  offsetY: number;
-  contentWidth: number;
-  contentHeight: number;
-}
-
-/** Interleaved 8-bit RGB. */
-export interface RgbImage {
-  data: Uint8Array;
-  width: number;
-  height: number;
-}
 
 export interface DecodedImage {
   /** At the submitted image's own size, or already at the size of the placement's content area. */
@@ -47,33 +27,6 @@ export interface DecodedImage {
 // Single-threaded libvips per image: the gateway decodes frames of many clients concurrently on the
 // libuv pool, and inference already uses the cores.
 sharp.concurrency(1);
-
-export function letterboxPlacement(width: number, height: number, target: ResizeTarget): Placement {
-  if (target.resize === 'stretch') {
-    return { offsetX: 0, offsetY: 0, contentWidth: target.width, contentHeight: target.height };
-  }
-  const scale = Math.min(target.width / width, target.height / height);
-  // A 1x600 or 3x2000 image still covers at least one input pixel across: rounding must not make it vanish.
-  const contentWidth = Math.max(1, Math.round(width * scale));
-  const contentHeight = Math.max(1, Math.round(height * scale));
-  // sharp's `contain` centres the image, rounding the leading bar down
-  return {
-    offsetX: Math.floor((target.width - contentWidth) / 2),
-    offsetY: Math.floor((target.height - contentHeight) / 2),
-    contentWidth,
-    contentHeight,
-  };
-}
-
-/** The largest reduction bilinear sampling handles without a low-pass filter. */
-export const MAX_BILINEAR_SHRINK = 1.5;
-
-/** Whether the image is small enough to be decoded at its own size and resampled in input-tensor.ts. */
-export function resampledAfterDecode(header: ImageHeader, target: ResizeTarget): boolean {
-  const placement = letterboxPlacement(header.width, header.height, target);
-  const shrink = Math.max(header.width / placement.contentWidth, header.height / placement.contentHeight);
-  return shrink <= MAX_BILINEAR_SHRINK;
-}
 
 function openImage(bytes: Uint8Array, maxPixels: number) {
   // limitInputPixels repeats the header check inside libvips, so no path decodes a bomb.
@@ -108,13 +61,19 @@ async function decodeResized(bytes: Uint8Array, header: ImageHeader, target: Res
   return { rgb, width, height, placement };
 }
 
-export async function decodeImage(bytes: Uint8Array, target: ResizeTarget, maxPixels: number): Promise<DecodedImage> {
-  const header = readImageHeader(bytes, maxPixels);
+/** Decodes with sharp at the image's own size or resized to its place in the input, as the header decides. */
+export async function decodeWithSharp(
+  bytes: Uint8Array,
+  header: ImageHeader,
+  target: ResizeTarget,
+  maxPixels: number,
+): Promise<DecodedImage> {
   let decoded: DecodedImage;
   try {
-    decoded = resampledAfterDecode(header, target)
-      ? await decodeNative(bytes, target, maxPixels)
-      : await decodeResized(bytes, header, target, maxPixels);
+    decoded =
+      planDecode(header, target, { turbo: false }).kind === 'sharp-native'
+        ? await decodeNative(bytes, target, maxPixels)
+        : await decodeResized(bytes, header, target, maxPixels);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new ProtocolError('bad_image', `image could not be decoded: ${reason}`);
@@ -123,4 +82,9 @@ export async function decodeImage(bytes: Uint8Array, target: ResizeTarget, maxPi
     throw new ProtocolError('internal', `decoded ${decoded.rgb.data.length} bytes for ${decoded.rgb.width}x${decoded.rgb.height} RGB`);
   }
   return decoded;
+}
+
+/** Header check, then sharp: for callers that hold only the bytes. */
+export function decodeImage(bytes: Uint8Array, target: ResizeTarget, maxPixels: number): Promise<DecodedImage> {
+  return decodeWithSharp(bytes, readImageHeader(bytes, maxPixels), target, maxPixels);
 }

@@ -18,6 +18,8 @@ export interface ImageHeader {
    * honours it in PNG and WebP, so for those the size may still be the stored one.
    */
   oriented: boolean;
+  /** EXIF orientation (1: as stored; 2..8 need a flip or a rotation); 1 where none was read. */
+  orientation: number;
 }
 
 /** Format by magic bytes: refuses everything else before any parser sees it (SVG, TIFF, GIF, HEIF, ...). */
@@ -46,5 +48,5 @@ export function readImageHeader(bytes: Uint8Array, maxPixels: number): ImageHead
     throw new ProtocolError('too_large', `image is ${width}x${height} = ${width * height} pixels; the limit is ${maxPixels}`);
   }
   const rotated = orientation >= 5;
-  return { format, width: rotated ? height : width, height: rotated ? width : height, oriented: format === 'jpeg' };
+  return { format, width: rotated ? height : width, height: rotated ? width : height, oriented: format === 'jpeg', orientation };
 }

@@ -1,5 +1,5 @@
 /**
- * The inference workers: a FIFO of tensors in front of a fixed set of worker threads, one frame per
+ * The inference workers: a FIFO of frames in front of a fixed set of worker threads, one frame per
  * worker at a time. A frame alone runs on the first worker with every thread; frames that queue up run
  * side by side on all workers with a share each (inference-schedule.ts). The FIFO stays short: the fair
  * scheduler (scheduling/fair-scheduler.ts) admits only a few more frames than there are workers.
@@ -9,30 +9,31 @@
  */
 import { Worker } from 'node:worker_threads';
 import { ProtocolError } from '@sightline/shared/validation';
+import type { Candidate, Placement } from '@sightline/shared/model';
 import type { Logger } from '../logger.ts';
-import type { Candidate } from './output-decoders/types.ts';
 import type { ModelSpec } from '../models/manifest.ts';
-import type { TensorPayload, WorkerReply, WorkerRequest, WorkerSetup } from './inference-messages.ts';
+import type { FrameImage, WorkerReply, WorkerRequest, WorkerSetup, WorkerTimings } from './inference-messages.ts';
 import { nextDispatch, sharedThreads } from './inference-schedule.ts';
 
-export interface InferenceResult {
+export interface InferenceJob {
+  model: string;
+  threshold: number;
+  image: FrameImage;
+  placement: Placement;
+}
+
+export interface InferenceResult extends WorkerTimings {
   /** Above the threshold, boxes normalised to the model input, before NMS. */
   candidates: Candidate[];
   /** Waiting for a free worker. */
   queueMs: number;
-  /** From handing the tensor to a worker until its answer is back on the event loop, minus outputDecodeMs. */
-  inferenceMs: number;
-  /** The worker's decoding of the raw outputs into candidates. */
-  outputDecodeMs: number;
-  /** The input tensor's buffer, back from the worker for reuse. */
-  input: TensorPayload['data'];
 }
 
-interface Job {
+/** The worker's JPEG decoder did not take the image: the caller decodes it with sharp and tries again. */
+export class JpegRefused extends Error {}
+
+interface Job extends InferenceJob {
   jobId: number;
-  model: string;
-  input: TensorPayload;
-  threshold: number;
   enqueuedAt: number;
   dispatchedAt: number;
   resolve: (result: InferenceResult) => void;
@@ -56,6 +57,10 @@ export interface InferencePoolOptions {
   threads: number;
   /** Frames that may run side by side when they queue up, each on an equal share of `threads`. */
   workers: number;
+  /** Largest image, in pixels, any decoder may take. */
+  maxPixels: number;
+  /** Decode JPEG in the workers with libjpeg-turbo where it is available. */
+  turbo: boolean;
   logger: Logger;
   /** Called as each run starts: `wide` when it has every thread. */
   onRun?: (wide: boolean) => void;
@@ -70,6 +75,7 @@ export class InferencePool {
   private readonly slots: Slot[] = [];
   private nextJobId = 1;
   private closed = false;
+  private turboInWorkers = true;
 
   private constructor(private readonly options: InferencePoolOptions) {}
 
@@ -87,14 +93,17 @@ export class InferencePool {
     return !this.closed && this.slots.length === this.options.workers;
   }
 
-  run(model: string, input: TensorPayload, threshold: number): Promise<InferenceResult> {
+  /** The workers decode JPEG themselves (libjpeg-turbo found, and not turned off). */
+  get decodesJpeg(): boolean {
+    return this.options.turbo && this.turboInWorkers;
+  }
+
+  run(job: InferenceJob): Promise<InferenceResult> {
     if (this.closed) return Promise.reject(new ProtocolError('internal', 'the gateway is shutting down'));
     return new Promise<InferenceResult>((resolve, reject) => {
       this.waiting.push({
+        ...job,
         jobId: this.nextJobId++,
-        model,
-        input,
-        threshold,
         enqueuedAt: performance.now(),
         dispatchedAt: 0,
         resolve,
@@ -131,22 +140,17 @@ export class InferencePool {
       slot.wide = next.wide;
       job.dispatchedAt = performance.now();
       const threads = next.wide ? this.options.threads : this.sharedThreads;
-      const request: WorkerRequest = {
-        type: 'run',
-        jobId: job.jobId,
-        model: job.model,
-        threads,
-        input: job.input,
-        threshold: job.threshold,
-      };
-      slot.worker.postMessage(request, [job.input.data.buffer as ArrayBuffer]);
+      const { jobId, model, threshold, image, placement } = job;
+      const request: WorkerRequest = { type: 'run', jobId, model, threads, threshold, image, placement };
+      // JPEG bytes were copied into a buffer of their own: handed over, not copied again.
+      slot.worker.postMessage(request, image.kind === 'jpeg' ? [image.bytes.buffer as ArrayBuffer] : []);
       this.options.onRun?.(next.wide);
     }
   }
 
   private spawnSlot(canRunWide: boolean): Promise<void> {
     const threadCounts = [...new Set(canRunWide ? [this.options.threads, this.sharedThreads] : [this.sharedThreads])];
-    const setup: WorkerSetup = { threadCounts, models: this.options.models };
+    const setup: WorkerSetup = { threadCounts, models: this.options.models, maxPixels: this.options.maxPixels, turbo: this.options.turbo };
     const worker = new Worker(WORKER_URL, { workerData: setup });
     const slot: Slot = { worker, job: undefined, idleWaiters: [], wide: false, canRunWide };
     return new Promise<void>((resolveReady, rejectReady) => {
@@ -154,6 +158,7 @@ export class InferencePool {
       worker.on('message', (reply: WorkerReply) => {
         if (reply.type === 'ready') {
           ready = true;
+          this.turboInWorkers &&= reply.turbo;
           this.slots.push(slot);
           resolveReady();
           this.dispatch();
@@ -194,15 +199,11 @@ export class InferencePool {
       this.options.logger.error({ jobId: reply.jobId }, 'inference reply for an unknown job');
     } else if (reply.type === 'failed') {
       job.reject(new ProtocolError('internal', `inference failed: ${reply.message}`));
+    } else if (reply.type === 'refused') {
+      job.reject(new JpegRefused(reply.message));
     } else {
-      const roundTripMs = performance.now() - job.dispatchedAt;
-      job.resolve({
-        candidates: reply.candidates,
-        queueMs: job.dispatchedAt - job.enqueuedAt,
-        inferenceMs: roundTripMs - reply.outputDecodeMs,
-        outputDecodeMs: reply.outputDecodeMs,
-        input: reply.input,
-      });
+      const { candidates, decodeMs, preprocessMs, inferenceMs, outputDecodeMs } = reply;
+      job.resolve({ candidates, queueMs: job.dispatchedAt - job.enqueuedAt, decodeMs, preprocessMs, inferenceMs, outputDecodeMs });
     }
     this.dispatch();
   }

@@ -1,45 +1,69 @@
 /**
- * Worker thread that owns the onnxruntime sessions and the models' output decoders. onnxruntime-node
- * runs a model synchronously on the calling thread, so inference lives here to keep the gateway's event
- * loop free for sockets and pings; decoding the raw outputs here too means only a handful of candidate
- * boxes cross back to the event loop instead of ~0.7 MB of scores per frame.
+ * Worker thread that owns the onnxruntime sessions: it decodes a frame's JPEG (libjpeg-turbo), builds the
+ * input tensor, runs the model and decodes its outputs, so a frame crosses threads once (compressed bytes
+ * in, a handful of candidate boxes out) and the gateway's event loop stays free for sockets and pings.
+ * onnxruntime-node runs a model synchronously on the calling thread, which is why it lives here at all.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import ort from 'onnxruntime-node';
-import { createDecoder, type OutputDecoder } from './output-decoders/index.ts';
+import {
+  buildInputTensor,
+  createDecoder,
+  inputDims,
+  type FloatBuffers,
+  type InputTensor,
+  type OutputDecoder,
+  type RgbImage,
+} from '@sightline/shared/model';
 import type { ModelSpec } from '../models/manifest.ts';
-import { inputDims } from './input-tensor.ts';
-import type { TensorPayload, WorkerReply, WorkerRequest, WorkerSetup } from './inference-messages.ts';
+import type { WorkerReply, WorkerRequest, WorkerSetup } from './inference-messages.ts';
+import { TurboJpegDecoder, TurboJpegRefusal } from './jpeg-turbo.ts';
 import { inferenceSessionOptions } from './session-options.ts';
 
 const setup = workerData as WorkerSetup;
-/** Keyed by sessionKey(model, threads). */
-const sessions = new Map<string, { session: ort.InferenceSession; inputName: string; decoder: OutputDecoder }>();
+const jpeg = setup.turbo ? TurboJpegDecoder.open(setup.maxPixels) : undefined;
 
+interface Loaded {
+  session: ort.InferenceSession;
+  spec: ModelSpec;
+  decoder: OutputDecoder;
+  /** This worker runs one frame at a time, so one input buffer per model is reused for every frame. */
+  buffers: FloatBuffers;
+}
+
+/** Keyed by sessionKey(model, threads). */
+const sessions = new Map<string, Loaded>();
 const sessionKey = (model: string, threads: number) => `${model}/${threads}`;
 
-function ortTensor(payload: TensorPayload): ort.Tensor {
-  return new ort.Tensor(payload.dtype, payload.data, payload.dims);
+function reusedBuffer(): FloatBuffers {
+  let buffer = new Float32Array(0);
+  return {
+    acquire: (length) => (buffer.length === length ? buffer : (buffer = new Float32Array(length))),
+    release: () => undefined,
+  };
+}
+
+function ortTensor(tensor: InputTensor): ort.Tensor {
+  return new ort.Tensor(tensor.dtype, tensor.data, tensor.dims);
 }
 
 async function loadSessions(): Promise<void> {
-  for (const model of setup.models) {
-    const decoder = createDecoder(model.manifest);
-    for (const threads of setup.threadCounts) await loadSession(model, threads, decoder);
+  for (const spec of setup.models) {
+    const decoder = createDecoder(spec.manifest);
+    const buffers = reusedBuffer();
+    for (const threads of setup.threadCounts) await loadSession(spec, threads, decoder, buffers);
   }
 }
 
-async function loadSession(model: ModelSpec, threads: number, decoder: OutputDecoder): Promise<void> {
-  const session = await ort.InferenceSession.create(model.modelPath, inferenceSessionOptions(threads));
-  const { input } = model.manifest;
+async function loadSession(spec: ModelSpec, threads: number, decoder: OutputDecoder, buffers: FloatBuffers): Promise<void> {
+  const session = await ort.InferenceSession.create(spec.modelPath, inferenceSessionOptions(threads));
+  const { input } = spec.manifest;
   // The first runs allocate buffers and pick kernels; pay for them before the first client frame.
   const dims = inputDims(input);
   const size = dims.reduce((a, b) => a * b, 1);
   const zeros = input.dtype === 'uint8' ? new Uint8Array(size) : new Float32Array(size);
-  for (let i = 0; i < 2; i++) {
-    decoder(await session.run({ [input.name]: ortTensor({ dtype: input.dtype, dims, data: zeros }) }), 1);
-  }
-  sessions.set(sessionKey(model.manifest.name, threads), { session, inputName: input.name, decoder });
+  for (let i = 0; i < 2; i++) decoder(await session.run({ [input.name]: ortTensor({ dtype: input.dtype, dims, data: zeros }) }), 1);
+  sessions.set(sessionKey(spec.manifest.name, threads), { session, spec, decoder, buffers });
 }
 
 async function run(request: Extract<WorkerRequest, { type: 'run' }>): Promise<void> {
@@ -53,26 +77,50 @@ async function run(request: Extract<WorkerRequest, { type: 'run' }>): Promise<vo
     return;
   }
   try {
-    const outputs = await entry.session.run({ [entry.inputName]: ortTensor(request.input) });
-    const ran = performance.now();
+    const t0 = performance.now();
+    let rgb: RgbImage;
+    if (request.image.kind === 'jpeg') {
+      if (!jpeg) throw new TurboJpegRefusal('no libjpeg-turbo in this worker');
+      rgb = jpeg.decode(request.image.bytes, request.image.scale);
+    } else {
+      rgb = request.image.rgb;
+    }
+    const t1 = performance.now();
+    const tensor = buildInputTensor(rgb, entry.spec.manifest.input, request.placement, entry.buffers);
+    const t2 = performance.now();
+    const outputs = await entry.session.run({ [entry.spec.manifest.input.name]: ortTensor(tensor) });
+    const t3 = performance.now();
     const candidates = entry.decoder(outputs, request.threshold);
-    const outputDecodeMs = performance.now() - ran;
-    const { data } = request.input;
-    reply({ type: 'done', jobId: request.jobId, candidates, input: data, outputDecodeMs }, [data.buffer as ArrayBuffer]);
+    const t4 = performance.now();
+    reply({
+      type: 'done',
+      jobId: request.jobId,
+      candidates,
+      decodeMs: request.image.kind === 'jpeg' ? t1 - t0 : 0,
+      preprocessMs: t2 - t1,
+      inferenceMs: t3 - t2,
+      outputDecodeMs: t4 - t3,
+    });
   } catch (error) {
-    reply({ type: 'failed', jobId: request.jobId, message: error instanceof Error ? error.message : String(error) });
+    const message = error instanceof Error ? error.message : String(error);
+    reply(
+      error instanceof TurboJpegRefusal
+        ? { type: 'refused', jobId: request.jobId, message }
+        : { type: 'failed', jobId: request.jobId, message },
+    );
   }
-}
-
-function reply(message: WorkerReply, transfer: ArrayBuffer[] = []): void {
-  parentPort!.postMessage(message, transfer);
 }
 
 async function stop(): Promise<void> {
   for (const { session } of sessions.values()) await session.release();
   sessions.clear();
+  jpeg?.close();
   // Nothing left on this thread's event loop: it ends by itself, cleanly, instead of being torn down.
   parentPort!.close();
+}
+
+function reply(message: WorkerReply): void {
+  parentPort!.postMessage(message);
 }
 
 parentPort!.on('message', (request: WorkerRequest) => {
@@ -81,6 +129,6 @@ parentPort!.on('message', (request: WorkerRequest) => {
 });
 
 loadSessions().then(
-  () => reply({ type: 'ready' }),
+  () => reply({ type: 'ready', turbo: jpeg !== undefined }),
   (error: unknown) => reply({ type: 'load_failed', message: error instanceof Error ? error.message : String(error) }),
 );

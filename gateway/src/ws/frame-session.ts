@@ -161,7 +161,7 @@ export class FrameSession {
       const reply = detectionsReply(frame, result, { receivedAt, connectionQueueMs });
       this.send(reply, codec);
       this.options.metrics.frames.inc({ transport: 'ws', codec, outcome: 'detections' });
-      observeStages(this.options.metrics, reply.model, reply.timings);
+      observeStages(this.options.metrics, reply.model, reply.timings, result.decoder);
     } catch (error) {
       this.fail(codec, error, frame.id);
     }

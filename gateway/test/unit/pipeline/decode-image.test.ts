@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import sharp from 'sharp';
-import { decodeImage, letterboxPlacement, resampledAfterDecode } from '../../../src/pipeline/decode-image.ts';
-import { buildInputTensor } from '../../../src/pipeline/input-tensor.ts';
+import { buildInputTensor, letterboxPlacement } from '@sightline/shared/model';
+import { decodeImage } from '../../../src/pipeline/decode-image.ts';
 import { photo } from '../../support/images.ts';
 
 describe('letterbox placement', () => {
@@ -50,22 +50,8 @@ describe('letterbox placement', () => {
   });
 });
 
-describe('decode path', () => {
-  const header = (width: number, height: number) => ({ format: 'jpeg' as const, width, height, oriented: true });
+describe('native path', () => {
   const stretch = { width: 300, height: 300, resize: 'stretch' as const };
-
-  it('resamples in JavaScript only up to a 1.5x reduction on every axis; libvips does the rest', () => {
-    expect(resampledAfterDecode(header(320, 240), stretch)).toBe(true);
-    expect(resampledAfterDecode(header(240, 180), stretch)).toBe(true);
-    expect(resampledAfterDecode(header(450, 300), stretch)).toBe(true);
-    expect(resampledAfterDecode(header(451, 300), stretch)).toBe(false);
-    expect(resampledAfterDecode(header(640, 480), stretch)).toBe(false);
-    expect(resampledAfterDecode(header(1920, 1080), stretch)).toBe(false);
-    // Letterbox shrinks both axes by the same factor, the longer side's.
-    const letterbox = { width: 256, height: 256, resize: 'letterbox' as const };
-    expect(resampledAfterDecode(header(320, 240), letterbox)).toBe(true);
-    expect(resampledAfterDecode(header(400, 200), letterbox)).toBe(false);
-  });
 
   it('resamples small frames as libvips would, within rounding', async () => {
     const spec = { ...stretch, layout: 'NHWC' as const, dtype: 'float32' as const, range: [0, 1] as [number, number] };

@@ -42,6 +42,7 @@ const result: DetectResult = {
   width: 4,
   height: 4,
   detections: [],
+  decoder: 'turbo',
   stages: { queueMs: 0, decodeMs: 0, preprocessMs: 0, inferenceMs: 0, postprocessMs: 0 },
 };
 

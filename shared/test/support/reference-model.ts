@@ -3,15 +3,38 @@
  * and the input is prepared by libvips' own letterbox/stretch (not the gateway's resampler), so a
  * decoder test cannot pass because of a matching mistake in the gateway's preprocessing.
  */
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import ort from 'onnxruntime-node';
 import sharp from 'sharp';
-import { photoPath } from '@sightline/shared/fixtures';
-import { DEFAULT_CONFIG } from '../../src/config.ts';
-import { readModelSpec, type Manifest, type ModelSpec } from '../../src/models/manifest.ts';
-import { nonMaxSuppression } from '../../src/pipeline/nms.ts';
-import { createDecoder } from '../../src/pipeline/output-decoders/index.ts';
-import type { Candidate, OutputDecoder } from '../../src/pipeline/output-decoders/types.ts';
+import { photoPath } from '../../src/fixtures.ts';
+import { manifestSchema, type Manifest } from '../../src/model/manifest.ts';
+import { nonMaxSuppression } from '../../src/model/nms.ts';
+import { createDecoder } from '../../src/model/output-decoders/index.ts';
+import type { Candidate, OutputDecoder } from '../../src/model/output-decoders/types.ts';
+
+const MODELS_DIR = fileURLToPath(new URL('../../../models/', import.meta.url));
+
+interface ModelSpec {
+  manifest: Manifest;
+  labels: string[];
+}
+
+/** The model's manifest, labels and weights, read the way the gateway reads them (models/README.md). */
+function readSpec(name: string): ModelSpec & { modelPath: string } {
+  const folder = join(MODELS_DIR, name);
+  const manifest = manifestSchema.parse(JSON.parse(readFileSync(join(folder, 'manifest.json'), 'utf8')));
+  const labels = JSON.parse(readFileSync(join(folder, manifest.labels), 'utf8')) as string[];
+  const modelPath = manifest.file
+    ? join(folder, manifest.file)
+    : join(
+        dirname(createRequire(join(MODELS_DIR, 'package.json')).resolve(`${manifest.package!.name}/package.json`)),
+        manifest.package!.path,
+      );
+  return { manifest, labels, modelPath };
+}
 
 /** A detection in source-image pixels. */
 export interface ReferenceDetection {
@@ -32,7 +55,7 @@ export class ReferenceModel {
   }
 
   static async load(name: string): Promise<ReferenceModel> {
-    const spec = readModelSpec(join(DEFAULT_CONFIG.modelsDir, name));
+    const spec = readSpec(name);
     const session = await ort.InferenceSession.create(spec.modelPath, { intraOpNumThreads: 2 });
     return new ReferenceModel(spec, session, createDecoder(spec.manifest));
   }

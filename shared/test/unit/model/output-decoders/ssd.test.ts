@@ -2,7 +2,7 @@
 import ort from 'onnxruntime-node';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectedLabels } from '@sightline/shared/fixtures';
-import { createSsdDecoder } from '../../../../src/pipeline/output-decoders/ssd.ts';
+import { createSsdDecoder } from '../../../../src/model/output-decoders/ssd.ts';
 import { centre, ReferenceModel, type ReferenceDetection } from '../../../support/reference-model.ts';
 
 const best = (dets: ReferenceDetection[], label: string) => dets.find((d) => d.label === label);

@@ -1,5 +1,5 @@
 /** Checked access to a model's outputs by the roles its manifest names, shared by every decoder. */
-import type { Tensor } from 'onnxruntime-node';
+import type { OutputTensor } from './types.ts';
 
 /** The ONNX output name the manifest gives for `role`; fails at model load, not at the first frame. */
 export function requireRole(decoder: string, outputs: Record<string, string>, role: string): string {
@@ -8,7 +8,7 @@ export function requireRole(decoder: string, outputs: Record<string, string>, ro
   return name;
 }
 
-export function floatData(decoder: string, outputs: Readonly<Record<string, Tensor>>, name: string): Float32Array {
+export function floatData(decoder: string, outputs: Readonly<Record<string, OutputTensor>>, name: string): Float32Array {
   const t = outputs[name];
   if (!t) throw new Error(`${decoder} decoder: output ${name} not in model results`);
   if (t.type !== 'float32') throw new Error(`${decoder} decoder: output ${name} is ${t.type}, expected float32`);

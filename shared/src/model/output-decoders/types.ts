@@ -1,4 +1,12 @@
-import type { Tensor } from 'onnxruntime-node';
+/**
+ * A model output as onnxruntime hands it over, in Node (onnxruntime-node) or in the browser
+ * (onnxruntime-web): its element type, values and shape. Decoders need no more of it.
+ */
+export interface OutputTensor {
+  readonly type: string;
+  readonly data: unknown;
+  readonly dims: readonly number[];
+}
 
 /**
  * One candidate box as a model's output decoder sees it, before NMS and before mapping back to the
@@ -13,4 +21,4 @@ export interface Candidate {
 }
 
 /** Turns a model's raw outputs (keyed by output name) into scored candidates above `threshold`. */
-export type OutputDecoder = (outputs: Readonly<Record<string, Tensor>>, threshold: number) => Candidate[];
+export type OutputDecoder = (outputs: Readonly<Record<string, OutputTensor>>, threshold: number) => Candidate[];

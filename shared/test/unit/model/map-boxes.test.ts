@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { letterboxPlacement } from '../../../src/pipeline/decode-image.ts';
-import { mapBoxToImage } from '../../../src/pipeline/map-boxes.ts';
+import { letterboxPlacement } from '../../../src/model/letterbox.ts';
+import { mapBoxToImage } from '../../../src/model/map-boxes.ts';
 
 describe('box mapping', () => {
   const target = { width: 256, height: 256, resize: 'letterbox' as const };

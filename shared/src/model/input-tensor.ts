@@ -5,9 +5,27 @@
  * models' original graphs apply to their input. An image already at the size of its place in the
  * input (shrunk on load) is copied through a 256-entry lookup table instead.
  */
-import type { Placement, RgbImage } from './decode-image.ts';
-import type { TensorPayload } from './inference-messages.ts';
-import type { TensorBufferPool } from './tensor-buffers.ts';
+import type { Placement } from './letterbox.ts';
+
+/** Interleaved 8-bit RGB. */
+export interface RgbImage {
+  data: Uint8Array;
+  width: number;
+  height: number;
+}
+
+/** A model input tensor: element type, shape and values. */
+export interface InputTensor {
+  dtype: 'float32' | 'uint8';
+  dims: number[];
+  data: Float32Array | Uint8Array;
+}
+
+/** Where float buffers come from and go back to (the gateway reuses them; a plain caller need not). */
+export interface FloatBuffers {
+  acquire(length: number): Float32Array;
+  release(buffer: Float32Array | Uint8Array): void;
+}
 
 export interface TensorSpec {
   width: number;
@@ -22,7 +40,7 @@ export function inputDims({ width, height, layout }: Pick<TensorSpec, 'width' | 
   return layout === 'NHWC' ? [1, height, width, 3] : [1, 3, height, width];
 }
 
-export function buildInputTensor(image: RgbImage, spec: TensorSpec, placement: Placement, buffers?: TensorBufferPool): TensorPayload {
+export function buildInputTensor(image: RgbImage, spec: TensorSpec, placement: Placement, buffers?: FloatBuffers): InputTensor {
   const { width, height, layout, dtype } = spec;
   const dims = inputDims(spec);
   const size = width * height * 3;

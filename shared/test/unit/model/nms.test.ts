@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { iou, nonMaxSuppression } from '../../../src/pipeline/nms.ts';
+import { iou, nonMaxSuppression } from '../../../src/model/nms.ts';
 
 describe('non-maximum suppression', () => {
   const c = (labelIndex: number, score: number, box: [number, number, number, number]) => ({ labelIndex, score, box });

@@ -1,5 +1,5 @@
 /** Decoder kind named in a manifest -> the factory that builds its output decoder once per model. */
-import type { Manifest } from '../../models/manifest.ts';
+import type { Manifest } from '../manifest.ts';
 import { createBlazeFaceDecoder } from './blazeface.ts';
 import { createSsdDecoder } from './ssd.ts';
 import type { OutputDecoder } from './types.ts';
@@ -13,4 +13,4 @@ export function createDecoder(manifest: Manifest): OutputDecoder {
   return FACTORIES[manifest.decoder](manifest);
 }
 
-export type { Candidate, OutputDecoder } from './types.ts';
+export type { Candidate, OutputDecoder, OutputTensor } from './types.ts';

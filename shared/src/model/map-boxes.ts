@@ -1,7 +1,7 @@
 /** Model-input coordinates -> pixels of the submitted image, undoing the letterbox. */
-import type { Box } from '@sightline/shared/protocol';
-import { roundTo } from '@sightline/shared/stats';
-import type { Placement } from './decode-image.ts';
+import type { Box } from '../protocol.ts';
+import { roundTo } from '../stats.ts';
+import type { Placement } from './letterbox.ts';
 
 export function mapBoxToImage(
   normalised: readonly [number, number, number, number],

@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import type { ResizeTarget } from '@sightline/shared/model';
+import { planDecode } from '../../../src/pipeline/decode-plan.ts';
+import type { ImageHeader } from '../../../src/pipeline/image-header.ts';
+
+const header = (width: number, height: number, more: Partial<ImageHeader> = {}): ImageHeader => ({
+  format: 'jpeg',
+  width,
+  height,
+  oriented: true,
+  orientation: 1,
+  ...more,
+});
+const stretch = { width: 300, height: 300, resize: 'stretch' as const };
+const letterbox = { width: 256, height: 256, resize: 'letterbox' as const };
+const kind = (h: ImageHeader, target: ResizeTarget = stretch, turbo = true) => {
+  const plan = planDecode(h, target, { turbo });
+  return plan.kind === 'turbo' ? `turbo 1/${plan.scale}` : plan.kind;
+};
+
+describe('decode plan', () => {
+  it('decodes a plain JPEG with libjpeg-turbo at the DCT scale that leaves bilinear sampling within bounds', () => {
+    expect(kind(header(400, 300))).toBe('turbo 1/1'); // the dashboard's Auto frame: no shrink above 1.5x
+    expect(kind(header(640, 480))).toBe('turbo 1/2'); // 320x240 into 300x300
+    expect(kind(header(741, 500))).toBe('turbo 1/2');
+    expect(kind(header(1280, 960))).toBe('turbo 1/4'); // 320x240: enlarged 1.25x vertically
+    expect(kind(header(640, 424))).toBe('sharp-resized'); // 1/2 would enlarge 212 rows 1.42x: detail lost
+    expect(kind(header(451, 300), letterbox)).toBe('sharp-resized'); // 1/2 would take both axes below the input
+    expect(kind(header(120, 90))).toBe('turbo 1/1'); // small frames are enlarged whatever decodes them
+    expect(kind(header(640, 480), letterbox)).toBe('turbo 1/2');
+  });
+
+  it('leaves libvips what the fast path does not take, Lanczos for large frames', () => {
+    expect(kind(header(640, 480, { format: 'png' }))).toBe('sharp-resized');
+    expect(kind(header(400, 300, { format: 'webp' }))).toBe('sharp-native');
+    expect(kind(header(400, 300, { orientation: 6 }))).toBe('sharp-native'); // rotated: libvips rotates
+    expect(kind(header(640, 480), stretch, false)).toBe('sharp-resized'); // SIGHTLINE_JPEG_DECODER=sharp
+    expect(kind(header(1280, 720))).toBe('sharp-resized'); // 16:9 into a square: no 1/2^n scale keeps both axes in bounds
+    expect(kind(header(1920, 1080))).toBe('sharp-resized');
+    expect(kind(header(6000, 4000))).toBe('sharp-resized'); // 1/8 still shrinks 2.5x
+  });
+
+  it('places the image as the model input needs, whichever decoder takes it', () => {
+    expect(planDecode(header(640, 480), letterbox, { turbo: true }).placement).toEqual({
+      offsetX: 0,
+      offsetY: 32,
+      contentWidth: 256,
+      contentHeight: 192,
+    });
+    expect(planDecode(header(640, 480, { format: 'png' }), stretch, { turbo: true }).placement).toEqual({
+      offsetX: 0,
+      offsetY: 0,
+      contentWidth: 300,
+      contentHeight: 300,
+    });
+  });
+});

@@ -27,8 +27,13 @@ export interface BenchConfig {
   transport: Transport;
   codec: ClientCodec;
   mode: Mode;
-  /** Frames in flight per connection: K for pipelined, 1 otherwise. */
+  /** Frames in flight per connection: K for pipelined, 1 otherwise (open-loop: as many as the schedule sends). */
   inFlight: number;
+  /**
+   * Open loop: frames per second per client, sent on a fixed schedule whatever the answers (a camera does
+   * not wait); latency counts from each frame's scheduled send time. Undefined: closed loop (--mode).
+   */
+  rateFps: number | undefined;
   clients: number;
   staggerMs: number;
   /** Frames per client per repeat; undefined when --duration is used. */
@@ -164,6 +169,14 @@ export function buildProgram(): Command {
     )
     .addOption(new Option('--in-flight <k>', 'frames in flight per connection in pipelined mode').argParser(integer(1, 1024)))
     .addOption(
+      new Option(
+        '--rate <fps>',
+        'open loop: each client sends FPS frames per second on one persistent WebSocket on a fixed schedule ' +
+          '(frame i at start + i/FPS, like a camera), never waiting for answers; latency counts from the scheduled ' +
+          'send time, so a stalled gateway cannot hide its stalls (coordinated omission). Replaces --mode',
+      ).argParser(decimal(0, 1000, true)),
+    )
+    .addOption(
       new Option('--clients <n>', 'concurrent clients, each with its own connection(s)')
         .default(DEFAULTS.clients)
         .argParser(integer(1, 1000)),
@@ -259,12 +272,15 @@ unanswered (timeout or broken connection), 2 for bad arguments or inputs.
 
 Throughput is completed frames (answered with detections) over the wall time of the measured phase.
 Latency statistics cover answered-with-detections frames only; dropped and error answers are counted.
+With --rate, latency runs from each frame's scheduled send time, and "send lag" shows how far the client
+itself fell behind its schedule (a large lag means the client machine, not only the gateway, was busy).
 
 Examples:
   pnpm bench --transport ws --codec msgpack --frames 200
   pnpm bench --transport rest --codec raw --resize 240x180 --delay 20 --frames 50
   pnpm bench --mode pipelined --in-flight 4 --duration 10 --csv out.csv --chart out.svg
-  pnpm bench --mode short --clients 6 --frames 50 --json`,
+  pnpm bench --mode short --clients 6 --frames 50 --json
+  pnpm bench --rate 30 --clients 4 --duration 20 --resize 640x480   # open loop: 4 cameras at 30 fps`,
     )
     .allowExcessArguments(false)
     .showHelpAfterError('(run with --help for every flag)');
@@ -276,6 +292,7 @@ interface RawOptions {
   codec: ClientCodec;
   mode: Mode;
   inFlight?: number;
+  rate?: number;
   clients: number;
   stagger: number;
   frames?: number;
@@ -344,6 +361,8 @@ export function parseArgs(
     problems.push(`--mode ${o.mode} is WebSocket-only; REST sends one request at a time per client (use --clients N for concurrency)`);
   }
   if (o.inFlight !== undefined && o.mode !== 'pipelined') problems.push('--in-flight applies to --mode pipelined only');
+  if (o.rate !== undefined && isRest) problems.push('--rate sends on one persistent WebSocket per client: use it with --transport ws');
+  if (o.rate !== undefined && given('mode')) problems.push(`--rate is its own (open-loop) mode: give either --rate or --mode ${o.mode}`);
   if (o.pingInterval !== undefined && (isRest || o.mode === 'short')) {
     problems.push(
       '--ping-interval applies to WebSocket serial/pipelined mode (REST reports connect time and TTFB, short mode the handshake time)',
@@ -374,6 +393,7 @@ export function parseArgs(
     codec: o.codec,
     mode: o.mode,
     inFlight: o.mode === 'pipelined' ? (o.inFlight ?? DEFAULTS.inFlight) : 1,
+    rateFps: o.rate,
     clients: o.clients,
     staggerMs: o.stagger,
     frames: o.duration === undefined ? (o.frames ?? DEFAULTS.frames) : undefined,
@@ -399,7 +419,11 @@ export function parseArgs(
 
 /** The flags that reproduce a config (for the matrix's "commands used" and the JSON summary). */
 export function describeConfig(config: BenchConfig): string {
-  const parts = [`${config.transport}/${config.codec}`, config.mode + (config.mode === 'pipelined' ? ` K=${config.inFlight}` : '')];
+  const mode =
+    config.rateFps !== undefined
+      ? `open-loop ${config.rateFps} fps`
+      : config.mode + (config.mode === 'pipelined' ? ` K=${config.inFlight}` : '');
+  const parts = [`${config.transport}/${config.codec}`, mode];
   parts.push(`clients=${config.clients}`);
   parts.push(config.frames !== undefined ? `frames=${config.frames}` : `duration=${config.durationS}s`);
   if (config.warmup) parts.push(`warmup=${config.warmup}`);

@@ -26,6 +26,7 @@ export const CSV_COLUMNS = [
   'connect_ms',
   'ttfb_ms',
   'handshake_ms',
+  'send_lag_ms',
 ] as const;
 
 export function csvCell(value: unknown): string {
@@ -60,6 +61,7 @@ export function sampleRow(label: string | undefined, s: FrameMeasurement): strin
     s.connectMs,
     s.ttfbMs,
     s.handshakeMs,
+    s.sendLagMs,
   ]
     .map(csvCell)
     .join(',');

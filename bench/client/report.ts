@@ -31,6 +31,8 @@ export interface RunSummary {
   serverMs: Summary;
   inferenceMs: Summary;
   queueMs: Summary;
+  /** Open loop (--rate): how far behind its schedule each frame went out (count 0 otherwise). */
+  sendLagMs: Summary;
   /** Completed frames per second over the measured wall time. */
   throughputFps: number;
   /** Completed frames per second per client. */
@@ -49,6 +51,8 @@ export interface BenchSummary {
   codec: string;
   mode: string;
   inFlight: number;
+  /** Open loop: frames per second per client on a fixed schedule; undefined for closed-loop modes. */
+  rateFps: number | undefined;
   clients: number;
   delayMs: number;
   bandwidthKbps: number | undefined;
@@ -111,6 +115,7 @@ export function summarizeSamples(
     serverMs: summarize(defined(ok.map((s) => s.serverMs))),
     inferenceMs: summarize(defined(ok.map((s) => s.inferenceMs))),
     queueMs: summarize(defined(ok.map((s) => s.queueMs))),
+    sendLagMs: summarize(defined(measured.map((s) => s.sendLagMs))),
     throughputFps: fps,
     throughputPerClientFps: fps / clients,
     wallMs,
@@ -143,6 +148,7 @@ export function summarizeBench(result: BenchResult): BenchSummary {
     codec: config.codec,
     mode: config.mode,
     inFlight: config.inFlight,
+    rateFps: config.rateFps,
     clients: config.clients,
     delayMs: config.delayMs,
     bandwidthKbps: config.bandwidthKbps,
@@ -202,11 +208,13 @@ export function formatSummary(summary: BenchSummary): string {
   );
   lines.push('');
   const rows: string[][] = [['ms', 'n', 'min', 'mean', 'p50', 'p95', 'p99', 'max', 'stddev']];
-  rows.push(statRow('latency (full process)', o.latency));
+  const openLoop = summary.rateFps !== undefined;
+  rows.push(statRow(openLoop ? 'latency (from schedule)' : 'latency (full process)', o.latency));
   for (const [kind, s] of Object.entries(o.network) as Array<[NetKind, Summary]>) rows.push(statRow(NET_TITLES[kind], s));
   rows.push(statRow('server time', o.serverMs));
   rows.push(statRow('  of which inference', o.inferenceMs));
   rows.push(statRow('  of which queue', o.queueMs));
+  if (o.sendLagMs.count > 0) rows.push(statRow('send lag (behind schedule)', o.sendLagMs));
   lines.push(table(rows));
   if (o.network.connect && (summary.delayMs > 0 || summary.bandwidthKbps !== undefined)) {
     lines.push('(TCP connect is to the local delay proxy; its emulated handshake round trip shows in connect+upgrade / TTFB - server.)');
@@ -216,6 +224,11 @@ export function formatSummary(summary: BenchSummary): string {
     `throughput   ${fmt(o.throughputFps, 2)} frames/s (${o.counts.ok} completed in ${fmt(o.wallMs / 1000, 2)} s)` +
       (summary.clients > 1 ? `, ${fmt(o.throughputPerClientFps, 2)} per client` : ''),
   );
+  if (openLoop) {
+    lines.push(
+      `offered      ${fmt(summary.rateFps! * summary.clients, 2)} frames/s (${summary.clients} x ${summary.rateFps} fps, open loop)`,
+    );
+  }
   lines.push(`bytes/frame  up ${fmtBytes(o.bytesUpPerFrame)}  down ${fmtBytes(o.bytesDownPerFrame)}`);
   const c = o.counts;
   const reasons = Object.entries(o.reasons)

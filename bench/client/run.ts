@@ -10,6 +10,7 @@ import { startDelayProxyFor, type DelayProxy } from '../proxy/delay-proxy.ts';
 import { RestDriver } from './transports/rest.ts';
 import type { WsConnectionOptions } from './transports/ws-connection.ts';
 import { WsPipelinedDriver } from './transports/ws-pipelined.ts';
+import { WsPacedDriver } from './transports/ws-paced.ts';
 import { WsPersistentDriver } from './transports/ws-serial.ts';
 import { WsShortDriver } from './transports/ws-short.ts';
 import {
@@ -75,6 +76,7 @@ function createDriver(config: BenchConfig, baseUrl: string): ClientDriver {
     model: config.model,
     threshold: config.threshold,
   };
+  if (config.rateFps !== undefined) return new WsPacedDriver(options, config.rateFps);
   if (config.mode === 'short') return new WsShortDriver(options);
   if (config.mode === 'pipelined') return new WsPipelinedDriver(options, config.inFlight);
   return new WsPersistentDriver(options);
@@ -89,10 +91,10 @@ function workload(
 ): Workload {
   let seq = 0;
   return {
-    next() {
+    next(at = performance.now()) {
       if (!isAlive()) return undefined;
       if (limit.count !== undefined && seq >= limit.count) return undefined;
-      if (limit.deadline !== undefined && performance.now() >= limit.deadline) return undefined;
+      if (limit.deadline !== undefined && at >= limit.deadline) return undefined;
       const input = inputs[(offset + seq) % inputs.length]!;
       return { seq: seq++, input };
     },

@@ -44,6 +44,8 @@ export interface FrameResult {
   ttfbMs?: number;
   /** Short WS: time until the WebSocket upgrade completed. */
   handshakeMs?: number;
+  /** Open loop (--rate): how long after its scheduled time the frame actually went out. */
+  sendLagMs?: number;
 }
 
 /** One frame as the run measured it: what came back, and which client sent it when. */
@@ -76,8 +78,11 @@ export interface NetSample {
 
 /** The frames one client still has to send in one phase. Shared by the lanes of a pipelined client. */
 export interface Workload {
-  /** The next frame to send, or undefined when the phase is over for this client. */
-  next(): { seq: number; input: FrameInput } | undefined;
+  /**
+   * The next frame to send, or undefined when the phase is over for this client. `at` is when the frame is
+   * due (open loop: its scheduled time, so a client running late still sends what was due before the end).
+   */
+  next(at?: number): { seq: number; input: FrameInput } | undefined;
 }
 
 /** How a transport hands results back to the run. */

@@ -100,7 +100,7 @@ class Model:
         if inp["layout"] != "NHWC" or inp["dtype"] != "float32" or inp["resize"] != "stretch":
             raise SystemExit(f"{model_dir}: this baseline mirrors NHWC float32 stretch models only")
         low, high = inp["range"]
-        # Same table as gateway/src/pipeline/input-tensor.ts: low + v * (high - low) / 255, in float32.
+        # Same table as shared/src/model/input-tensor.ts: low + v * (high - low) / 255, in float32.
         self.lookup = np.array([low + (v * (high - low)) / 255 for v in range(256)], dtype=np.float32)
         self.labels: list[str] = json.loads((model_dir / manifest["labels"]).read_text())
         self.label_valid = np.array([label != "" for label in self.labels], dtype=bool)

@@ -91,6 +91,9 @@ export class WsConnection {
   /** Answers that matched no pending frame (late after a timeout, or unknown ids). */
   unmatched = 0;
   closeReason: string | undefined;
+  /** The close code and reason as received (1006 when the connection dropped without a close frame). */
+  closeCode: number | undefined;
+  closeText: string | undefined;
 
   private readonly pending = new Map<number, Pending>();
   private readonly pings = new Map<number, { startedAt: number; resolve: (rtt: number | undefined) => void; timer: NodeJS.Timeout }>();
@@ -166,6 +169,8 @@ export class WsConnection {
     this.ws.on('message', (data: Buffer, isBinary: boolean) => this.onMessage(data, isBinary));
     this.ws.on('error', (error) => (this.closeReason ??= error.message));
     this.ws.on('close', (code, reason) => {
+      this.closeCode = code;
+      this.closeText = reason.toString();
       this.closeReason ??= `closed by the gateway (${code}${reason.length ? ` ${reason.toString()}` : ''})`;
       this.failAll(this.closeReason);
     });
@@ -315,6 +320,18 @@ export class WsConnection {
       this.pings.set(id, { startedAt, resolve, timer });
       this.ws.send(data, { binary: this.options.codec === 'msgpack' });
     });
+  }
+
+  /**
+   * Stops reading from the TCP socket (a client that no longer reads its answers): the kernel's buffers
+   * fill, then the gateway's. Sending still works.
+   */
+  pauseReading(): void {
+    this.socket?.pause();
+  }
+
+  resumeReading(): void {
+    this.socket?.resume();
   }
 
   get inFlight(): number {

@@ -38,6 +38,7 @@ const RUNS: Array<[string, string[]]> = [
   ['ws msgpack serial', ['--transport', 'ws', '--codec', 'msgpack']],
   ['ws msgpack pipelined', ['--transport', 'ws', '--mode', 'pipelined', '--in-flight', '2']],
   ['ws short x2', ['--transport', 'ws', '--mode', 'short', '--clients', '2']],
+  ['ws msgpack open loop', ['--transport', 'ws', '--codec', 'msgpack', '--rate', '20']],
   ['rest raw', ['--transport', 'rest', '--codec', 'raw']],
   ['rest json', ['--transport', 'rest', '--codec', 'json']],
   ['rest-keepalive msgpack', ['--transport', 'rest-keepalive', '--codec', 'msgpack']],
@@ -59,6 +60,35 @@ describe('bench CLI against a real gateway', () => {
     expect(summary.overall.throughputFps).toBeGreaterThan(0);
     expect(summary.overall.bytesUpPerFrame).toBeGreaterThan(1000); // a 240x180 JPEG at least
     expect(summary.ok).toBe(true);
+  });
+
+  it('open loop: sends on schedule for the duration, both codecs, latency from the schedule', async () => {
+    for (const codec of ['json', 'msgpack']) {
+      const { code, stdout, stderr } = await cli([
+        '--rate',
+        '10',
+        '--clients',
+        '2',
+        '--duration',
+        '2',
+        '--codec',
+        codec,
+        '--warmup',
+        '0',
+        '--resize',
+        '240x180',
+        '--json',
+        '--quiet',
+      ]);
+      expect(code, stderr).toBe(0);
+      const summary = JSON.parse(stdout.trim());
+      expect(summary.rateFps).toBe(10);
+      expect(summary.setup).toContain('open-loop 10 fps');
+      expect(summary.overall.counts).toMatchObject({ sent: 40, unanswered: 0 }); // 2 clients x 2 s x 10 fps
+      expect(summary.overall.sendLagMs.count).toBe(40);
+      // Answered frames were sent on schedule whatever the answers: latency is at least the gateway's time.
+      expect(summary.overall.latency.min).toBeGreaterThanOrEqual(summary.overall.serverMs.min);
+    }
   });
 
   it('prints the table, writes CSV and SVG, and measures the added delay', async () => {

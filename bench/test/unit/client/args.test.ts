@@ -114,6 +114,21 @@ describe('bench CLI arguments', () => {
     expect(parse('--mode', 'pipelined', '--in-flight', '8').inFlight).toBe(8);
   });
 
+  it('--rate is open loop on the WebSocket, apart from --mode', () => {
+    expect(parse().rateFps).toBeUndefined();
+    expect(parse('--rate', '30', '--clients', '4', '--duration', '10')).toMatchObject({
+      rateFps: 30,
+      clients: 4,
+      durationS: 10,
+      inFlight: 1,
+    });
+    expect(parse('--rate', '0.5').rateFps).toBe(0.5);
+    expect(problem('--rate', '30', '--transport', 'rest')).toMatch(/--transport ws/);
+    expect(problem('--rate', '30', '--mode', 'pipelined')).toMatch(/either --rate or --mode/);
+    expect(problem('--rate', '0')).toMatch(/rate/);
+    expect(problem('--rate', 'fast')).toMatch(/rate/);
+  });
+
   it('video input keeps its frame limit', () => {
     expect(parse('--video', 'clip.y4m', '--video-frames', '12').input).toEqual({ kind: 'video', path: 'clip.y4m', maxFrames: 12 });
   });

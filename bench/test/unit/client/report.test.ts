@@ -68,4 +68,22 @@ describe('bench statistics', () => {
     expect(lostWarmup.ok).toBe(false);
     expect(summarizeBench(benchResult(answered, { clientFailures: ['client 1: connection lost'] })).ok).toBe(false);
   });
+
+  it('open loop: latency is labelled from the schedule, with the offered rate and the send lag', () => {
+    const frames = Array.from({ length: 4 }, (_, i) => measurement({ seq: i, sendLagMs: i * 2 }));
+    const summary = summarizeBench(benchResult(frames, { argv: ['--rate', '25', '--clients', '2'] }));
+    expect(summary.rateFps).toBe(25);
+    expect(summary.overall.sendLagMs).toMatchObject({ count: 4, max: 6 });
+    const text = formatSummary(summary);
+    expect(text).toContain('latency (from schedule)');
+    expect(text).toContain('send lag (behind schedule)');
+    expect(text).toMatch(/offered\s+50\.00 frames\/s \(2 x 25 fps, open loop\)/);
+    expect(summary.setup).toContain('open-loop 25 fps');
+  });
+
+  it('closed loop shows no send lag row', () => {
+    const text = formatSummary(summarizeBench(benchResult([measurement({})])));
+    expect(text).not.toContain('send lag');
+    expect(text).not.toContain('offered');
+  });
 });

@@ -1,0 +1,29 @@
+/**
+ * The schedule of an open-loop client: frame i goes out at start + i / rate, whatever happened to the frames
+ * before it, as a camera produces frames. Latency is measured from that scheduled time, not from the moment
+ * the client managed to send: a client that waited for a stalled gateway (or fell behind itself) would
+ * otherwise leave the stall out of its figures ("coordinated omission").
+ */
+
+/** When frame `index` (0-based) of a client that started at `start` is due, in the same clock as `start` (ms). */
+export function scheduledAt(start: number, index: number, rateFps: number): number {
+  return start + (index * 1000) / rateFps;
+}
+
+/** How long to wait before sending a frame due at `due`; 0 when already late (it goes out at once). */
+export function delayUntil(due: number, now: number): number {
+  return Math.max(0, due - now);
+}
+
+/** Frames a client sends in `durationMs` at `rateFps`: every frame scheduled before the end. */
+export function framesInDuration(durationMs: number, rateFps: number): number {
+  return Math.max(0, Math.ceil((durationMs * rateFps) / 1000 - 1e-9));
+}
+
+/**
+ * Latency of an answer from its frame's scheduled send time, and how late the frame actually went out (the
+ * client's own lag, reported apart so a busy client machine is not mistaken for a slow gateway).
+ */
+export function pacedTiming(due: number, sentAt: number, answeredAt: number): { latencyMs: number; sendLagMs: number } {
+  return { latencyMs: answeredAt - due, sendLagMs: Math.max(0, sentAt - due) };
+}

@@ -1,0 +1,262 @@
+/**
+ * `pnpm bench:slow-reader`: one client that never reads its answers while it keeps sending (pings, or
+ * frames with --variant frames), beside three ordinary stop-and-wait clients. Reports whether and when
+ * the gateway closed the slow client (and with what code: the client resumes reading once the gateway has
+ * let go of it, to find the close frame), the gateway's memory before, at its peak and after, and the
+ * ordinary clients' latency and longest wait for an answer during the episode. Bounded: the episode ends
+ * after --episode seconds whatever happens.
+ */
+import type net from 'node:net';
+import { Command } from 'commander';
+import WebSocket from 'ws';
+import { METRICS_PATH } from '@sightline/shared/protocol';
+import { summarize } from '@sightline/shared/stats';
+import { fmt } from '../client/report.ts';
+import { WsConnection, wsUrl } from '../client/transports/ws-connection.ts';
+import type { FrameInput } from '../client/types.ts';
+import { encodeValue } from '../fuzz/wire-input.ts';
+import { maxGap } from './load-stats.ts';
+import { mb } from './process-stats.ts';
+import { markdownTable, provenance, writeReliabilitySection } from './reliability-doc.ts';
+import { startRssSampler } from './rss-sampler.ts';
+import { cameraFrame } from './scenario-frames.ts';
+import { num, targetFrom, withTargetOptions, type TargetOptions } from './scenario-options.ts';
+
+const program = withTargetOptions(
+  new Command('bench:slow-reader')
+    .description('A client that sends but never reads, beside ordinary clients: is it cut off, and what does it cost the others?')
+    .option('--variant <kind>', 'what the slow client sends: pings or frames', 'pings')
+    .option('--rate <n>', 'messages per second the slow client sends (default 5000 pings, 60 frames)')
+    .option('--clients <n>', 'ordinary stop-and-wait clients', '3')
+    .option('--baseline <s>', 'seconds of ordinary traffic before the slow client', '5')
+    .option('--episode <s>', 'longest the slow client runs (it stops earlier once the gateway closes it)', '60')
+    .option('--recovery <s>', 'seconds of ordinary traffic after it', '10'),
+);
+program.parse();
+const o = program.opts<
+  TargetOptions & { variant: string; rate?: string; clients: string; baseline: string; episode: string; recovery: string }
+>();
+if (o.variant !== 'pings' && o.variant !== 'frames') throw new Error('--variant is pings or frames');
+const rate = num(o.rate ?? (o.variant === 'pings' ? '5000' : '60'), 'rate', 1);
+const ordinaryClients = num(o.clients, 'clients', 1);
+const baselineMs = num(o.baseline, 'baseline') * 1000;
+const episodeMs = num(o.episode, 'episode', 1) * 1000;
+const recoveryMs = num(o.recovery, 'recovery') * 1000;
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+// Whatever happens, the scenario ends.
+setTimeout(
+  () => {
+    process.stderr.write('slow-reader: hard time limit reached\n');
+    process.exit(1);
+  },
+  baselineMs + episodeMs + recoveryMs + 60_000,
+).unref();
+
+interface Answer {
+  client: number;
+  sentAt: number;
+  answeredAt: number;
+  latencyMs: number;
+  ok: boolean;
+}
+
+/** Ordinary clients: stop-and-wait frames until told to stop. */
+async function ordinary(url: string, frame: FrameInput, answers: Answer[], stop: { now: boolean }): Promise<void> {
+  await Promise.all(
+    Array.from({ length: ordinaryClients }, async (_, client) => {
+      const connection = await WsConnection.open({ baseUrl: url, codec: 'msgpack', timeoutMs: 30_000 });
+      try {
+        while (!stop.now && connection.alive) {
+          const sentAt = performance.now();
+          const result = await connection.request(frame, sentAt);
+          answers.push({ client, sentAt, answeredAt: performance.now(), latencyMs: result.latencyMs, ok: result.outcome === 'ok' });
+        }
+      } finally {
+        await connection.close();
+      }
+    }),
+  );
+}
+
+/** The client that stops reading: a plain `ws` socket whose TCP socket is paused. */
+class SlowReader {
+  sent = 0;
+  /** When this side saw the connection end (a write error or a close), performance.now(). */
+  endedAt: number | undefined;
+  closeCode: number | undefined;
+  closeReason = '';
+  error: string | undefined;
+  private constructor(
+    private readonly ws: WebSocket,
+    private readonly socket: net.Socket,
+  ) {
+    ws.on('close', (code, reason) => {
+      this.endedAt ??= performance.now();
+      this.closeCode = code;
+      this.closeReason = reason.toString();
+    });
+    ws.on('error', (error) => {
+      this.endedAt ??= performance.now();
+      this.error ??= (error as NodeJS.ErrnoException).code ?? error.message;
+    });
+    socket.on('error', (error: NodeJS.ErrnoException) => {
+      this.endedAt ??= performance.now();
+      this.error ??= error.code ?? error.message;
+    });
+  }
+
+  static async open(url: string): Promise<SlowReader> {
+    const ws = new WebSocket(wsUrl(url), { perMessageDeflate: false });
+    await new Promise<void>((resolve, reject) => {
+      ws.once('open', () => resolve());
+      ws.once('error', reject);
+    });
+    // ws keeps its TCP socket in a private field; pausing it is exactly "stops reading".
+    return new SlowReader(ws, (ws as unknown as { _socket: net.Socket })._socket);
+  }
+
+  get open(): boolean {
+    return this.endedAt === undefined && this.ws.readyState === WebSocket.OPEN;
+  }
+
+  pause(): void {
+    this.socket.pause();
+  }
+
+  resume(): void {
+    this.socket.resume();
+  }
+
+  send(message: unknown, codec: 'json' | 'msgpack'): void {
+    this.sent++;
+    this.ws.send(encodeValue(message, codec), { binary: codec === 'msgpack' });
+  }
+
+  terminate(): void {
+    this.ws.terminate();
+  }
+}
+
+async function connectionsGauge(url: string): Promise<number | undefined> {
+  try {
+    const text = await (await fetch(`${url}${METRICS_PATH}`, { signal: AbortSignal.timeout(2000) })).text();
+    const match = /^sightline_ws_connections(?:\{[^}]*\})? (\d+)/m.exec(text);
+    return match ? Number(match[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const target = await targetFrom(o);
+const rss = startRssSampler(target.pid, 1000, 'baseline');
+let exitCode = 0;
+try {
+  const frame = await cameraFrame();
+  const answers: Answer[] = [];
+  const stop = { now: false };
+  process.stderr.write(`gateway ${target.label}; ${ordinaryClients} ordinary clients, baseline ${baselineMs / 1000} s...\n`);
+  const traffic = ordinary(target.url, frame, answers, stop);
+  await sleep(baselineMs);
+
+  const rssBefore = rss.sample();
+  const slow = await SlowReader.open(target.url);
+  await sleep(200); // its hello arrives while it still reads
+  slow.pause();
+  const gaugeWith = await connectionsGauge(target.url);
+  const episodeStart = performance.now();
+  rss.phase('episode');
+  process.stderr.write(`slow client: ${o.variant} at ${rate}/s without reading, up to ${episodeMs / 1000} s...\n`);
+  let gatewayClosedAt: number | undefined;
+  const sender = setInterval(() => {
+    if (!slow.open) return;
+    const due = Math.floor(((performance.now() - episodeStart) / 1000) * rate);
+    for (let n = 0; n < Math.min(due - slow.sent, 2000) && slow.open; n++) {
+      const id = slow.sent + 1;
+      slow.send(
+        o.variant === 'pings' ? { type: 'ping', id, ts: 1 } : { type: 'frame', id, ts: 1, image: frame.bytes },
+        o.variant === 'pings' ? 'json' : 'msgpack',
+      );
+    }
+  }, 10);
+  while (performance.now() - episodeStart < episodeMs && slow.open && gatewayClosedAt === undefined) {
+    await sleep(500);
+    const gauge = await connectionsGauge(target.url);
+    if (gaugeWith !== undefined && gauge !== undefined && gauge < gaugeWith) gatewayClosedAt = performance.now();
+  }
+  clearInterval(sender);
+  const episodeEnd = performance.now();
+  rss.phase('recovery');
+  const cutOff = gatewayClosedAt !== undefined || slow.endedAt !== undefined;
+  // Reading again shows what the gateway last said: its close frame, if it sent one and it was not reset away.
+  slow.resume();
+  for (let i = 0; i < 30 && slow.closeCode === undefined && slow.error === undefined; i++) await sleep(100);
+  const seen = { code: slow.closeCode, reason: slow.closeReason, error: slow.error, sent: slow.sent };
+  slow.terminate();
+  await sleep(recoveryMs);
+  stop.now = true;
+  await traffic;
+  const rssAfter = rss.sample();
+  rss.stop();
+
+  const during = answers.filter((a) => a.sentAt >= episodeStart && a.sentAt < episodeEnd);
+  const base = answers.filter((a) => a.answeredAt < episodeStart);
+  const stalls = Array.from({ length: ordinaryClients }, (_, c) =>
+    maxGap(
+      answers.filter((a) => a.client === c && a.answeredAt >= episodeStart && a.answeredAt <= episodeEnd).map((a) => a.answeredAt),
+      episodeStart,
+      episodeEnd,
+    ),
+  );
+  const duringLatency = summarize(during.filter((a) => a.ok).map((a) => a.latencyMs));
+  const baseLatency = summarize(base.filter((a) => a.ok).map((a) => a.latencyMs));
+  const closedAfterMs = cutOff ? (gatewayClosedAt ?? slow.endedAt ?? episodeEnd) - episodeStart : undefined;
+  const figures = {
+    gateway: target.label,
+    variant: o.variant,
+    rate,
+    slowSent: seen.sent,
+    closedAfterMs,
+    closeCode: seen.code,
+    closeReason: seen.reason,
+    clientError: seen.error,
+    rssKb: { before: rssBefore, peak: rss.peakKb('episode'), after: rssAfter },
+    ordinary: {
+      baseline: { p50: baseLatency.p50, p99: baseLatency.p99 },
+      episode: { p50: duringLatency.p50, p99: duringLatency.p99, answers: during.length, failures: during.filter((a) => !a.ok).length },
+      maxStallMs: Math.max(...stalls),
+    },
+    episodeMs: episodeEnd - episodeStart,
+  };
+  const closeText =
+    closedAfterMs === undefined
+      ? `not closed within ${fmt(figures.episodeMs / 1000, 0)} s (episode over)`
+      : `closed after ${fmt(closedAfterMs / 1000, 1)} s: ${seen.code !== undefined ? `code ${seen.code}${seen.reason ? ` "${seen.reason}"` : ''}` : 'no close frame reached the client'}${seen.error ? ` (client socket: ${seen.error})` : ''}`;
+  const rows = [
+    ['slow client', `${o.variant} at ${rate}/s, never reading; ${seen.sent.toLocaleString('en-US')} sent`],
+    ['gateway closed it', closeText],
+    ['gateway RSS before / peak / after', `${mb(figures.rssKb.before)} / ${mb(figures.rssKb.peak)} / ${mb(figures.rssKb.after)}`],
+    ['ordinary clients before, latency p50 / p99 (ms)', `${fmt(baseLatency.p50, 0)} / ${fmt(baseLatency.p99, 0)}`],
+    [
+      'ordinary clients during, latency p50 / p99 (ms)',
+      `${fmt(duringLatency.p50, 0)} / ${fmt(duringLatency.p99, 0)} (${during.length} answers)`,
+    ],
+    ['ordinary clients, longest wait for an answer during (ms)', fmt(figures.ordinary.maxStallMs, 0)],
+  ];
+  if (o.json) console.log(JSON.stringify(figures));
+  else console.log(rows.map(([k, v]) => `${k}: ${v}`).join('\n'));
+  if (o.write) {
+    const command = `pnpm bench:slow-reader --variant ${o.variant} --rate ${rate} --episode ${episodeMs / 1000} --write`;
+    writeReliabilitySection(
+      `slow-reader-${o.variant}`,
+      [`## Slow reader (${o.variant})`, '', provenance(command, target.label), '', markdownTable(['figure', 'value'], rows)].join('\n'),
+    );
+  }
+} catch (error) {
+  exitCode = 1;
+  process.stderr.write(`slow-reader failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+} finally {
+  rss.stop();
+  await target.owned?.stop();
+}
+process.exit(exitCode);

@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { delayUntil, framesInDuration, pacedTiming, scheduledAt } from '../../../client/pacing.ts';
+
+describe('open-loop schedule', () => {
+  it('puts frame i at start + i / rate', () => {
+    expect(scheduledAt(1000, 0, 10)).toBe(1000);
+    expect(scheduledAt(1000, 1, 10)).toBe(1100);
+    expect(scheduledAt(1000, 30, 30)).toBe(2000);
+    expect(scheduledAt(0, 3, 40)).toBeCloseTo(75);
+  });
+
+  it('waits until a frame is due, and not at all once it is late', () => {
+    expect(delayUntil(1100, 1040)).toBe(60);
+    expect(delayUntil(1100, 1100)).toBe(0);
+    expect(delayUntil(1100, 1500)).toBe(0);
+  });
+
+  it('counts the frames scheduled before the end of a run', () => {
+    expect(framesInDuration(1000, 10)).toBe(10);
+    expect(framesInDuration(60_000, 10)).toBe(600);
+    expect(framesInDuration(1050, 10)).toBe(11);
+    expect(framesInDuration(0, 10)).toBe(0);
+  });
+
+  it('measures latency from the scheduled time, and the send lag apart', () => {
+    // Due at 100, the client only got it out at 160 (busy), the answer came at 200.
+    expect(pacedTiming(100, 160, 200)).toEqual({ latencyMs: 100, sendLagMs: 60 });
+    expect(pacedTiming(100, 100, 130)).toEqual({ latencyMs: 30, sendLagMs: 0 });
+  });
+});

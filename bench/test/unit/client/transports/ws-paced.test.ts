@@ -1,0 +1,132 @@
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { WebSocketServer } from 'ws';
+import { encodeMessage, parseWire } from '@sightline/shared/codec';
+import { pacedLoop, type FrameSender, type PacingClock } from '../../../../client/transports/ws-paced.ts';
+import { WsConnection } from '../../../../client/transports/ws-connection.ts';
+import type { FrameInput, FrameResult, Recorder, Workload } from '../../../../client/types.ts';
+
+const input: FrameInput = { name: 'x.jpg', bytes: new Uint8Array([0xff, 0xd8, 0xff]), contentType: 'image/jpeg', width: 1, height: 1 };
+
+function countWorkload(count: number): Workload {
+  let seq = 0;
+  return { next: () => (seq < count ? { seq: seq++, input } : undefined) };
+}
+
+function recorded(): { recorder: Recorder; frames: Array<{ seq: number; due: number; result: FrameResult }> } {
+  const frames: Array<{ seq: number; due: number; result: FrameResult }> = [];
+  return { frames, recorder: { frame: (item, due, result) => frames.push({ seq: item.seq, due, result }), net: () => {} } };
+}
+
+/** A clock that only moves when the loop sleeps; `lateBy` makes every sleep overshoot (a busy client). */
+function fakeClock(lateBy = 0): PacingClock & { t: number } {
+  const clock = {
+    t: 1000,
+    now: () => clock.t,
+    sleep: async (ms: number) => {
+      clock.t += ms + lateBy;
+    },
+  };
+  return clock;
+}
+
+describe('open-loop (paced) driver', () => {
+  it('sends every frame on its schedule without waiting for answers', async () => {
+    const clock = fakeClock();
+    const sentAt: number[] = [];
+    const release: Array<() => void> = [];
+    const sender: FrameSender = {
+      alive: true,
+      request: (_input, due) => {
+        sentAt.push(clock.now());
+        // No answer until the test releases them all: a stalled gateway.
+        return new Promise((resolve) =>
+          release.push(() => resolve({ outcome: 'ok', latencyMs: clock.now() - due, bytesUp: 1, bytesDown: 1 })),
+        );
+      },
+    };
+    const { recorder, frames } = recorded();
+    const loop = pacedLoop(sender, countWorkload(5), recorder, 10, clock);
+    await new Promise((r) => setTimeout(r, 10));
+    expect(sentAt).toEqual([1000, 1100, 1200, 1300, 1400]);
+    clock.t = 2000;
+    release.forEach((r) => r());
+    await loop;
+    // Latency counts from when each frame was due: the first waited longest.
+    expect(frames.map((f) => f.result.latencyMs)).toEqual([1000, 900, 800, 700, 600]);
+    expect(frames.map((f) => f.due)).toEqual([1000, 1100, 1200, 1300, 1400]);
+  });
+
+  it('never skips a frame when late, and reports how late it went out', async () => {
+    const clock = fakeClock(30); // every wake-up 30 ms late
+    const sender: FrameSender = { alive: true, request: async () => ({ outcome: 'ok', latencyMs: 1, bytesUp: 1, bytesDown: 1 }) };
+    const { recorder, frames } = recorded();
+    await pacedLoop(sender, countWorkload(4), recorder, 20, clock);
+    expect(frames).toHaveLength(4);
+    expect(frames.map((f) => f.result.sendLagMs)).toEqual([0, 30, 30, 30]);
+  });
+
+  it('stops when the connection is lost', async () => {
+    const clock = fakeClock();
+    let calls = 0;
+    const sender = {
+      alive: true,
+      request: async (): Promise<FrameResult> => {
+        if (++calls === 2) sender.alive = false;
+        return { outcome: 'ok', latencyMs: 1, bytesUp: 1, bytesDown: 1 };
+      },
+    };
+    const { recorder, frames } = recorded();
+    await pacedLoop(sender, countWorkload(10), recorder, 10, clock);
+    expect(frames).toHaveLength(2);
+  });
+
+  describe('against a WebSocket server that stalls', () => {
+    let server: WebSocketServer | undefined;
+    afterEach(() => server?.close());
+
+    it('charges the stall to every frame due during it (no coordinated omission)', async () => {
+      server = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+      await new Promise((r) => server!.once('listening', r));
+      const stallUntil = { at: 0 };
+      server.on('connection', (ws) => {
+        ws.on('message', (data: Buffer) => {
+          const frame = parseWire(new Uint8Array(data), 'msgpack') as { id: number; ts: number };
+          const answer = () =>
+            ws.send(
+              encodeMessage(
+                {
+                  type: 'detections',
+                  id: frame.id,
+                  ts: frame.ts,
+                  model: 'm',
+                  width: 1,
+                  height: 1,
+                  detections: [],
+                  timings: { queueMs: 0, decodeMs: 0, preprocessMs: 0, inferenceMs: 0, postprocessMs: 0, serverMs: 0 },
+                },
+                'msgpack',
+              ),
+            );
+          // Frame 3 starts a 300 ms stall: it and everything behind it wait for its end.
+          if (frame.id === 3) stallUntil.at = performance.now() + 300;
+          const wait = stallUntil.at - performance.now();
+          if (wait > 0) setTimeout(answer, wait);
+          else answer();
+        });
+      });
+      const port = (server.address() as AddressInfo).port;
+      const connection = await WsConnection.open({ baseUrl: `http://127.0.0.1:${port}`, codec: 'msgpack', timeoutMs: 5000 });
+      const { recorder, frames } = recorded();
+      await pacedLoop(connection, countWorkload(12), recorder, 50, undefined);
+      await connection.close();
+      const bySeq = frames.sort((a, b) => a.seq - b.seq).map((f) => f.result.latencyMs);
+      expect(frames.every((f) => f.result.outcome === 'ok')).toBe(true);
+      // Frame 3 (seq 2) waited the whole stall; frames due later waited less, by their 20 ms spacing.
+      expect(bySeq[2]!).toBeGreaterThanOrEqual(290);
+      expect(bySeq[6]!).toBeGreaterThanOrEqual(200);
+      expect(bySeq[2]! - bySeq[6]!).toBeGreaterThan(60);
+      expect(bySeq[0]!).toBeLessThan(150);
+    });
+  });
+});

@@ -1,0 +1,12 @@
+import { describe, expect, it } from 'vitest';
+import { isStackLine } from '../../../reliability/gateway-under-test.ts';
+
+describe('the gateway a scenario owns', () => {
+  it('spots log lines that carry a stack trace', () => {
+    expect(
+      isStackLine('{"level":40,"err":{"type":"RangeError","message":"Invalid UTF-8","stack":"RangeError: x\\n    at f (a.js:1:1)"}}'),
+    ).toBe(true);
+    expect(isStackLine('    at Receiver.getData (node_modules/ws/lib/receiver.js:1:1)')).toBe(true);
+    expect(isStackLine('{"level":30,"msg":"websocket closed","code":1007}')).toBe(false);
+  });
+});

@@ -94,6 +94,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     maxPixels: config.maxPixels,
     maxInFlight: config.maxInFlight,
     queueLength: config.queueLength,
+    maxMessagesPerSecond: config.maxMessagesPerSecond,
+    maxBufferedBytes: config.maxBufferedBytes,
   };
   const scheduler = new FairScheduler({
     capacity: config.maxProcessing ?? config.workers + 1,

@@ -39,7 +39,14 @@ export const EXAMPLES: Array<{ title: string; message: ClientMessage | ServerMes
       instance: 'sightline-7c9d5-1',
       defaultModel: 'ssdlite-mobilenetv2-coco',
       models: ['blazeface-back-256', 'ssdlite-mobilenetv2-coco'],
-      limits: { maxMessageBytes: 10485760, maxPixels: 40000000, maxInFlight: 2, queueLength: 2 },
+      limits: {
+        maxMessageBytes: 10485760,
+        maxPixels: 40000000,
+        maxInFlight: 2,
+        queueLength: 2,
+        maxMessagesPerSecond: 200,
+        maxBufferedBytes: 1048576,
+      },
     },
   },
 ];

@@ -88,6 +88,10 @@ export const limitsSchema = z.object({
   maxPixels: z.number(),
   maxInFlight: z.number(),
   queueLength: z.number(),
+  /** Messages per second before `rate_limited` (optional: gateways before it did not send it). */
+  maxMessagesPerSecond: z.number().optional(),
+  /** Bytes of answers waiting to be sent before the connection is closed as a slow consumer (4002). */
+  maxBufferedBytes: z.number().optional(),
 });
 
 /** Sent once, as JSON text, when a WebSocket connection opens. */

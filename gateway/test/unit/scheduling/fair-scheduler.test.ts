@@ -2,6 +2,13 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { DropReason } from '@sightline/shared/protocol';
 import { FairScheduler, type LaneOptions } from '../../../src/scheduling/fair-scheduler.ts';
 
+/** Lets the event loop finish its turn: promise callbacks, then the scheduler's end-of-turn hand-out. */
+async function turn(): Promise<void> {
+  for (let i = 0; i < 3; i++) await Promise.resolve();
+  vi.advanceTimersByTime(0);
+  for (let i = 0; i < 3; i++) await Promise.resolve();
+}
+
 /** A lane whose frames finish when the test says so, recording what happened to each. */
 function recorder(scheduler: FairScheduler, options: Partial<LaneOptions<string>> = {}) {
   const started: Array<{ item: string; waitedMs: number }> = [];
@@ -19,8 +26,7 @@ function recorder(scheduler: FairScheduler, options: Partial<LaneOptions<string>
   });
   const finish = async (item: string) => {
     finishers.get(item)!();
-    await Promise.resolve();
-    await Promise.resolve();
+    await turn();
   };
   return { lane, started, dropped, finish };
 }
@@ -41,6 +47,7 @@ describe('fair scheduler', () => {
     const a = recorder(s);
     a.lane.push('a1');
     a.lane.push('a2');
+    await turn();
     expect(a.started).toEqual([{ item: 'a1', waitedMs: 0 }]);
     vi.advanceTimersByTime(10);
     await a.finish('a1');
@@ -55,6 +62,7 @@ describe('fair scheduler', () => {
     heavy.lane.push('h1');
     heavy.lane.push('h2');
     light.lane.push('l1');
+    await turn();
     await heavy.finish('h1');
     // h2 waited longer, but the light lane has not been served yet.
     expect(light.started.map((x) => x.item)).toEqual(['l1']);
@@ -70,62 +78,86 @@ describe('fair scheduler', () => {
     let sent = 0;
     const fill = () => {
       for (const lane of lanes) {
-        const before = lane.started.length;
         lane.lane.push(`f${sent++}`);
         lane.lane.push(`f${sent++}`);
-        if (lane.started.length > before) running.push({ lane, item: lane.started.at(-1)!.item });
       }
     };
     fill();
+    await turn();
+    for (const lane of lanes) if (lane.started.length > 0) running.push({ lane, item: lane.started.at(-1)!.item });
     for (let round = 0; round < 60; round++) {
       const oldest = running.shift()!;
+      fill();
       const counts = lanes.map((l) => l.started.length);
       await oldest.lane.finish(oldest.item);
       lanes.forEach((lane, i) => {
         if (lane.started.length > counts[i]!) running.push({ lane, item: lane.started.at(-1)!.item });
       });
-      fill();
     }
     const counts = lanes.map((l) => l.started.length);
     expect(Math.max(...counts) - Math.min(...counts)).toBeLessThanOrEqual(1);
   });
 
-  it('answers the oldest waiting frame `superseded` when a newer one arrives at a full lane', () => {
+  it('hands a freed place to the lane served longest ago among all frames read in that turn, not to the first read', async () => {
+    const s = scheduler({ capacity: 1, budgetMs: 1e9 });
+    const lanes = Array.from({ length: 4 }, () => recorder(s, { queueLength: 1 }));
+    // Every round the sockets are read in the same order, lane 0 first, after the place has freed up.
+    let running: { lane: (typeof lanes)[number]; item: string } | undefined;
+    for (let round = 0; round < 40; round++) {
+      if (running) await running.lane.finish(running.item);
+      lanes.forEach((lane, i) => lane.lane.push(`r${round}l${i}`));
+      await turn();
+      const started = lanes.find((lane) => lane.started.at(-1)?.item === `r${round}l${lanes.indexOf(lane)}`);
+      running = started ? { lane: started, item: started.started.at(-1)!.item } : undefined;
+    }
+    const counts = lanes.map((l) => l.started.length);
+    expect(Math.max(...counts) - Math.min(...counts), counts.join(',')).toBeLessThanOrEqual(1);
+  });
+
+  it('answers the oldest waiting frame `superseded` when a newer one arrives at a full lane', async () => {
     const s = scheduler();
     const a = recorder(s, { queueLength: 2 });
-    for (const item of ['a1', 'a2', 'a3', 'a4']) a.lane.push(item);
+    a.lane.push('a1');
+    await turn();
+    for (const item of ['a2', 'a3', 'a4']) a.lane.push(item);
+    await turn();
     expect(a.started.map((x) => x.item)).toEqual(['a1']);
     expect(a.dropped).toEqual([{ item: 'a2', reason: 'superseded' }]);
     expect(s.load).toEqual({ running: 1, waiting: 2 });
   });
 
-  it('answers a frame that could not start within the budget `overloaded`, at once', () => {
+  it('answers a frame that could not start within the budget `overloaded`, at once', async () => {
     const s = scheduler({ budgetMs: 50 });
     const busy = recorder(s);
     const late = recorder(s);
     busy.lane.push('b1');
     late.lane.push('l1');
-    vi.advanceTimersByTime(49);
+    await turn();
+    vi.advanceTimersByTime(48);
     expect(late.dropped).toEqual([]);
-    vi.advanceTimersByTime(1);
+    vi.advanceTimersByTime(2);
     expect(late.dropped).toEqual([{ item: 'l1', reason: 'overloaded' }]);
     expect(s.load.waiting).toBe(0);
   });
 
-  it('refuses a frame outright once the gateway holds maxWaiting frames', () => {
+  it('refuses a frame outright once the gateway holds maxWaiting frames', async () => {
     const s = scheduler({ maxWaiting: 2 });
     const lanes = [recorder(s), recorder(s), recorder(s), recorder(s)];
-    expect(lanes.map((l, i) => l.lane.push(`x${i}`))).toEqual(['accepted', 'accepted', 'accepted', 'refused']);
+    lanes[0]!.lane.push('x0');
+    await turn();
+    expect(lanes.slice(1).map((l, i) => l.lane.push(`x${i + 1}`))).toEqual(['accepted', 'accepted', 'refused']);
   });
 
-  it('with no queue, answers a frame that cannot start at once: superseded by its own, or overloaded', () => {
+  it('with no queue, answers a frame that cannot start at once: superseded by its own, or overloaded', async () => {
     const s = scheduler({ capacity: 2 });
     const a = recorder(s, { queueLength: 0, maxInFlight: 1 });
     const b = recorder(s, { queueLength: 0, maxInFlight: 2 });
     a.lane.push('a1');
-    a.lane.push('a2');
     b.lane.push('b1');
+    await turn();
+    a.lane.push('a2');
     b.lane.push('b2');
+    await turn();
     expect(a.dropped).toEqual([{ item: 'a2', reason: 'superseded' }]);
     expect(b.dropped).toEqual([{ item: 'b2', reason: 'overloaded' }]);
   });
@@ -134,6 +166,7 @@ describe('fair scheduler', () => {
     const s = scheduler();
     const a = recorder(s);
     a.lane.push('a1');
+    await turn();
     a.lane.push('a2');
     let idle = false;
     a.lane.close('shutting_down');
@@ -154,6 +187,7 @@ describe('fair scheduler', () => {
     const a = recorder(s);
     const b = recorder(s);
     a.lane.push('a1');
+    await turn();
     b.lane.push('b1');
     b.lane.detach();
     expect(b.dropped).toEqual([]);
@@ -170,15 +204,20 @@ describe('fair scheduler, single requests', () => {
       const s = new FairScheduler({ capacity: 1, budgetMs: 30, maxWaiting: 1, now: () => Date.now() });
       let release!: () => void;
       const first = s.runOnce(() => new Promise<string>((resolve) => (release = () => resolve('first'))));
+      await turn();
       const second = s.runOnce(async () => 'second');
       const third = s.runOnce(async () => 'third');
       await expect(third).resolves.toEqual({ ran: false, reason: 'refused' });
+      await turn();
       vi.advanceTimersByTime(30);
       await expect(second).resolves.toEqual({ ran: false, reason: 'overloaded' });
       release();
       await expect(first).resolves.toEqual({ ran: true, value: 'first' });
+      await turn();
       expect(s.load).toEqual({ running: 0, waiting: 0 });
-      await expect(s.runOnce(async () => 'fourth')).resolves.toEqual({ ran: true, value: 'fourth' });
+      const fourth = s.runOnce(async () => 'fourth');
+      await turn();
+      await expect(fourth).resolves.toEqual({ ran: true, value: 'fourth' });
     } finally {
       vi.useRealTimers();
     }

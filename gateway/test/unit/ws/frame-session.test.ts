@@ -109,7 +109,9 @@ describe('frame session', () => {
 
   it('drains: waiting frames answered shutting_down at once, the running one detected, then 1001', async () => {
     const { socket, frameSession, finishNext } = session();
-    for (const id of [1, 2, 3]) socket.receive(frame(id));
+    socket.receive(frame(1));
+    vi.advanceTimersByTime(0); // the end of the event loop's turn: frame 1 starts
+    for (const id of [2, 3]) socket.receive(frame(id));
     const drained = frameSession.drain();
     socket.receive(frame(4));
     expect(kinds(socket.sent.slice(1))).toEqual(['dropped:shutting_down', 'dropped:shutting_down', 'dropped:shutting_down']);

@@ -9,3 +9,6 @@ export { createLogger, type Logger } from './logger.ts';
 export { readModelSpecs, type ModelSpec } from './models/manifest.ts';
 export { sharedThreads } from './pipeline/inference-schedule.ts';
 export { inferenceSessionOptions } from './pipeline/session-options.ts';
+export { planDecode, type DecodePlan } from './pipeline/decode-plan.ts';
+export { readImageHeader, type ImageHeader } from './pipeline/image-header.ts';
+export { TurboJpegDecoder, TurboJpegRefusal, type DctScale } from './pipeline/jpeg-turbo.ts';

@@ -1,27 +1,85 @@
-# Sightline gateway + dashboard in one image. Build: docker compose build; run: docker compose up.
-FROM node:20-bookworm-slim AS base
-RUN npm install -g pnpm@10
-WORKDIR /app
+# syntax=docker/dockerfile:1
+# Sightline's production image: the gateway bundled to plain JavaScript, the native modules it loads
+# (this platform's binaries only), the models and the dashboard build; no build tools, no sources.
+# docs/DEPLOY.md has the commands and the reasons. In short:
+#   docker build -t sightline .                      (podman build --format docker -t sightline .)
+#   docker run --rm -p 127.0.0.1:8080:8080 -e SIGHTLINE_TLS=off -e SIGHTLINE_AUTH=none sightline
+#   docker compose up                                (the same, with limits and a healthcheck)
 
-FROM base AS build
-COPY pnpm-workspace.yaml pnpm-lock.yaml package.json .npmrc ./
+ARG NODE_IMAGE=node:24-bookworm-slim
+
+# ---- build: the whole toolchain (pnpm, TypeScript sources, Vite, esbuild); none of it is shipped --------
+FROM ${NODE_IMAGE} AS build
+WORKDIR /src
+COPY package.json pnpm-workspace.yaml pnpm-lock.yaml .npmrc ./
+# The pnpm release the workspace names in package.json ("packageManager").
+RUN npm install -g --no-audit --no-fund "$(node -p 'require("./package.json").packageManager')"
+# Every workspace package's manifest (pnpm checks the lockfile against them); installed: only what the
+# gateway and the dashboard build need.
 COPY shared/package.json shared/
 COPY models/package.json models/
 COPY gateway/package.json gateway/
 COPY web/package.json web/
+COPY bench/package.json bench/
 COPY e2e/package.json e2e/
-RUN pnpm install --frozen-lockfile
+COPY deploy/package.json deploy/
+RUN pnpm install --frozen-lockfile --filter '@sightline/gateway...' --filter '@sightline/web...'
 COPY tsconfig.base.json ./
 COPY shared shared
 COPY models models
 COPY gateway gateway
 COPY web web
-RUN pnpm --filter @sightline/web build
+COPY deploy/image deploy/image
+# The dashboard (no source maps), the gateway bundle (gateway/dist/*.mjs), then /app: the run-time tree.
+RUN pnpm --filter @sightline/web build \
+ && pnpm --filter @sightline/gateway build \
+ && node deploy/image/assemble.mjs /app \
+ && cp deploy/image/healthcheck.mjs /app/healthcheck.mjs
 
-FROM base AS runtime
-ENV NODE_ENV=production PORT=8080 HOST=0.0.0.0
+# ---- runtime root: the base image trimmed to what running node needs ----------------------------------
+# A file deleted in a later layer still costs its bytes in the image, so the trimming happens here and
+# the result is copied as one layer below. Gone: npm, npx, corepack, yarn (the image installs nothing),
+# man pages, documentation but the copyright files, and translations (as in Debian's own slim images;
+# node reads none of them): ~70 MB of the base.
+FROM ${NODE_IMAGE} AS runtime-root
+# tini (Debian's package) will be PID 1: see ENTRYPOINT.
+RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends tini \
+ && apt-get clean \
+ && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin /var/log/apt /var/log/dpkg.log \
+ && rm -rf /usr/local/lib/node_modules /usr/local/bin/npm /usr/local/bin/npx /usr/local/bin/corepack \
+           /usr/local/bin/yarn /usr/local/bin/yarnpkg /opt/yarn-* /root/.npm \
+ && rm -rf /usr/share/man/* /usr/share/info/* \
+ && find /usr/share/doc -mindepth 1 ! -type d ! -name copyright -delete \
+ && find /usr/share/locale -mindepth 1 -maxdepth 1 ! -name locale.alias -exec rm -rf {} + \
+ && install -d -o 1000 -g 1000 -m 0700 /data
+
+# ---- runtime ------------------------------------------------------------------------------------------
+FROM scratch
+LABEL org.opencontainers.image.title="sightline" \
+      org.opencontainers.image.description="Live object-detection gateway and dashboard" \
+      org.opencontainers.image.licenses="MIT"
+# Ownership comes along (the base's files root's, /data the node user's).
+COPY --from=runtime-root / /
 COPY --from=build /app /app
+WORKDIR /app
+# In a container the gateway listens on every address, which makes it "exposed" (docs/SECURITY.md):
+# HTTPS with a self-signed certificate kept in /data and a token, unless told otherwise
+# (SIGHTLINE_TLS=off behind a TLS-terminating proxy; SIGHTLINE_TOKEN; SIGHTLINE_AUTH=none).
+ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    NODE_ENV=production \
+    HOST=0.0.0.0 \
+    PORT=8080 \
+    SIGHTLINE_DATA_DIR=/data
+# The `node` user of the base image, by number: Kubernetes' runAsNonRoot can only verify a numeric user.
+# Everything under /app belongs to root and is read-only to it; /data is its one writable place.
+USER 1000:1000
 EXPOSE 8080
-HEALTHCHECK --interval=10s --timeout=3s --start-period=30s CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
-USER node
-CMD ["pnpm", "--filter", "@sightline/gateway", "start"]
+# Readiness, not liveness: a draining gateway turns unhealthy at once, as a load balancer should see it.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=60s --retries=3 CMD ["node", "/app/healthcheck.mjs"]
+STOPSIGNAL SIGTERM
+# tini is PID 1 and runs node as its child: it forwards SIGTERM (node as PID 1 would ignore it until the
+# gateway has installed its handler, i.e. during the seconds models load) and reaps zombies; the same
+# in docker run, compose and Kubernetes, which has no `init: true`.
+ENTRYPOINT ["/usr/bin/tini", "--"]
+CMD ["node", "gateway/dist/main.mjs"]

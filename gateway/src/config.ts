@@ -2,13 +2,16 @@
  * Gateway configuration: defaults, overridden by environment variables, overridden by command-line flags.
  * Validated once at start so a typo fails loudly instead of running with a surprising value.
  */
-import { availableParallelism, homedir, hostname } from 'node:os';
+import { homedir, hostname } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
 import { z } from 'zod';
+import { cpuBudget } from './cpu-budget.ts';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+/** The cores this process may run on, capped by a container's CPU quota: threads sized to the host would be throttled. */
+const cpus = cpuBudget().cpus;
 
 /** A comma-separated list in one variable or flag. */
 const list = z
@@ -104,8 +107,8 @@ export const DEFAULT_CONFIG: GatewayConfig = {
   trustProxy: [],
   modelsDir: `${repoRoot}models`,
   webDir: `${repoRoot}web/dist`,
-  threads: Math.max(1, availableParallelism()),
-  workers: Math.min(16, Math.max(1, availableParallelism())),
+  threads: Math.min(64, cpus),
+  workers: Math.min(16, cpus),
   maxInFlight: 2,
   queueLength: 2,
   maxPending: 64,
@@ -188,12 +191,12 @@ const SETTINGS: Record<keyof GatewayConfig, { flags: string; env: string; help: 
   threads: {
     flags: '--threads <n>',
     env: 'SIGHTLINE_THREADS',
-    help: 'onnxruntime intra-op threads of a frame inferred alone (default: cores)',
+    help: "onnxruntime intra-op threads of a frame inferred alone (default: CPUs available, a container's CPU quota included)",
   },
   workers: {
     flags: '--workers <n>',
     env: 'SIGHTLINE_WORKERS',
-    help: 'frames inferred side by side once frames queue up, sharing the threads (default: cores)',
+    help: "frames inferred side by side once frames queue up, sharing the threads (default: CPUs available, a container's CPU quota included)",
   },
   maxInFlight: {
     flags: '--max-in-flight <n>',

@@ -66,7 +66,14 @@ export interface InferencePoolOptions {
   onRun?: (wide: boolean) => void;
 }
 
-const WORKER_URL = new URL('./inference-worker-entry.mjs', import.meta.url);
+/**
+ * From TypeScript source (tsx, vitest) this module is a .ts file, and the worker starts from an .mjs entry
+ * that registers tsx first. In the production bundle (`pnpm --filter @sightline/gateway build`) this module
+ * is inside gateway/dist/main.mjs, and the worker is bundled beside it: nothing is compiled at run time.
+ */
+const WORKER_URL = import.meta.url.endsWith('.ts')
+  ? new URL('./inference-worker-entry.mjs', import.meta.url)
+  : new URL('./inference-worker.mjs', import.meta.url);
 /** A worker told to stop has this long to release its sessions and exit before it is terminated (idle by then). */
 const WORKER_STOP_MS = 5000;
 

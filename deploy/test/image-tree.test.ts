@@ -1,0 +1,93 @@
+/**
+ * What the production image runs, without a container engine: the gateway bundle and the tree
+ * deploy/image/assemble.mjs lays out for the Dockerfile, started from a folder outside the workspace
+ * (no node_modules above it, no TypeScript loader), detecting with both models, decoding JPEG with
+ * libjpeg-turbo from the pruned packages, serving the dashboard without source maps, and stopping on
+ * SIGTERM with exit code 0 after a logged drain.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, ServerProcess } from '@sightline/gateway/process';
+import { readPhoto } from '@sightline/shared/fixtures';
+import { validateServerMessage } from '@sightline/shared/validation';
+
+const run = promisify(execFile);
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+/** Every file under `dir`, relative to it. */
+function files(dir: string, prefix = ''): string[] {
+  return readdirSync(join(dir, prefix), { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? files(dir, join(prefix, entry.name)) : [join(prefix, entry.name)],
+  );
+}
+
+describe('the image tree (bundle + assemble.mjs)', () => {
+  let out: string;
+  let gateway: ServerProcess | undefined;
+
+  beforeAll(async () => {
+    if (!existsSync(join(root, 'web', 'dist', 'index.html'))) {
+      await run('pnpm', ['--filter', '@sightline/web', 'build'], { cwd: root, timeout: 150_000 });
+    }
+    await run(process.execPath, ['scripts/bundle.mjs'], { cwd: join(root, 'gateway'), timeout: 60_000 });
+    out = mkdtempSync(join(tmpdir(), 'sightline-image-'));
+    const { stdout } = await run(process.execPath, [join(root, 'deploy', 'image', 'assemble.mjs'), join(out, 'app')], { timeout: 60_000 });
+    console.log(stdout.trim());
+  }, 240_000);
+
+  afterAll(async () => {
+    await gateway?.stop('SIGKILL');
+    if (out) rmSync(out, { recursive: true, force: true });
+  });
+
+  it('carries only this platform, no sources and no source maps', () => {
+    const app = join(out, 'app');
+    const all = files(app);
+    expect(all.filter((f) => f.endsWith('.map'))).toEqual([]);
+    expect(all.filter((f) => /\.(ts|tsx)$/.test(f) && !f.endsWith('.d.ts'))).toEqual([]);
+    expect(all.filter((f) => /(^|\/)(win32|darwin)[-_/]|jpeg-turbo-(win32|darwin)/.test(f))).toEqual([]);
+    for (const js of all.filter((f) => f.startsWith('web/dist/') && f.endsWith('.js'))) {
+      expect(readFileSync(join(app, js), 'utf8'), js).not.toMatch(/sourceMappingURL/);
+    }
+    // No build tool came along with the native modules.
+    const packages = readdirSync(join(app, 'gateway', 'node_modules'));
+    for (const tool of ['typescript', 'tsx', 'esbuild', 'vite', 'vitest', 'pnpm', 'cmake-js']) expect(packages).not.toContain(tool);
+  });
+
+  it('runs from it: detects, decodes with libjpeg-turbo, stops on SIGTERM with exit 0 after a drain', async () => {
+    const port = await freePort();
+    gateway = await ServerProcess.start({
+      name: 'bundled gateway',
+      command: process.execPath,
+      args: ['gateway/dist/main.mjs'],
+      cwd: join(out, 'app'),
+      port,
+      // No TypeScript loader inherited from the test runner: the bundle is plain JavaScript.
+      env: { NODE_OPTIONS: '', PORT: String(port), HOST: '127.0.0.1', SIGHTLINE_THREADS: '1', SIGHTLINE_WORKERS: '1', LOG_LEVEL: 'info' },
+    });
+    const detect = async (photo: string, model: string) => {
+      const response = await fetch(`${gateway!.url}/api/detect?model=${model}`, {
+        method: 'POST',
+        body: readPhoto(photo),
+        headers: { 'content-type': 'image/jpeg' },
+      });
+      expect(response.status).toBe(200);
+      const answer = validateServerMessage(await response.json());
+      return answer.type === 'detections' ? answer.detections.map((d) => d.label) : [];
+    };
+    expect(await detect('dog.jpg', 'ssdlite-mobilenetv2-coco')).toContain('dog');
+    expect(await detect('astronaut.jpg', 'blazeface-back-256')).toContain('face');
+    const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
+    expect(metrics).toMatch(/sightline_decodes_total\{decoder="turbo"[^}]*\} [1-9]/);
+    expect((await fetch(`${gateway.url}/`)).status).toBe(200);
+
+    await gateway.stop('SIGTERM', 15_000);
+    expect({ code: gateway.child.exitCode, signal: gateway.child.signalCode }).toEqual({ code: 0, signal: null });
+    expect(gateway.output()).toMatch(/"msg":"drained; exiting"/);
+  });
+});

@@ -21,13 +21,13 @@ const kind = (h: ImageHeader, target: ResizeTarget = stretch, turbo = true) => {
 describe('decode plan', () => {
   it('decodes a plain JPEG with libjpeg-turbo at the DCT scale that leaves bilinear sampling within bounds', () => {
     expect(kind(header(400, 300))).toBe('turbo 1/1'); // the dashboard's Auto frame: no shrink above 1.5x
-    expect(kind(header(640, 480))).toBe('turbo 1/2'); // 320x240 into 300x300
-    expect(kind(header(741, 500))).toBe('turbo 1/2');
-    expect(kind(header(1280, 960))).toBe('turbo 1/4'); // 320x240: enlarged 1.25x vertically
-    expect(kind(header(640, 424))).toBe('sharp-resized'); // 1/2 would enlarge 212 rows 1.42x: detail lost
+    expect(kind(header(640, 480))).toBe('sharp-resized'); // 1/2 would leave 240 rows for a 300-row input
+    expect(kind(header(800, 600))).toBe('turbo 1/2'); // 400x300: shrunk 1.33x, nothing enlarged
+    expect(kind(header(1600, 1200))).toBe('turbo 1/4');
     expect(kind(header(451, 300), letterbox)).toBe('sharp-resized'); // 1/2 would take both axes below the input
     expect(kind(header(120, 90))).toBe('turbo 1/1'); // small frames are enlarged whatever decodes them
-    expect(kind(header(640, 480), letterbox)).toBe('turbo 1/2');
+    expect(kind(header(640, 480), letterbox)).toBe('turbo 1/2'); // 320x240 into 256x192: aspect kept
+    expect(kind(header(741, 500), letterbox)).toBe('turbo 1/2');
   });
 
   it('leaves libvips what the fast path does not take, Lanczos for large frames', () => {

@@ -5,6 +5,12 @@ import { devCertificate } from '@sightline/gateway/dev-certificate';
 // SIGHTLINE_TLS=auto pnpm dev: Vite and the gateway both serve HTTPS with the gateway's kept certificate.
 const tls = await devCertificate();
 
+/**
+ * Cross-origin isolation (as the gateway sends it): SharedArrayBuffer, so on-device inference runs WASM
+ * threads. Every resource of the dashboard is same-origin, so require-corp blocks nothing it uses.
+ */
+const isolation = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
+
 /** Where the dev server forwards the WebSocket and the HTTP API: a running gateway. */
 const gateway = process.env.SIGHTLINE_GATEWAY ?? `${tls ? 'https' : 'http'}://localhost:8080`;
 
@@ -14,6 +20,7 @@ export default defineConfig({
   base: '/',
   server: {
     port: 5173,
+    headers: isolation,
     ...(tls ? { https: { cert: tls.cert, key: tls.key } } : {}),
     // The gateway's certificate is self-signed: the proxy (on this machine) does not verify it.
     proxy: {
@@ -23,18 +30,23 @@ export default defineConfig({
     },
   },
   preview: {
+    headers: isolation,
     proxy: {
       '/ws': { target: gateway, ws: true, changeOrigin: true, secure: false },
       '/api': { target: gateway, changeOrigin: true, secure: false },
       '/healthz': { target: gateway, changeOrigin: true, secure: false },
     },
   },
+  // onnxruntime-web finds its .wasm files next to its own module (new URL(…, import.meta.url)): pre-bundling
+  // would move the module away from them, so the dev server serves the package as it is.
+  optimizeDeps: { exclude: ['onnxruntime-web'] },
   worker: { format: 'es' },
   build: {
     outDir: 'dist',
     emptyOutDir: true,
     target: 'es2022',
-    sourcemap: true,
+    // None in the build the gateway serves (they would publish the sources); `vite build --sourcemap` to debug.
+    sourcemap: false,
     rolldownOptions: {
       output: {
         // Long-lived vendor chunks: the app's own code changes far more often than React or recharts.

@@ -5,8 +5,11 @@
  * - video frames presented (requestVideoFrameCallback) per second, against the camera's 30,
  * - animation-frame gaps (requestAnimationFrame): p50 / p95 / max, and how many exceed 50 ms,
  * - long tasks on the main thread (PerformanceObserver 'longtask', >= 50 ms): count and total,
- * - frames answered by the gateway per second (from the stats panel).
- * Phases: streaming paused (video and overlay only), then streaming with each codec.
+ * - frames answered per second (the gateway's, from the stats panel; on this device, completed frames
+ *   counted over the phase).
+ * Phases: streaming paused (video and overlay only), then streaming with each codec, then "Run on: This
+ * device" with 1 and 2 WASM threads (the model in a Web Worker: the video must stay smooth while it
+ * computes) and "Both".
  *
  *   pnpm --filter @sightline/e2e measure-rendering [--seconds 10]
  */
@@ -83,6 +86,12 @@ async function answeredPerSecond(page: Page, codec: 'json' | 'msgpack'): Promise
   return raw ? Number(raw) : Number.NaN;
 }
 
+/** Completed frames of a path (Gateway or this device) in its stats window, from the "Gateway or this device" panel. */
+async function pathCount(page: Page, path: 'device' | 'gateway'): Promise<number> {
+  const raw = await page.getByTestId(`path-${path}`).getByTestId('path-stat-count').getAttribute('data-value');
+  return raw ? Number(raw) : 0;
+}
+
 const webDist = join(REPO_ROOT, 'web', 'dist');
 if (!existsSync(join(webDist, 'index.html'))) {
   execFileSync('pnpm', ['--filter', '@sightline/web', 'build'], { cwd: REPO_ROOT, stdio: 'inherit' });
@@ -113,6 +122,31 @@ try {
     const figures = await page.evaluate(watch, SECONDS);
     rows.push([`streaming, ${label}`, figures, await answeredPerSecond(page, codec)]);
   }
+  // The model in the browser: a Web Worker with WASM threads computes all the time the video plays.
+  await page.getByTestId('codec-msgpack').check();
+  await page.getByTestId('run-on-device').check();
+  const deviceStatus = page.getByTestId('on-device-status');
+  for (const threads of ['1', '2']) {
+    await page.getByTestId('device-threads-select').selectOption(threads);
+    await deviceStatus.and(page.locator(`[data-status="ready"][data-threads="${threads}"]`)).waitFor({ timeout: 120_000 });
+    await page.waitForTimeout(2000);
+    // Counts are over the stats window (500): start each phase from none.
+    await page.getByTestId('reset-stats').click();
+    const before = await pathCount(page, 'device');
+    const figures = await page.evaluate(watch, SECONDS);
+    rows.push([
+      `Run on: This device (WASM, ${threads} ${threads === '1' ? 'thread' : 'threads'})`,
+      figures,
+      ((await pathCount(page, 'device')) - before) / SECONDS,
+    ]);
+  }
+  await page.getByTestId('run-on-both').check();
+  await page.waitForTimeout(2000);
+  await page.getByTestId('reset-stats').click();
+  const before = (await pathCount(page, 'device')) + (await pathCount(page, 'gateway'));
+  const both = await page.evaluate(watch, SECONDS);
+  const after = (await pathCount(page, 'device')) + (await pathCount(page, 'gateway'));
+  rows.push(['Run on: Both (2 threads; frames of both paths)', both, (after - before) / SECONDS]);
 
   const f = (v: number, digits = 1) => (Number.isFinite(v) ? v.toFixed(digits) : '-');
   console.log(`\n${SECONDS} s per phase, 30 fps camera, 1366x768 window, default stream settings (Auto frame size, 1 in flight)\n`);

@@ -2,7 +2,8 @@
  * The phone path, in Chromium: the gateway exposed (every address, HTTPS with the certificate it
  * generated, an access token), opened at the printed https://<address>/?token=... URL. The browser trusts
  * exactly that certificate's key (as a user who accepted it would), so the page is a secure context, the
- * fake camera streams over wss://, boxes appear, and the token leaves the address bar.
+ * fake camera streams over wss://, boxes appear, and the token leaves the address bar; on-device inference
+ * loads its model file from behind the token.
  */
 import { createHash, X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -67,6 +68,13 @@ test('over https://<address>/?token=: secure context, camera over wss://, boxes,
     await expect(page.getByTestId('phone-qr')).toBeVisible();
     await expect(page.getByTestId('phone-url')).toHaveText(new RegExp(`^https://.+:${gateway.port}/\\?token=${TOKEN}$`));
     await page.screenshot({ path: join(SCREENSHOTS_DIR, '09-https-token.png') });
+
+    // On this device too: cross-origin isolated over HTTPS, and the inference worker gets the model file
+    // from behind the token with the cookie.
+    expect(await page.evaluate(() => crossOriginIsolated)).toBe(true);
+    await page.getByTestId('run-on-device').check();
+    await expect(page.getByTestId('on-device-status')).toHaveAttribute('data-status', 'ready', { timeout: 90_000 });
+    await expect(dashboard.detectionsList).toHaveAttribute('data-path', 'device', { timeout: 30_000 });
 
     // Without the token, a fresh browser gets the explanation, not the dashboard.
     const stranger = await browser.newContext();

@@ -6,7 +6,7 @@
  * Transport rules (see docs/PROTOCOL.md):
  * - WebSocket at {@link WS_PATH}. A binary message is MessagePack, a text message is JSON with the image
  *   as Base64. Every reply goes out in the codec its request came in.
- * - HTTP: POST {@link DETECT_PATH}, GET {@link MODELS_PATH}, GET {@link HEALTH_PATH}.
+ * - HTTP: POST {@link DETECT_PATH}, GET {@link MODELS_PATH}, GET {@link MODEL_FILE_PATH}, GET {@link HEALTH_PATH}.
  */
 
 /** Bumped on any incompatible change to a message. */
@@ -23,6 +23,16 @@ export const READY_PATH = '/readyz';
 export const METRICS_PATH = '/metrics';
 /** How to reach this gateway from other devices (dashboard: LAN URL and QR code). */
 export const ACCESS_PATH = '/api/access';
+/**
+ * A model's ONNX file, for clients that run the model themselves (GET; Express route syntax, `:name` a
+ * model name from GET /api/models). Same access rules as the rest of /api; its ETag is its sha256.
+ */
+export const MODEL_FILE_PATH = '/api/models/:name/model.onnx';
+
+/** MODEL_FILE_PATH for one model. */
+export function modelFilePath(name: string): string {
+  return MODEL_FILE_PATH.replace(':name', encodeURIComponent(name));
+}
 
 /** Query parameter a WebSocket client may set to the version it speaks; a mismatch closes the socket. */
 export const PROTOCOL_QUERY_PARAM = 'protocol';
@@ -124,6 +134,7 @@ export type {
   Limits,
   ModelInfo,
   ModelsResponse,
+  OnDeviceModel,
   PingMessage,
   PongMessage,
   ReadinessResponse,

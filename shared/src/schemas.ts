@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { base64ToBytes } from './base64.ts';
+import { modelInputSchema } from './model/manifest.ts';
 import { DROP_REASONS, ERROR_CODES, MODEL_KINDS } from './protocol.ts';
 
 export const messageId = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
@@ -182,6 +183,39 @@ export const detectQuerySchema = z.strictObject({
   ts: z.coerce.number().pipe(timestamp).optional(),
 });
 
+/**
+ * What a client needs to run a model itself (the dashboard's on-device inference) with the same maths as
+ * the gateway (`@sightline/shared/model`): the model file, and the manifest's description of its input and
+ * outputs. Optional in ModelInfo: gateways before it did not send it.
+ */
+export const onDeviceModelSchema = z.object({
+  /** The model file, served by the gateway under the same access rules as GET /api/models. */
+  file: z.object({
+    /** MODEL_FILE_PATH with the name filled in, plus `?sha256=` as a cache key. */
+    url: z.string().min(1),
+    /** Hex SHA-256 of the file, to check before use; also its ETag. */
+    sha256: z.string().regex(/^[0-9a-f]{64}$/),
+    /** Size in bytes. */
+    bytes: z.number().int().positive(),
+  }),
+  license: z.string(),
+  /** The manifest's input: tensor name, layout, dtype, size, resize mode and value range. */
+  input: modelInputSchema,
+  /** Decoder role -> ONNX output name. */
+  outputs: z.record(z.string(), z.string()),
+  /**
+   * The manifest's decoder kind (`ssd`, `blazeface`, ...). A plain string on the wire, so a client that
+   * does not know a newer kind loses on-device inference for that model only, not the model list.
+   */
+  decoder: z.string().min(1),
+  /** Every output column's label, index = the decoder's label index; an empty string marks an unused column. */
+  labels: z.array(z.string()),
+  /** `coco`: classId = label index + 1; absent: classId = label index. */
+  classIds: z.enum(['coco']).optional(),
+  iouThreshold: z.number().min(0).max(1),
+  maxDetections: z.number().int().positive(),
+});
+
 /** One entry of GET /api/models. */
 export const modelInfoSchema = z.object({
   name: z.string(),
@@ -194,8 +228,11 @@ export const modelInfoSchema = z.object({
     layout: z.enum(['NHWC', 'NCHW']),
     resize: z.enum(['stretch', 'letterbox']),
   }),
+  /** The labels the model reports (its unused output columns left out). */
   labels: z.array(z.string()),
   scoreThreshold,
+  /** What a client needs to run the model itself; absent from gateways that do not serve model files. */
+  onDevice: onDeviceModelSchema.optional(),
 });
 
 export const modelsResponseSchema = z.object({
@@ -235,6 +272,7 @@ export const accessInfoSchema = z.object({
 });
 
 export type ModelInfo = z.output<typeof modelInfoSchema>;
+export type OnDeviceModel = z.output<typeof onDeviceModelSchema>;
 export type AccessInfo = z.output<typeof accessInfoSchema>;
 export type ModelsResponse = z.output<typeof modelsResponseSchema>;
 export type HealthResponse = z.output<typeof healthResponseSchema>;

@@ -12,11 +12,14 @@ import { Header } from './components/Header.tsx';
 import { LatencyChart } from './components/LatencyChart.tsx';
 import { MediaStage } from './components/MediaStage.tsx';
 import { ModelControls } from './components/ModelControls.tsx';
+import { PathComparison } from './components/PathComparison.tsx';
+import { RunOnControls } from './components/RunOnControls.tsx';
 import { SourceControls } from './components/SourceControls.tsx';
 import { StageBreakdown } from './components/StageBreakdown.tsx';
 import { StatsPanel } from './components/StatsPanel.tsx';
 import { StreamControls } from './components/StreamControls.tsx';
 import { Toasts } from './components/Toasts.tsx';
+import { VERDICT_WINDOW } from './ui/path-comparison.ts';
 
 export function App() {
   const [controller] = useState(() => new DashboardController());
@@ -80,6 +83,8 @@ export function App() {
   const sourceSize =
     snapshot.source.width && snapshot.source.height ? { width: snapshot.source.width, height: snapshot.source.height } : undefined;
   const activeCodecs = settings.abMode ? (['json', 'msgpack'] as const) : [settings.codec];
+  const activePaths = settings.runOn === 'both' ? (['gateway', 'device'] as const) : [settings.runOn];
+  const retryDevice = useCallback(() => controller.retryOnDevice(), [controller]);
 
   return (
     <div className="app">
@@ -115,6 +120,7 @@ export function App() {
             />
           </Panel>
           <Panel title="Stream" id="stream-title">
+            <RunOnControls settings={settings} onDevice={snapshot.onDevice} onChange={updateSettings} onRetry={retryDevice} />
             <StreamControls
               settings={settings}
               sourceSize={sourceSize}
@@ -134,6 +140,7 @@ export function App() {
             onUseFile={openFilePicker}
             onRetryCamera={() => controller.openCamera(snapshot.source.deviceId)}
             onResume={() => updateSettings({ paused: false })}
+            onRetryDevice={retryDevice}
           />
           <Panel
             title="Latency"
@@ -146,6 +153,13 @@ export function App() {
         </section>
 
         <aside className="column column--side" aria-label="Results and statistics">
+          <Panel
+            title="Gateway or this device"
+            id="paths-title"
+            actions={<span className="panel__note">per frame, median of the last {VERDICT_WINDOW}</span>}
+          >
+            <PathComparison comparison={snapshot.comparison} paths={snapshot.paths} pingMs={snapshot.pingMs} activePaths={activePaths} />
+          </Panel>
           <Panel
             title="Codec comparison"
             id="stats-title"

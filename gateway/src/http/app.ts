@@ -1,4 +1,4 @@
-/** HTTP surface: detection, model list, health, metrics, and the dashboard's static build. */
+/** HTTP surface: detection, model list and model files, health, metrics, and the dashboard's static build. */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import express, { type NextFunction, type Request, type Response } from 'express';
@@ -9,6 +9,7 @@ import {
   HEALTH_PATH,
   HTTP_STATUS_BY_ERROR,
   METRICS_PATH,
+  MODEL_FILE_PATH,
   MODELS_PATH,
   type AccessInfo,
   type ErrorMessage,
@@ -24,6 +25,7 @@ import type { AccessPolicy } from '../security/access-policy.ts';
 import { httpGuard } from '../security/http-guard.ts';
 import { securityHeaders } from '../security/security-headers.ts';
 import { detectRouter } from './detect-route.ts';
+import { modelFileHandler } from './model-file-route.ts';
 import { healthRoute, probeRoutes } from './probes.ts';
 
 export interface AppDependencies {
@@ -81,6 +83,8 @@ export function createApp(deps: AppDependencies): express.Express {
   app.get(MODELS_PATH, (_request, response) => {
     response.json(deps.registry.describe());
   });
+
+  app.get(MODEL_FILE_PATH, modelFileHandler(deps.registry, deps.logger));
 
   app.get(ACCESS_PATH, (_request, response) => {
     response.setHeader('Cache-Control', 'no-store');

@@ -1,7 +1,8 @@
 /** The models this gateway serves: manifests read and checked once at start. */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { PROTOCOL_VERSION, type ModelInfo, type ModelsResponse } from '@sightline/shared/protocol';
+import { stat } from 'node:fs/promises';
+import { modelFilePath, PROTOCOL_VERSION, type ModelInfo, type ModelsResponse } from '@sightline/shared/protocol';
 import { ProtocolError } from '@sightline/shared/validation';
 import { readModelSpecs, type ModelSpec } from './manifest.ts';
 
@@ -15,6 +16,8 @@ export class ModelRegistry {
   private constructor(
     private readonly models: Map<string, ModelSpec>,
     readonly defaultModel: string,
+    /** Size in bytes of each model's file, by name (for clients that download it). */
+    private readonly fileBytes: ReadonlyMap<string, number>,
   ) {}
 
   /**
@@ -28,6 +31,7 @@ export class ModelRegistry {
     const specs = readModelSpecs(modelsDir);
     if (specs.length === 0) throw new Error(`no model manifests found under ${modelsDir}`);
     const models = new Map<string, ModelSpec>();
+    const fileBytes = new Map<string, number>();
     for (const spec of specs) {
       const actual = await sha256Of(spec.modelPath);
       if (actual !== spec.manifest.sha256) {
@@ -35,6 +39,7 @@ export class ModelRegistry {
           `${spec.modelPath}: sha256 ${actual} does not match the manifest's ${spec.manifest.sha256} (${spec.manifest.name})`,
         );
       }
+      fileBytes.set(spec.manifest.name, (await stat(spec.modelPath)).size);
       models.set(spec.manifest.name, {
         ...spec,
         scoreThreshold: options.scoreThreshold ?? spec.manifest.scoreThreshold,
@@ -44,7 +49,7 @@ export class ModelRegistry {
     if (!models.has(defaultModel)) {
       throw new Error(`default model ${defaultModel} is not one of: ${[...models.keys()].join(', ')}`);
     }
-    return new ModelRegistry(models, defaultModel);
+    return new ModelRegistry(models, defaultModel, fileBytes);
   }
 
   get names(): string[] {
@@ -79,6 +84,22 @@ export class ModelRegistry {
       },
       labels: labels.filter((label) => label !== ''),
       scoreThreshold,
+      onDevice: {
+        // The sha256 in the URL makes it a new address whenever the file changes, so it can be cached for good.
+        file: {
+          url: `${modelFilePath(manifest.name)}?sha256=${manifest.sha256}`,
+          sha256: manifest.sha256,
+          bytes: this.fileBytes.get(manifest.name)!,
+        },
+        license: manifest.license,
+        input: { ...manifest.input },
+        outputs: { ...manifest.outputs },
+        decoder: manifest.decoder,
+        labels: [...labels],
+        ...(manifest.classIds ? { classIds: manifest.classIds } : {}),
+        iouThreshold: manifest.iouThreshold,
+        maxDetections: manifest.maxDetections,
+      },
     }));
     return { protocol: PROTOCOL_VERSION, defaultModel: this.defaultModel, models };
   }

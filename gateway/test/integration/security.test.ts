@@ -199,6 +199,8 @@ describe('exposed gateway: HTTPS, token, Origin and Host checks', () => {
     expect(answer.headers['content-security-policy']).toMatch(/frame-ancestors 'none'/);
     expect(answer.headers['x-content-type-options']).toBe('nosniff');
     expect(answer.headers['cross-origin-opener-policy']).toBe('same-origin');
+    // Cross-origin isolated (with COOP): SharedArrayBuffer for on-device inference's WASM threads.
+    expect(answer.headers['cross-origin-embedder-policy']).toBe('require-corp');
     expect(answer.headers['access-control-allow-origin']).toBeUndefined();
   });
 });

@@ -25,6 +25,31 @@ describe('HTTP response validation', () => {
     expect(() => validateModelsResponse({ ...models, models: [{ ...models.models[0], kind: 'cars' }] })).toThrow(/kind/);
   });
 
+  it('accepts what a client needs to run a model itself, and an older model list without it', () => {
+    const sha256 = 'a'.repeat(64);
+    const onDevice = {
+      file: { url: `/api/models/ssdlite-mobilenetv2-coco/model.onnx?sha256=${sha256}`, sha256, bytes: 18_065_067 },
+      license: 'Apache-2.0',
+      input: { name: 'image', layout: 'NHWC', dtype: 'float32', width: 300, height: 300, resize: 'stretch', range: [-1, 1] },
+      outputs: { scores: 'scores', boxes: 'boxes' },
+      decoder: 'ssd',
+      labels: ['person', ''],
+      classIds: 'coco',
+      iouThreshold: 0.45,
+      maxDetections: 100,
+    };
+    const withFile = { ...models, models: [{ ...models.models[0], onDevice }] };
+    expect(validateModelsResponse(withFile)).toEqual(withFile);
+    // A decoder kind this client does not know is still a valid model list.
+    const newer = { ...models, models: [{ ...models.models[0], onDevice: { ...onDevice, decoder: 'yolo-v9' } }] };
+    expect(validateModelsResponse(newer).models[0]!.onDevice!.decoder).toBe('yolo-v9');
+    const badDigest = {
+      ...models,
+      models: [{ ...models.models[0], onDevice: { ...onDevice, file: { ...onDevice.file, sha256: 'xyz' } } }],
+    };
+    expect(() => validateModelsResponse(badDigest)).toThrow(/sha256/);
+  });
+
   it('accepts a health answer, and ignores fields a newer gateway adds', () => {
     const health = { ok: true, protocol: 1, modelsLoaded: ['a'], uptimeS: 3 };
     expect(validateHealthResponse({ ...health, extra: 1 })).toEqual(health);

@@ -1,10 +1,11 @@
 /**
  * What the fate of a sent frame changes, whether it was answered, given up as overdue or abandoned with
  * its connection: its sample, the latest result (and the boxes over the video), the gateway error log and
- * the rejection backoff.
+ * the rejection backoff. Frames computed on this device land here too: same samples, same overlay.
  */
 import type { DetectionsMessage } from '@sightline/shared/protocol';
-import { sampleFromOutcome } from '../metrics/frame-sample.ts';
+import type { DeviceOutcome } from '../inference/on-device-engine.ts';
+import { sampleFromDeviceOutcome, sampleFromOutcome } from '../metrics/frame-sample.ts';
 import type { SampleStore } from '../metrics/sample-store.ts';
 import type { OverlayRenderer } from '../overlay/draw-boxes.ts';
 import { ANSWER_TIMEOUT_MS, type FrameAnswer, type FrameOutcome, type FrameSender } from '../transport/frame-sender.ts';
@@ -55,6 +56,36 @@ export class AnswerRecorder {
     if (answer.type === 'detections') this.show(answer, outcome);
   }
 
+  /** A frame computed on this device came back (or failed, or was given up). */
+  deviceOutcome(outcome: DeviceOutcome): void {
+    this.options.samples.add(sampleFromDeviceOutcome(outcome, this.options.timeOrigin));
+    if (outcome.kind !== 'ok' || !outcome.result) {
+      // The dashboard's own problem, not the gateway's: one entry per kind, repeats counted.
+      const text =
+        outcome.kind === 'lost'
+          ? `A frame got no result on this device (${outcome.error ?? 'no answer'}): counted as lost.`
+          : `On-device inference failed: ${outcome.error ?? 'unknown error'}`;
+      this.options.noticeLog.add(outcome.kind === 'lost' ? 'on_device_lost' : 'on_device_error', text, this.wallClock(), outcome.frame.id);
+      this.options.onChange(true);
+      return;
+    }
+    const { result, frame } = outcome;
+    this.showResult({
+      id: result.id,
+      path: 'device',
+      codec: null,
+      model: result.model,
+      width: result.width,
+      height: result.height,
+      detections: result.detections,
+      deviceTimings: result.timings,
+      fullMs: outcome.answeredAt - frame.sentAt,
+      bytesUp: 0,
+      bytesDown: 0,
+      receivedAt: outcome.answeredAt,
+    });
+  }
+
   /** Frames the watchdog gave up on (no answer within ANSWER_TIMEOUT_MS). */
   expired(outcomes: readonly FrameOutcome[]): void {
     for (const { frame } of outcomes) {
@@ -84,10 +115,9 @@ export class AnswerRecorder {
   }
 
   private show(message: DetectionsMessage, outcome: FrameOutcome): void {
-    // With several frames in flight answers can overtake each other: never go back in time.
-    if (this.current && message.id < this.current.id) return;
-    this.current = {
+    this.showResult({
       id: message.id,
+      path: 'gateway',
       codec: outcome.frame.codec,
       model: message.model,
       width: message.width,
@@ -98,10 +128,17 @@ export class AnswerRecorder {
       bytesUp: outcome.frame.bytesUp,
       bytesDown: outcome.bytesDown,
       receivedAt: outcome.answeredAt,
-    };
+    });
+  }
+
+  /** The newest result, from either path, becomes the latest and is drawn by the one overlay. */
+  private showResult(result: LatestResult): void {
+    // With several frames in flight answers can overtake each other: never go back in time.
+    if (this.current && result.id < this.current.id) return;
+    this.current = result;
     this.options
       .overlay()
-      ?.setResult({ width: message.width, height: message.height, detections: message.detections, receivedAt: outcome.answeredAt });
+      ?.setResult({ width: result.width, height: result.height, detections: result.detections, receivedAt: result.receivedAt });
     this.options.onChange(false);
   }
 }

@@ -1,17 +1,19 @@
 /**
  * The dashboard's engine outside React, as a composition root: it builds the units and routes events
- * between them. Source -> stream loop (encoder, frame sender) -> socket; answers -> answer recorder
- * (samples, overlay, logs, rejection backoff); beside them the ping clock, the answer watchdog and the
- * models loader. React reads snapshots from the publisher (useSyncExternalStore) and pushes settings in;
- * the overlay is drawn in requestAnimationFrame, never through React state.
+ * between them. Source -> stream loop (encoder) -> frame dispatcher -> frame sender -> socket, or the
+ * on-device engine (the model in a worker); answers and on-device results -> answer recorder (samples,
+ * overlay, logs, rejection backoff); beside them the ping clock, the answer watchdog and the models
+ * loader. React reads snapshots from the publisher (useSyncExternalStore) and pushes settings in; the
+ * overlay is drawn in requestAnimationFrame, never through React state.
  */
 import { CaptureSource, type MediaElements, type SourceState } from '../capture/capture-source.ts';
 import { FrameEncoder, intrinsicSize } from '../capture/frame-encoder.ts';
 import { modelFor } from '../capture/frame-size.ts';
+import { createInferenceWorker, OnDeviceEngine, type DeviceTarget, type OnDeviceStatus } from '../inference/on-device-engine.ts';
 import { PingStore } from '../metrics/ping-store.ts';
 import { SampleStore } from '../metrics/sample-store.ts';
 import { OverlayRenderer } from '../overlay/draw-boxes.ts';
-import { FrameSender } from '../transport/frame-sender.ts';
+import { ANSWER_TIMEOUT_MS, FrameSender } from '../transport/frame-sender.ts';
 import { GatewaySocket, type ConnectionStatus, type IncomingMessage } from '../transport/gateway-socket.ts';
 import { gatewaySocketUrl } from '../transport/gateway-url.ts';
 import { fetchModels } from '../transport/models-api.ts';
@@ -20,9 +22,11 @@ import { AnswerWatchdog } from './answer-watchdog.ts';
 import { browserClock } from './clock.ts';
 import { buildSnapshot, type DashboardSnapshot, type SnapshotSources } from './dashboard-snapshot.ts';
 import { EventLog } from './event-log.ts';
+import { FrameDispatcher } from './frame-dispatcher.ts';
 import { ModelsLoader } from './models-loader.ts';
 import { PingClock } from './ping-clock.ts';
 import { RejectionBackoff } from './rejection-backoff.ts';
+import { usesDevice } from './run-on.ts';
 import { SampleExporter } from './sample-exporter.ts';
 import { DEFAULT_SETTINGS, type StreamSettings } from './settings.ts';
 import { SnapshotPublisher } from './snapshot-publisher.ts';
@@ -37,6 +41,8 @@ export class DashboardController {
   private readonly encoder = new FrameEncoder();
   private readonly socket: GatewaySocket;
   private readonly sender: FrameSender;
+  private readonly onDevice: OnDeviceEngine;
+  private readonly dispatcher: FrameDispatcher;
   private readonly source: CaptureSource;
   private readonly backoff = new RejectionBackoff(() => this.clock.now());
   private readonly answers: AnswerRecorder;
@@ -48,6 +54,7 @@ export class DashboardController {
   private readonly publisher: SnapshotPublisher<DashboardSnapshot>;
   private overlay: OverlayRenderer | undefined;
   private settings: StreamSettings = DEFAULT_SETTINGS;
+  private deviceStatus: OnDeviceStatus = 'off';
   /** Shared by frames and pings, so an `error` id names one message. */
   private messageId = 0;
   private running = false;
@@ -76,12 +83,48 @@ export class DashboardController {
       onChange: invalidate,
       timeOrigin: performance.timeOrigin,
     });
-    this.models = new ModelsLoader({ fetch: fetchModels, clock, onChange: () => invalidate(true) });
+    this.models = new ModelsLoader({
+      fetch: fetchModels,
+      clock,
+      onChange: () => {
+        this.syncDevice();
+        invalidate(true);
+      },
+    });
+    this.onDevice = new OnDeviceEngine({
+      createWorker: createInferenceWorker,
+      clock,
+      timeoutMs: ANSWER_TIMEOUT_MS,
+      environment: () => ({
+        crossOriginIsolated: window.crossOriginIsolated,
+        hardwareConcurrency: navigator.hardwareConcurrency,
+        allowWebGpu: true,
+      }),
+      onChange: (state) => {
+        // Download progress is not urgent; a status change (loaded, failed) is.
+        const changed = state.status !== this.deviceStatus;
+        this.deviceStatus = state.status;
+        invalidate(changed);
+        if (changed) queueMicrotask(this.loop.pump);
+      },
+      onOutcome: (outcome) => {
+        this.answers.deviceOutcome(outcome);
+        this.loop.pump();
+      },
+    });
+    this.dispatcher = new FrameDispatcher({
+      gateway: sender,
+      link: this.socket,
+      device: this.onDevice,
+      runOn: () => this.settings.runOn,
+      nextId,
+      defaultThreshold: DEFAULT_SETTINGS.threshold,
+    });
     this.loop = new StreamLoop({
       source: this.source,
       encoder: this.encoder,
-      sender,
-      link: this.socket,
+      sender: this.dispatcher,
+      link: this.dispatcher,
       clock,
       settings: () => this.settings,
       modelInput: () => modelFor(this.models.state.response, this.settings.model)?.input,
@@ -104,9 +147,24 @@ export class DashboardController {
         this.loop.pump();
       },
     });
-    this.exporter = new SampleExporter({ samples, pings, settings: () => this.settings });
-    const { socket, models, source, answers, encoder, loop } = this;
-    const units = { socket, models, source, answers, samples, pings, errorLog, noticeLog, sender, encoder, backoff, loop };
+    this.exporter = new SampleExporter({ samples, pings, settings: () => this.settings, onDevice: () => this.onDevice.state });
+    const { socket, models, source, answers, encoder, loop, onDevice, dispatcher } = this;
+    const units = {
+      socket,
+      models,
+      source,
+      answers,
+      samples,
+      pings,
+      errorLog,
+      noticeLog,
+      sender,
+      encoder,
+      backoff,
+      loop,
+      onDevice,
+      dispatcher,
+    };
     const sources: SnapshotSources = { ...units, settings: () => this.settings, now: () => clock.now() };
     this.publisher = new SnapshotPublisher({ build: () => buildSnapshot(sources), clock, pingWindow: () => this.pingClock.window });
   }
@@ -119,6 +177,7 @@ export class DashboardController {
     this.models.start();
     this.pingClock.start();
     this.watchdog.start();
+    this.syncDevice();
   }
 
   stop(): void {
@@ -130,6 +189,7 @@ export class DashboardController {
     this.pingClock.stop();
     this.watchdog.stop();
     this.models.stop();
+    this.onDevice.stop();
     this.publisher.stop();
     this.encoder.dispose();
   }
@@ -162,6 +222,11 @@ export class DashboardController {
     this.sender.setMaxInFlight(next.maxInFlight);
     this.overlay?.setMirror(next.mirror);
     if (next.paused && !previous.paused) this.markBreak();
+    if (next.runOn !== previous.runOn) {
+      this.dispatcher.reset();
+      this.markBreak();
+    }
+    this.syncDevice();
     if (next.frameSize !== previous.frameSize || next.jpegQuality !== previous.jpegQuality || next.model !== previous.model)
       this.loop.forgetStill();
     this.publisher.invalidate(true);
@@ -184,6 +249,11 @@ export class DashboardController {
 
   retryModels(): void {
     this.models.load();
+  }
+
+  /** Loads the model on this device again after a failure. */
+  retryOnDevice(): void {
+    this.onDevice.retry(this.deviceTarget());
   }
 
   clearSamples(): void {
@@ -251,6 +321,18 @@ export class DashboardController {
     this.loop.forgetStill();
     this.answers.clearLatest();
     this.markBreak();
+  }
+
+  /** What this device should have loaded: the selected model, when frames are computed here at all. */
+  private deviceTarget(): DeviceTarget | undefined {
+    if (!usesDevice(this.settings.runOn)) return undefined;
+    const model = modelFor(this.models.state.response, this.settings.model);
+    return model && { model, threads: this.settings.deviceThreads };
+  }
+
+  /** Loads the selected model on this device when the settings or the model list call for it. */
+  private syncDevice(): void {
+    this.onDevice.configure(this.deviceTarget());
   }
 
   /** The stream stops for a while (pause, outage, new source): no throughput interval, no skipped frames across it. */

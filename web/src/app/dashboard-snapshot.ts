@@ -7,25 +7,37 @@ import type { SourceState } from '../capture/capture-source.ts';
 import type { EncoderPath } from '../capture/frame-encoder.ts';
 import { latencySeries, type LatencySeries } from '../metrics/chart-data.ts';
 import type { PingStore } from '../metrics/ping-store.ts';
-import type { CodecStats, SampleStore } from '../metrics/sample-store.ts';
+import type { OnDeviceState } from '../inference/on-device-engine.ts';
+import type { DeviceTimings } from '../inference/worker-protocol.ts';
+import type { CodecStats, PathStats, SampleStore } from '../metrics/sample-store.ts';
 import type { FrameSender } from '../transport/frame-sender.ts';
 import type { ConnectionStatus } from '../transport/gateway-socket.ts';
+import { comparePaths, recentPingMs, VERDICT_WINDOW, type PathComparison } from '../ui/path-comparison.ts';
 import type { EventLog, LogEntry } from './event-log.ts';
 import type { ModelsState } from './models-loader.ts';
 import type { RejectionBackoff } from './rejection-backoff.ts';
+import type { FramePath, RunOn } from './run-on.ts';
 import { CHART_WINDOW, type StreamSettings } from './settings.ts';
 import type { EncodeSummary } from './stream-loop.ts';
 
-export type StreamPhase = 'streaming' | 'paused' | 'waiting-gateway' | 'waiting-source';
+/** `waiting-device`: the model is loading on this device, or cannot run here, and no other path may take frames. */
+export type StreamPhase = 'streaming' | 'paused' | 'waiting-gateway' | 'waiting-device' | 'waiting-source';
 
 export interface LatestResult {
   id: number;
-  codec: Codec;
+  /** Which path computed it. */
+  path: FramePath;
+  /** Null for a frame computed on this device. */
+  codec: Codec | null;
   model: string;
   width: number;
   height: number;
   detections: DetectionsMessage['detections'];
-  timings: DetectionsMessage['timings'];
+  /** The gateway's stage timings (gateway frames only). */
+  timings?: DetectionsMessage['timings'];
+  /** Where the time went inside the inference worker (frames computed on this device only). */
+  deviceTimings?: DeviceTimings;
+  /** Gateway: send to answer. This device: hand-over to the worker to its detections. */
   fullMs: number;
   bytesUp: number;
   bytesDown: number;
@@ -55,24 +67,46 @@ export interface DashboardSnapshot {
   rejectedStreak: number;
   lastRejection?: { code: string; message: string };
   lastEncode?: EncodeSummary;
+  /** Where frames are computed. */
+  runOn: RunOn;
+  /** The next frame's path; undefined while none can take it. */
+  nextPath?: FramePath;
+  /** On-device inference: model loading, loaded (backend, threads, download), failed. */
+  onDevice: OnDeviceState;
+  /** Per path over the stats window: the gateway (both codecs) and this device. */
+  paths: Record<FramePath, PathStats>;
+  /** Which is faster right now, over each path's last VERDICT_WINDOW frames. */
+  comparison: PathComparison;
 }
 
-/** Why frames are not going out, if they are not; a pause is named first because the person chose it. */
-export function streamPhase(paused: boolean, connection: ConnectionStatus, source: SourceState): StreamPhase {
+/**
+ * Why frames are not going out, if they are not; a pause is named first because the person chose it.
+ * "This device" needs the model loaded, not the gateway; "Both" streams while either path can take frames.
+ */
+export function streamPhase(
+  paused: boolean,
+  connection: ConnectionStatus,
+  source: SourceState,
+  runOn: RunOn = 'gateway',
+  deviceReady = false,
+): StreamPhase {
   if (paused) return 'paused';
-  if (connection.state !== 'open') return 'waiting-gateway';
+  const gatewayOpen = connection.state === 'open';
+  if (runOn === 'gateway' && !gatewayOpen) return 'waiting-gateway';
+  if (runOn === 'device' && !deviceReady) return 'waiting-device';
+  if (runOn === 'both' && !gatewayOpen && !deviceReady) return 'waiting-gateway';
   if (source.status !== 'ready') return 'waiting-source';
   return 'streaming';
 }
 
 /** The live views a snapshot is read from: each read at the moment it is built. */
 export interface SnapshotSources {
-  settings: () => Pick<StreamSettings, 'paused' | 'statsWindow'>;
+  settings: () => Pick<StreamSettings, 'paused' | 'statsWindow' | 'runOn'>;
   socket: { readonly status: ConnectionStatus };
   models: { readonly state: ModelsState };
   source: { readonly current: SourceState };
   answers: { readonly latest: LatestResult | undefined };
-  samples: Pick<SampleStore, 'statsByCodec' | 'recent' | 'size' | 'discarded'>;
+  samples: Pick<SampleStore, 'statsByCodec' | 'statsForPath' | 'recent' | 'size' | 'discarded'>;
   pings: Pick<PingStore, 'all' | 'latest'>;
   errorLog: Pick<EventLog, 'list'>;
   noticeLog: Pick<EventLog, 'list'>;
@@ -80,6 +114,8 @@ export interface SnapshotSources {
   encoder: { readonly path: EncoderPath };
   backoff: Pick<RejectionBackoff, 'streak' | 'lastRejection'>;
   loop: { readonly lastEncode: EncodeSummary | undefined };
+  onDevice: { readonly state: OnDeviceState; readonly busy: boolean };
+  dispatcher: { nextPath(): FramePath | undefined };
   /** performance.now(): the chart's time axis ends there. */
   now: () => number;
 }
@@ -89,19 +125,30 @@ export function buildSnapshot(sources: SnapshotSources): DashboardSnapshot {
   const settings = sources.settings();
   const connection = sources.socket.status;
   const source = sources.source.current;
+  const onDevice = sources.onDevice.state;
+  const { runOn } = settings;
+  const now = sources.now();
+  const allPings = pings.all();
+  const nextPath = sources.dispatcher.nextPath();
+  const comparison = comparePaths(samples.statsForPath('device', VERDICT_WINDOW), samples.statsForPath('gateway', VERDICT_WINDOW), {
+    runOn,
+    now,
+    pingMs: recentPingMs(allPings.map((ping) => ping.rttMs)),
+  });
   return {
     connection,
     models: sources.models.state,
     source,
-    phase: streamPhase(settings.paused, connection, source),
+    phase: streamPhase(settings.paused, connection, source, runOn, onDevice.status === 'ready'),
     latest: sources.answers.latest,
     stats: samples.statsByCodec(settings.statsWindow),
-    chart: latencySeries(samples.recent(CHART_WINDOW), pings.all(), sources.now()),
+    chart: latencySeries(samples.recent(CHART_WINDOW), allPings, now),
     pingMs: pings.latest()?.rttMs,
     // Copies: the logs change in place, a snapshot must not.
     errors: [...sources.errorLog.list()],
     notices: [...sources.noticeLog.list()],
-    inFlight: sender.inFlight,
+    // Frames out on either path: the gateway's, and the one being computed on this device.
+    inFlight: sender.inFlight + (sources.onDevice.busy ? 1 : 0),
     nextCodec: sender.nextCodec(),
     framesSent: sender.framesSent,
     samplesKept: samples.size,
@@ -110,5 +157,10 @@ export function buildSnapshot(sources: SnapshotSources): DashboardSnapshot {
     rejectedStreak: backoff.streak,
     lastRejection: backoff.lastRejection,
     lastEncode: sources.loop.lastEncode,
+    runOn,
+    ...(nextPath ? { nextPath } : {}),
+    onDevice,
+    paths: { gateway: samples.statsForPath('gateway', settings.statsWindow), device: samples.statsForPath('device', settings.statsWindow) },
+    comparison,
   };
 }

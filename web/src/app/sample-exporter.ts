@@ -5,12 +5,15 @@
 import { downloadText, exportFilename, samplesToCsv, samplesToJson } from '../metrics/export.ts';
 import type { PingStore } from '../metrics/ping-store.ts';
 import type { SampleStore } from '../metrics/sample-store.ts';
+import type { OnDeviceState } from '../inference/on-device-engine.ts';
 import type { StreamSettings } from './settings.ts';
 
 export interface SampleExporterOptions {
   samples: Pick<SampleStore, 'all' | 'discarded'>;
   pings: Pick<PingStore, 'all'>;
   settings: () => StreamSettings;
+  /** On-device inference as it stands (backend, threads, model file), for the JSON export. */
+  onDevice?: () => OnDeviceState;
   download?: (filename: string, text: string, mimeType: string) => void;
   date?: () => Date;
   userAgent?: () => string;
@@ -41,9 +44,16 @@ export class SampleExporter {
         userAgent: this.userAgent(),
         discarded: samples.discarded,
         settings: { ...settings() },
+        ...(this.options.onDevice ? { onDevice: onDeviceSummary(this.options.onDevice()) } : {}),
       },
       pings.all(),
     );
     this.download(exportFilename('json', date), json, 'application/json');
   }
+}
+
+/** What the JSON export says about on-device inference: how the model ran, not its progress. */
+function onDeviceSummary(state: OnDeviceState): Record<string, unknown> {
+  const { progress: _progress, ...rest } = state;
+  return rest;
 }

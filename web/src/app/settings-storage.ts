@@ -7,6 +7,8 @@
  * Any other stored size that is still a valid option is kept; anything unknown falls back to the default.
  */
 import { isFrameSize } from '../capture/frame-size.ts';
+import { isThreadsSetting } from '../inference/threads.ts';
+import { isRunOn } from './run-on.ts';
 import { DEFAULT_SETTINGS, type StreamSettings } from './settings.ts';
 
 export const STORAGE_KEY = 'sightline.settings.v2';
@@ -15,7 +17,17 @@ export const LEGACY_STORAGE_KEYS = ['sightline.settings.v1'] as const;
 const V1_DEFAULT_FRAME_SIZE = 320;
 
 /** Settings that make sense across visits; source-specific ones (mirror, model threshold, pause) do not. */
-export const PERSISTED = ['codec', 'abMode', 'abEvery', 'maxInFlight', 'frameSize', 'jpegQuality', 'statsWindow'] as const;
+export const PERSISTED = [
+  'codec',
+  'abMode',
+  'abEvery',
+  'maxInFlight',
+  'frameSize',
+  'jpegQuality',
+  'statsWindow',
+  'runOn',
+  'deviceThreads',
+] as const;
 type PersistedKey = (typeof PERSISTED)[number];
 
 function parseObject(raw: string | null | undefined): Record<string, unknown> | undefined {
@@ -36,6 +48,10 @@ function valid(key: PersistedKey, value: unknown): boolean {
       return value === 'json' || value === 'msgpack';
     case 'abMode':
       return typeof value === 'boolean';
+    case 'runOn':
+      return isRunOn(value);
+    case 'deviceThreads':
+      return isThreadsSetting(value);
     default:
       return typeof value === 'number' && Number.isFinite(value);
   }

@@ -1,6 +1,8 @@
 /** What the person controls, with defaults. Kept in React state, pushed into the controller. */
 import type { Codec } from '@sightline/shared/protocol';
 import { DEFAULT_FRAME_SIZE, type FrameSize } from '../capture/frame-size.ts';
+import type { ThreadsSetting } from '../inference/threads.ts';
+import type { RunOn } from './run-on.ts';
 
 export interface StreamSettings {
   codec: Codec;
@@ -21,6 +23,10 @@ export interface StreamSettings {
   mirror: boolean;
   /** Samples per codec the stats are computed over. */
   statsWindow: number;
+  /** Where frames are computed: the gateway, this device, or both in turn. */
+  runOn: RunOn;
+  /** WASM threads of on-device inference (used when the page is cross-origin isolated). */
+  deviceThreads: ThreadsSetting;
 }
 
 export const DEFAULT_SETTINGS: StreamSettings = {
@@ -35,6 +41,8 @@ export const DEFAULT_SETTINGS: StreamSettings = {
   paused: false,
   mirror: true,
   statsWindow: 500,
+  runOn: 'gateway',
+  deviceThreads: 'auto',
 };
 
 export const STATS_WINDOWS: readonly number[] = [100, 500, 2000, 10_000];

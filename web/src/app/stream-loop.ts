@@ -6,7 +6,7 @@
  */
 import type { EncodedFrame, FrameSourceElement } from '../capture/frame-encoder.ts';
 import type { FrameSize, ModelInput } from '../capture/frame-size.ts';
-import type { FrameOptions, PendingFrame } from '../transport/frame-sender.ts';
+import type { FrameOptions } from '../transport/frame-sender.ts';
 import type { Clock, TimerHandle } from './clock.ts';
 import type { StreamSettings } from './settings.ts';
 import { SkipCounter } from './skip-counter.ts';
@@ -30,14 +30,15 @@ export interface LoopEncoder {
   encode(element: FrameSourceElement, frameSize: FrameSize, quality: number, input?: ModelInput): Promise<EncodedFrame>;
 }
 
-/** Flow control (FrameSender). */
+/** Flow control: the frame dispatcher (gateway or this device), or the FrameSender alone. */
 export interface LoopSender {
   canSend(): boolean;
-  sendFrame(image: Uint8Array, options: FrameOptions): PendingFrame | undefined;
+  /** Undefined when nothing was sent. */
+  sendFrame(image: Uint8Array, options: FrameOptions): { id: number } | undefined;
 }
 
 export interface LoopLink {
-  /** Open and greeted by the gateway. */
+  /** Somewhere to send frames: the gateway's socket open and greeted, or the model ready on this device. */
   readonly isOpen: boolean;
 }
 

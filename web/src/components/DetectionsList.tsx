@@ -10,7 +10,13 @@ export function DetectionsList({ latest }: Props) {
   const detections = latest ? [...latest.detections].sort((a, b) => b.score - a.score) : [];
   return (
     <div className="detections">
-      <ul className="detections__list" data-testid="detections-list" aria-label="Current detections">
+      <ul
+        className="detections__list"
+        data-testid="detections-list"
+        data-path={latest?.path ?? ''}
+        data-frame={latest?.id ?? ''}
+        aria-label="Current detections"
+      >
         {detections.map((detection, index) => (
           <li
             key={`${detection.classId}-${index}`}
@@ -18,6 +24,7 @@ export function DetectionsList({ latest }: Props) {
             data-testid="detection"
             data-label={detection.label}
             data-score={String(Math.round(detection.score * 10000) / 10000)}
+            data-box={detection.box.join(',')}
           >
             <span className="detection__swatch" style={{ background: classColour(detection.classId) }} aria-hidden="true" />
             <span className="detection__label">{detection.label}</span>
@@ -33,7 +40,8 @@ export function DetectionsList({ latest }: Props) {
       )}
       {latest && (
         <p className="detections__meta">
-          Frame #{latest.id} · {latest.width}×{latest.height} · {latest.model}
+          Frame #{latest.id} · {latest.width}×{latest.height} · {latest.model} ·{' '}
+          {latest.path === 'device' ? 'on this device' : 'by the gateway'}
         </p>
       )}
     </div>

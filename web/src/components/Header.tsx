@@ -26,9 +26,19 @@ function Logo() {
   );
 }
 
+/** FPS and p50 of whatever served the latest frame: a codec of the gateway, or this device. */
+function headline(snapshot: DashboardSnapshot): { fps: number; p50: number } {
+  const { latest } = snapshot;
+  if (latest?.path === 'device' || (!latest && snapshot.runOn === 'device')) {
+    return { fps: snapshot.paths.device.fps, p50: snapshot.paths.device.full.p50 };
+  }
+  const stats = snapshot.stats[latest?.codec ?? snapshot.nextCodec];
+  return { fps: stats.fps, p50: stats.full.p50 };
+}
+
 /** Brand, connection, headline figures and the pause button. */
 export function Header({ snapshot, paused, onPause, onRetry }: Props) {
-  const activeStats = snapshot.stats[snapshot.latest?.codec ?? snapshot.nextCodec];
+  const activeStats = headline(snapshot);
   const hello = snapshot.connection.hello;
   return (
     <header className="topbar">
@@ -47,7 +57,7 @@ export function Header({ snapshot, paused, onPause, onRetry }: Props) {
         </div>
         <div>
           <dt>p50</dt>
-          <dd>{formatMs(activeStats.full.p50)}</dd>
+          <dd>{formatMs(activeStats.p50)}</dd>
         </div>
         <div>
           <dt>In flight</dt>

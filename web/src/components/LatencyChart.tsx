@@ -40,16 +40,27 @@ const tickSeconds = (value: number): string => (value === 0 ? 'now' : `${value.t
 
 const gapSeconds = (from: number, to: number): string => `${(to - from).toFixed(1)} s`;
 
+/** This device's lines: in the legend only once it computed frames. */
+const DEVICE_KEYS: ReadonlySet<LatencySeriesKey> = new Set(['device', 'deviceInference']);
+
+/** Each series' own rows where it has them (pings, this device's frames); the chart's rows otherwise. */
+function seriesData(key: LatencySeriesKey, data: LatencySeries): LatencyRow[] | undefined {
+  if (key === 'ping') return data.pings;
+  if (key === 'device' || key === 'deviceInference') return data.device;
+  return undefined;
+}
+
 /**
- * Live latency per message (rolling window) and the ping RTT series. Lines are never joined across missing
- * points: each codec's line breaks where the other codec ran, every line breaks where no answers arrived
- * (chart-data.ts), and those stretches are shaded.
+ * Live latency per message (rolling window), this device's own time per frame and the ping RTT series.
+ * Lines are never joined across missing points: each codec's line breaks where the other codec ran, every
+ * line breaks where no answers arrived (chart-data.ts), and those stretches are shaded. In Both, the
+ * gateway's and this device's lines each join their own frames, side by side.
  */
 export const LatencyChart = memo(function LatencyChart({ series: data, pingMs }: Props) {
   const rows = data.frames;
   const [hidden, setHidden] = useState<ReadonlySet<LatencySeriesKey>>(() => new Set());
   const visible = useMemo(() => new Set(LATENCY_SERIES.map((s) => s.key).filter((key) => !hidden.has(key))), [hidden]);
-  const ceiling = yCeiling([...rows, ...data.pings], visible);
+  const ceiling = yCeiling([...rows, ...data.device, ...data.pings], visible);
   // With A/B every 1–2 frames each codec's line is mostly single points: draw them as dots instead of joining them.
   const codecDots = data.codecsInterleaved;
   const ticks = [0, 1, 2, 3, 4, 5].map((step) => (ceiling.top * step) / 5);
@@ -64,7 +75,7 @@ export const LatencyChart = memo(function LatencyChart({ series: data, pingMs }:
   return (
     <div className="chart">
       <div className="chart__legend" role="group" aria-label="Series shown">
-        {LATENCY_SERIES.map((series) => (
+        {LATENCY_SERIES.filter((series) => data.device.length > 0 || !DEVICE_KEYS.has(series.key)).map((series) => (
           <button
             key={series.key}
             type="button"
@@ -75,7 +86,7 @@ export const LatencyChart = memo(function LatencyChart({ series: data, pingMs }:
             onClick={() => toggle(series.key)}
           >
             <span
-              className={`legend-item__swatch${series.key === 'ping' ? ' is-dashed' : ''}`}
+              className={`legend-item__swatch${series.key === 'ping' || series.key === 'deviceInference' ? ' is-dashed' : ''}`}
               style={{ borderColor: series.colour }}
               aria-hidden="true"
             />
@@ -103,12 +114,12 @@ export const LatencyChart = memo(function LatencyChart({ series: data, pingMs }:
         <p id="latency-summary" className="visually-hidden">
           {latencySummary(data)}
         </p>
-        {rows.length === 0 && data.pings.length === 0 ? (
+        {rows.length === 0 && data.device.length === 0 && data.pings.length === 0 ? (
           <p className="empty chart__empty">Latency appears here once frames are answered.</p>
         ) : (
           <LineChart
             responsive
-            data={rows}
+            data={rows.length > 0 ? rows : data.device}
             margin={{ top: 8, right: 12, bottom: 0, left: -8 }}
             style={{ width: '100%', height: '100%', minHeight: 150 }}
           >
@@ -159,13 +170,13 @@ export const LatencyChart = memo(function LatencyChart({ series: data, pingMs }:
             {LATENCY_SERIES.map((series) => (
               <Line
                 key={series.key}
-                data={series.key === 'ping' ? data.pings : undefined}
+                data={seriesData(series.key, data)}
                 dataKey={series.key}
                 name={series.label}
                 type="linear"
                 stroke={series.colour}
-                strokeWidth={series.key.startsWith('full') ? 2 : 1.25}
-                strokeDasharray={series.key === 'ping' ? '4 3' : undefined}
+                strokeWidth={series.key.startsWith('full') || series.key === 'device' ? 2 : 1.25}
+                strokeDasharray={series.key === 'ping' ? '4 3' : series.key === 'deviceInference' ? '2 2' : undefined}
                 dot={codecDots && series.key.startsWith('full') ? { r: 1.5, strokeWidth: 0, fill: series.colour } : false}
                 activeDot={{ r: 3 }}
                 connectNulls={false}

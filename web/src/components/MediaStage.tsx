@@ -5,6 +5,7 @@ import type { CameraErrorKind } from '../capture/camera.ts';
 import { CODEC_LABELS } from '../transport/codec-policy.ts';
 import { formatMs } from '../ui/format.ts';
 import { secondsUntil, VERSION_MISMATCH_HELP, VERSION_MISMATCH_TITLE } from '../ui/connection-text.ts';
+import { onDeviceStatusText } from '../ui/on-device-text.ts';
 import { useNow } from '../ui/use-now.ts';
 
 interface Props {
@@ -14,10 +15,12 @@ interface Props {
   onUseFile: () => void;
   onRetryCamera: () => void;
   onResume: () => void;
+  /** Load the model on this device again after it failed. */
+  onRetryDevice?: () => void;
 }
 
 /** The picture with the detection overlay on top, plus what is going on when nothing is streaming. */
-export function MediaStage({ controller, snapshot, mirror, onUseFile, onRetryCamera, onResume }: Props) {
+export function MediaStage({ controller, snapshot, mirror, onUseFile, onRetryCamera, onResume, onRetryDevice }: Props) {
   const videoRef = useRef<HTMLVideoElement>(null);
   const imageRef = useRef<HTMLImageElement>(null);
   const canvasRef = useRef<HTMLCanvasElement>(null);
@@ -60,11 +63,19 @@ export function MediaStage({ controller, snapshot, mirror, onUseFile, onRetryCam
             {latest.detections.length} {latest.detections.length === 1 ? 'object' : 'objects'}
           </span>
           <span className="chip">{formatMs(latest.fullMs)}</span>
-          <span className="chip chip--accent">{CODEC_LABELS[latest.codec]}</span>
+          <span className="chip chip--accent" data-testid="hud-path" data-path={latest.path}>
+            {latest.codec ? `Gateway · ${CODEC_LABELS[latest.codec]}` : 'This device'}
+          </span>
         </div>
       )}
 
-      <StageMessage snapshot={snapshot} onUseFile={onUseFile} onRetryCamera={onRetryCamera} onResume={onResume} />
+      <StageMessage
+        snapshot={snapshot}
+        onUseFile={onUseFile}
+        onRetryCamera={onRetryCamera}
+        onResume={onResume}
+        {...(onRetryDevice ? { onRetryDevice } : {})}
+      />
     </div>
   );
 }
@@ -82,7 +93,7 @@ function cameraErrorTitle(kind: CameraErrorKind): string {
   }
 }
 
-function StageMessage({ snapshot, onUseFile, onRetryCamera, onResume }: Omit<Props, 'controller' | 'mirror'>) {
+function StageMessage({ snapshot, onUseFile, onRetryCamera, onResume, onRetryDevice }: Omit<Props, 'controller' | 'mirror'>) {
   const { source, connection, phase } = snapshot;
   const countdown = useNow(connection.state === 'reconnecting' && connection.retryAt !== undefined);
 
@@ -162,6 +173,21 @@ function StageMessage({ snapshot, onUseFile, onRetryCamera, onResume }: Omit<Pro
             : connection.state === 'closed'
               ? `Disconnected${connection.lastError ? `: ${connection.lastError}` : ''}`
               : 'Gateway unreachable · frames paused · retrying…'}
+      </div>
+    );
+  }
+  if (phase === 'waiting-device') {
+    const { onDevice } = snapshot;
+    const failed = onDevice.status === 'error' || onDevice.status === 'unavailable';
+    return (
+      <div className={`stage__banner${failed ? ' stage__banner--error' : ''}`} data-testid="waiting-device">
+        {!failed && <span className="spinner spinner--small" aria-hidden="true" />}
+        {failed ? 'This device cannot run the model' : 'Loading the model on this device'}: {onDeviceStatusText(onDevice)}
+        {failed && onRetryDevice && (
+          <button type="button" className="button button--small" onClick={onRetryDevice}>
+            Retry
+          </button>
+        )}
       </div>
     );
   }

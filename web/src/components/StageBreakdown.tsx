@@ -15,29 +15,64 @@ const STAGES = [
   { key: 'postprocessMs', label: 'Post', colour: '#b197fc' },
 ] as const;
 
-/** Where the latest frame's time went: gateway stages, then network + client codec. */
+const DEVICE_STAGES = [
+  { key: 'decodeMs', label: 'Decode', colour: '#f5a524' },
+  { key: 'preprocessMs', label: 'Pre', colour: '#4cc9f0' },
+  { key: 'inferenceMs', label: 'Inference', colour: '#c0eb75' },
+  { key: 'postprocessMs', label: 'Post', colour: '#b197fc' },
+] as const;
+
+interface Part {
+  key: string;
+  label: string;
+  colour: string;
+  value: number;
+}
+
+/** The latest frame's parts: gateway stages then network + client, or the inference worker's stages then the hand-offs. */
+function partsOf(latest: LatestResult): { parts: Part[]; label: string } {
+  const { fullMs } = latest;
+  if (latest.deviceTimings) {
+    const timings = latest.deviceTimings;
+    const inWorker = DEVICE_STAGES.reduce((sum, stage) => sum + timings[stage.key], 0);
+    return {
+      parts: [
+        ...DEVICE_STAGES.map((stage) => ({ ...stage, value: timings[stage.key] })),
+        { key: 'handoff', label: 'Worker hand-off', colour: '#3b4556', value: Math.max(0, fullMs - inWorker) },
+      ],
+      label: `On this device ${formatMs(fullMs)}, inference ${formatMs(timings.inferenceMs)}`,
+    };
+  }
+  const timings = latest.timings;
+  if (!timings) return { parts: [], label: `Full ${formatMs(fullMs)}` };
+  return {
+    parts: [
+      ...STAGES.map((stage) => ({ ...stage, value: timings[stage.key] })),
+      {
+        key: 'other',
+        label: 'Other server',
+        colour: '#3b4556',
+        value: Math.max(0, timings.serverMs - STAGES.reduce((sum, s) => sum + timings[s.key], 0)),
+      },
+      { key: 'network', label: 'Network + client', colour: '#ff7b9c', value: Math.max(0, fullMs - timings.serverMs) },
+    ],
+    label: `Full ${formatMs(fullMs)}, server ${formatMs(timings.serverMs)}, inference ${formatMs(timings.inferenceMs)}`,
+  };
+}
+
+/**
+ * Where the latest frame's time went: gateway stages, then network + client codec; or, for a frame
+ * computed on this device, the inference worker's stages and the hand-offs to and from it.
+ */
 export function StageBreakdown({ latest, encode, encoderPath }: Props) {
   if (!latest) return <p className="empty">Waiting for the first answer.</p>;
-  const { timings, fullMs } = latest;
-  const network = Math.max(0, fullMs - timings.serverMs);
-  const parts = [
-    ...STAGES.map((stage) => ({ ...stage, value: timings[stage.key] })),
-    {
-      key: 'other',
-      label: 'Other server',
-      colour: '#3b4556',
-      value: Math.max(0, timings.serverMs - STAGES.reduce((sum, s) => sum + timings[s.key], 0)),
-    },
-    { key: 'network', label: 'Network + client', colour: '#ff7b9c', value: network },
-  ];
+  const { fullMs } = latest;
+  const { parts, label } = partsOf(latest);
   const total = Math.max(fullMs, 1e-6);
   return (
-    <div className="timings">
-      <div
-        className="timings__bar"
-        role="img"
-        aria-label={`Full ${formatMs(fullMs)}, server ${formatMs(timings.serverMs)}, inference ${formatMs(timings.inferenceMs)}`}
-      >
+    <div className="timings" data-path={latest.path}>
+      <p className="timings__path">{latest.path === 'device' ? 'Computed on this device' : 'Computed by the gateway'}</p>
+      <div className="timings__bar" role="img" aria-label={label}>
         {parts.map((part) =>
           part.value > 0 ? (
             <span
@@ -59,7 +94,7 @@ export function StageBreakdown({ latest, encode, encoderPath }: Props) {
           </div>
         ))}
         <div className="timings__total">
-          <dt>Full</dt>
+          <dt>{latest.path === 'device' ? 'On this device' : 'Full'}</dt>
           <dd>{formatMs(fullMs)}</dd>
         </div>
       </dl>

@@ -1,5 +1,6 @@
-/** Rows for the latency chart: one per answered frame, plus one per ping, on a shared time axis. */
+/** Rows for the latency chart: one per answered frame (gateway or this device), plus one per ping, on a shared time axis. */
 import { roundTo } from '@sightline/shared/stats';
+import type { FramePath } from '../app/run-on.ts';
 import type { FrameSample } from './frame-sample.ts';
 import type { PingSample } from './ping-store.ts';
 
@@ -15,6 +16,10 @@ export interface LatencyRow {
   inference?: Point;
   networkQueue?: Point;
   ping?: Point;
+  /** This device: the frame handed to the inference worker to its detections. */
+  device?: Point;
+  /** This device: the model's run alone. */
+  deviceInference?: Point;
 }
 
 export const PING_HELP =
@@ -29,6 +34,8 @@ export const LATENCY_SERIES = [
   { key: 'inference', label: 'Inference', colour: '#5fd08a' },
   { key: 'networkQueue', label: 'Network + queue', colour: '#ff7b9c' },
   { key: 'ping', label: 'Ping RTT (same socket)', colour: '#e6e9ef' },
+  { key: 'device', label: 'This device · full', colour: '#ffd43b' },
+  { key: 'deviceInference', label: 'This device · inference', colour: '#c0eb75' },
 ] as const satisfies readonly { key: keyof Omit<LatencyRow, 't'>; label: string; colour: string }[];
 
 export type LatencySeriesKey = (typeof LATENCY_SERIES)[number]['key'];
@@ -43,8 +50,10 @@ export interface ChartGap {
 }
 
 export interface LatencySeries {
-  /** One row per completed frame, by answer time, plus an all-null row wherever the lines must break. */
+  /** One row per frame the gateway completed, by answer time, plus an all-null row wherever the lines must break. */
   frames: LatencyRow[];
+  /** The same for frames computed on this device (`device`, `deviceInference`). */
+  device: LatencyRow[];
   /** One row per pong, since the first of those frames (or within the fallback span when there are none). */
   pings: LatencyRow[];
   /** Where no answer arrived for longer than a few expected intervals. */
@@ -76,6 +85,57 @@ export function gapThresholdMs(answerTimes: readonly number[]): number {
 }
 
 const BREAK_ROW = { fullJson: null, fullMsgpack: null, server: null, inference: null, networkQueue: null } as const;
+const DEVICE_BREAK_ROW = { device: null, deviceInference: null } as const;
+
+const rounded = (value: number | null): Point => (value === null ? null : roundTo(value, 2));
+
+function gatewayRow(sample: FrameSample): Omit<LatencyRow, 't'> {
+  const full = roundTo(sample.fullMs, 2);
+  return {
+    fullJson: sample.codec === 'json' ? full : null,
+    fullMsgpack: sample.codec === 'json' ? null : full,
+    server: rounded(sample.serverMs),
+    inference: rounded(sample.inferenceMs),
+    networkQueue: rounded(sample.networkQueueMs),
+  };
+}
+
+function deviceRow(sample: FrameSample): Omit<LatencyRow, 't'> {
+  return { device: roundTo(sample.fullMs, 2), deviceInference: rounded(sample.inferenceMs) };
+}
+
+/**
+ * The rows of one path's lines: one per completed frame of that path, and a break row where that path
+ * had no answer for longer than its own gap threshold, or lost a frame between two answers. In Both the
+ * other path's frames come in between and do not break the line: each path's line joins its own frames.
+ */
+function pathRows(
+  samples: readonly FrameSample[],
+  path: FramePath,
+  row: (sample: FrameSample) => Omit<LatencyRow, 't'>,
+  breakRow: Omit<LatencyRow, 't'>,
+  at: (perf: number) => number,
+): LatencyRow[] {
+  const own = samples.filter((sample) => sample.path === path);
+  const threshold = gapThresholdMs(own.filter((sample) => sample.outcome === 'ok').map((sample) => sample.answeredPerf));
+  const rows: LatencyRow[] = [];
+  let previous: FrameSample | undefined;
+  let lostSince = false;
+  for (const sample of own) {
+    if (sample.outcome === 'lost') {
+      if (previous) lostSince = true;
+      continue;
+    }
+    if (sample.outcome !== 'ok') continue;
+    if (previous && (sample.answeredPerf - previous.answeredPerf > threshold || lostSince)) {
+      rows.push({ t: at((previous.answeredPerf + sample.answeredPerf) / 2), ...breakRow });
+    }
+    rows.push({ t: at(sample.answeredPerf), ...row(sample) });
+    previous = sample;
+    lostSince = false;
+  }
+  return rows;
+}
 
 /** Whether the codec blocks are so short that each codec's line would be isolated points (A/B every 1–2). */
 function interleaved(completed: readonly FrameSample[]): boolean {
@@ -85,12 +145,13 @@ function interleaved(completed: readonly FrameSample[]): boolean {
 }
 
 /**
- * Chart data on a shared time axis (seconds before `now`). Frames and pings are kept apart so each series
- * only has gaps where it really has no data. Each row of a frame carries its codec's full latency and an
- * explicit null for the other codec, so each codec's line breaks exactly where the other codec ran (A/B
- * blocks). Where no frame was answered for longer than `gapThresholdMs` (outage, pause, stalled gateway), or a
- * frame was lost between two answers, an all-null row breaks every frame line and the stretch is reported
- * in `gaps`; the ping line breaks where pings stopped for longer than PING_GAP_MS.
+ * Chart data on a shared time axis (seconds before `now`). Gateway frames, this device's frames and pings
+ * are kept apart so each series only has gaps where it really has no data. Each gateway row carries its
+ * codec's full latency and an explicit null for the other codec, so each codec's line breaks exactly
+ * where the other codec ran (A/B blocks). Where no frame was answered for longer than `gapThresholdMs`
+ * (outage, pause, stalled gateway), or a frame was lost between two answers, a break row breaks that
+ * path's lines; silences of every path at once are reported in `gaps`; the ping line breaks where pings
+ * stopped for longer than PING_GAP_MS.
  */
 export function latencySeries(
   samples: readonly FrameSample[],
@@ -103,35 +164,16 @@ export function latencySeries(
   const threshold = gapThresholdMs(completed.map((sample) => sample.answeredPerf));
   const at = (perf: number): number => roundTo((perf - now) / 1000, 2);
 
-  const frames: LatencyRow[] = [];
   const gaps: ChartGap[] = [];
-  let previous: FrameSample | undefined;
-  let lostSince = false;
-  for (const sample of samples) {
-    if (sample.outcome === 'lost') {
-      if (previous) lostSince = true;
-      continue;
-    }
-    if (sample.outcome !== 'ok') continue;
-    if (previous) {
-      const silence = sample.answeredPerf - previous.answeredPerf;
-      if (silence > threshold) gaps.push({ from: at(previous.answeredPerf), to: at(sample.answeredPerf), open: false });
-      if (silence > threshold || lostSince) frames.push({ t: at((previous.answeredPerf + sample.answeredPerf) / 2), ...BREAK_ROW });
-    }
-    const full = roundTo(sample.fullMs, 2);
-    const row: LatencyRow = {
-      t: at(sample.answeredPerf),
-      fullJson: sample.codec === 'json' ? full : null,
-      fullMsgpack: sample.codec === 'json' ? null : full,
-      server: sample.serverMs === null ? null : roundTo(sample.serverMs, 2),
-      inference: sample.inferenceMs === null ? null : roundTo(sample.inferenceMs, 2),
-      networkQueue: sample.networkQueueMs === null ? null : roundTo(sample.networkQueueMs, 2),
-    };
-    frames.push(row);
-    previous = sample;
-    lostSince = false;
+  for (let i = 1; i < completed.length; i++) {
+    const before = completed[i - 1]!.answeredPerf;
+    const after = completed[i]!.answeredPerf;
+    if (after - before > threshold) gaps.push({ from: at(before), to: at(after), open: false });
   }
-  if (previous && now - previous.answeredPerf > threshold) gaps.push({ from: at(previous.answeredPerf), to: 0, open: true });
+  const last = completed[completed.length - 1];
+  if (last && now - last.answeredPerf > threshold) gaps.push({ from: at(last.answeredPerf), to: 0, open: true });
+  const frames = pathRows(samples, 'gateway', gatewayRow, BREAK_ROW, at);
+  const device = pathRows(samples, 'device', deviceRow, DEVICE_BREAK_ROW, at);
 
   const pingRows: LatencyRow[] = [];
   let lastPing: PingSample | undefined;
@@ -141,5 +183,6 @@ export function latencySeries(
     pingRows.push({ t: at(ping.at), ping: roundTo(ping.rttMs, 2) });
     lastPing = ping;
   }
-  return { frames, pings: pingRows, gaps, codecsInterleaved: interleaved(completed) };
+  const gatewayCompleted = completed.filter((sample) => sample.path === 'gateway');
+  return { frames, device, pings: pingRows, gaps, codecsInterleaved: interleaved(gatewayCompleted) };
 }

@@ -1,4 +1,7 @@
-/** Samples out of the browser: CSV (one row per frame message) and JSON, as file downloads. */
+/**
+ * Samples out of the browser: CSV (one row per frame) and JSON, as file downloads. `path` says which
+ * path served the frame (`gateway` or `device`); `codec` is empty for frames computed on this device.
+ */
 import { PROTOCOL_VERSION } from '@sightline/shared/protocol';
 import { roundTo } from '@sightline/shared/stats';
 import type { FrameSample } from './frame-sample.ts';
@@ -17,6 +20,7 @@ export const CSV_COLUMNS = [
   'bytesDown',
   'outcome',
   'detections',
+  'path',
 ] as const satisfies readonly (keyof FrameSample)[];
 
 function csvField(value: string | number | null): string {
@@ -39,6 +43,8 @@ export interface ExportMeta {
   /** Samples no longer kept because of the cap. */
   discarded: number;
   settings?: Record<string, unknown>;
+  /** How on-device inference ran: backend, threads, model file and load times. */
+  onDevice?: Record<string, unknown>;
 }
 
 export function samplesToJson(samples: readonly FrameSample[], meta: ExportMeta, pings: readonly PingSample[] = []): string {

@@ -4,6 +4,7 @@
  */
 import { CODECS, type Codec } from '@sightline/shared/protocol';
 import { mean, summarize, type Summary } from '@sightline/shared/stats';
+import type { FramePath } from '../app/run-on.ts';
 import type { FrameSample } from './frame-sample.ts';
 
 export interface CodecStats {
@@ -29,6 +30,28 @@ export interface CodecStats {
   /** Mean bytes on the wire per completed frame message, up (frame) and down (detections). */
   bytesUpMean: number;
   bytesDownMean: number;
+}
+
+/** One path's figures (the gateway, both codecs together; or this device) over its last samples. */
+export interface PathStats {
+  path: FramePath;
+  /** Completed frames in the window. */
+  count: number;
+  /** Per completed frame: gateway send to answer, or this device's hand-over to its detections. */
+  full: Summary;
+  /** The model's run alone. */
+  inference: Summary;
+  /** The gateway's own time; empty on this device. */
+  server: Summary;
+  /** Network, socket buffers and client codec (full - server); empty on this device. */
+  networkQueue: Summary;
+  /** Completed frames per second of the time this path was streaming (as CodecStats.fps). */
+  fps: number;
+  dropped: number;
+  errors: number;
+  lost: number;
+  /** performance.now() of the path's newest completed frame; NaN when it has none. */
+  lastAnsweredPerf: number;
 }
 
 export interface SampleStoreOptions {
@@ -118,14 +141,71 @@ export class SampleStore {
   }
 
   statsFor(codec: Codec, window: number): CodecStats {
+    return computeStats(
+      codec,
+      this.pick(window, (sample) => sample.codec === codec),
+    );
+  }
+
+  /** Stats over the last `window` samples of one path (gateway frames of either codec, or this device's). */
+  statsForPath(path: FramePath, window: number): PathStats {
+    return computePathStats(
+      path,
+      this.pick(window, (sample) => sample.path === path),
+    );
+  }
+
+  /** The last `window` entries that `matches`, oldest first. */
+  private pick(window: number, matches: (sample: FrameSample) => boolean): Entry[] {
     const picked: Entry[] = [];
     for (let i = this.entries.length - 1; i >= 0 && picked.length < window; i--) {
       const entry = this.entries[i]!;
-      if (entry.sample.codec === codec) picked.push(entry);
+      if (matches(entry.sample)) picked.push(entry);
     }
-    picked.reverse();
-    return computeStats(codec, picked);
+    return picked.reverse();
   }
+}
+
+function computePathStats(path: FramePath, entries: readonly Entry[]): PathStats {
+  const full: number[] = [];
+  const inference: number[] = [];
+  const server: number[] = [];
+  const networkQueue: number[] = [];
+  let dropped = 0;
+  let errors = 0;
+  let lost = 0;
+  let streamingMs = 0;
+  let timedCompleted = 0;
+  let lastAnsweredPerf = Number.NaN;
+  // FPS as in computeStats: each answer's interval to the previous answer (of any path) is credited to its path.
+  for (const { sample, intervalMs } of entries) {
+    if (intervalMs !== null) {
+      streamingMs += intervalMs;
+      if (sample.outcome === 'ok') timedCompleted++;
+    }
+    if (sample.outcome === 'ok') {
+      full.push(sample.fullMs);
+      if (sample.inferenceMs !== null) inference.push(sample.inferenceMs);
+      if (sample.serverMs !== null) server.push(sample.serverMs);
+      if (sample.networkQueueMs !== null) networkQueue.push(sample.networkQueueMs);
+      lastAnsweredPerf = sample.answeredPerf;
+    } else if (sample.outcome === 'dropped') dropped++;
+    else if (sample.outcome === 'error') errors++;
+    else lost++;
+  }
+  return {
+    path,
+    count: full.length,
+    full: summarize(full),
+    inference: summarize(inference),
+    server: summarize(server),
+    networkQueue: summarize(networkQueue),
+    fps: streamingMs > 0 ? (timedCompleted * 1000) / streamingMs : Number.NaN,
+    dropped,
+    errors,
+    lost,
+    lastAnsweredPerf,
+  };
 }
 
 function computeStats(codec: Codec, entries: readonly Entry[]): CodecStats {

@@ -13,11 +13,19 @@ function latestValue(rows: readonly LatencyRow[], key: LatencySeriesKey): number
   return undefined;
 }
 
+function rowsOf(series: LatencySeries, key: LatencySeriesKey): readonly LatencyRow[] {
+  if (key === 'ping') return series.pings;
+  if (key === 'device' || key === 'deviceInference') return series.device;
+  return series.frames;
+}
+
 export function latencySummary(series: LatencySeries): string {
-  const answered = series.frames.filter((row) => typeof row.fullJson === 'number' || typeof row.fullMsgpack === 'number').length;
+  const answered =
+    series.frames.filter((row) => typeof row.fullJson === 'number' || typeof row.fullMsgpack === 'number').length +
+    series.device.filter((row) => typeof row.device === 'number').length;
   if (answered === 0 && series.pings.length === 0) return 'No latency measured yet.';
   const latest = LATENCY_SERIES.flatMap((line) => {
-    const value = latestValue(line.key === 'ping' ? series.pings : series.frames, line.key);
+    const value = latestValue(rowsOf(series, line.key), line.key);
     return value === undefined ? [] : [`${line.label} ${formatMs(value)}`];
   });
   const parts = latest.length > 0 ? [`Latest: ${latest.join(', ')}.`] : [];

@@ -14,6 +14,7 @@ export function sample(
   const ok = outcome === 'ok';
   return {
     id: nextId++,
+    path: 'gateway',
     codec,
     model: 'm',
     sentAt: 1_700_000_000_000 + answeredPerf - fullMs,
@@ -27,6 +28,36 @@ export function sample(
     bytesDown: ok ? 100 : 30,
     outcome,
     detections: ok ? 2 : 0,
+    reason: null,
+    skippedBefore: 0,
+    ...extra,
+  };
+}
+
+/** A frame computed on this device, answered at `answeredPerf` after `fullMs` (inference a third of it). */
+export function deviceSample(
+  answeredPerf: number,
+  fullMs: number,
+  outcome: FrameOutcomeKind = 'ok',
+  extra: Partial<FrameSample> = {},
+): FrameSample {
+  const ok = outcome === 'ok';
+  return {
+    id: nextId++,
+    path: 'device',
+    codec: null,
+    model: 'm',
+    sentAt: 1_700_000_000_000 + answeredPerf - fullMs,
+    sentPerf: answeredPerf - fullMs,
+    answeredPerf,
+    fullMs,
+    serverMs: null,
+    inferenceMs: ok ? fullMs / 3 : null,
+    networkQueueMs: null,
+    bytesUp: 0,
+    bytesDown: 0,
+    outcome,
+    detections: ok ? 1 : 0,
     reason: null,
     skippedBefore: 0,
     ...extra,

@@ -122,4 +122,28 @@ describe('AnswerRecorder', () => {
     expect(h.answers.latest).toBeUndefined();
     expect(h.shown.at(-1)).toBeUndefined();
   });
+
+  it("records this device's results like answers: a sample, the latest result and the same overlay", () => {
+    const h = setup();
+    const frame = { id: 50, model: 'ssd', sentAt: h.now(), bytes: 2000, threshold: 0.5, skippedBefore: 0 };
+    h.tick(35);
+    const timings = { decodeMs: 2, preprocessMs: 1, inferenceMs: 30, postprocessMs: 1 };
+    const detection = { label: 'dog', classId: 18, score: 0.9, box: [0, 0, 10, 10] as [number, number, number, number] };
+    h.answers.deviceOutcome({
+      frame,
+      kind: 'ok',
+      answeredAt: h.now(),
+      result: { type: 'result', id: 50, model: 'ssd', width: 400, height: 300, detections: [detection], timings },
+    });
+    expect(h.samples.all()).toMatchObject([{ id: 50, path: 'device', codec: null, fullMs: 35, inferenceMs: 30 }]);
+    expect(h.answers.latest).toMatchObject({ id: 50, path: 'device', codec: null, deviceTimings: timings, fullMs: 35 });
+    expect(h.answers.latest?.timings).toBeUndefined();
+    expect(h.shown).toMatchObject([{ width: 400, height: 300, detections: [{ label: 'dog' }] }]);
+    // Not the gateway's errors, not its backoff.
+    h.answers.deviceOutcome({ frame: { ...frame, id: 51 }, kind: 'error', answeredAt: h.now(), error: 'bad image' });
+    expect(h.noticeLog.list()).toMatchObject([{ code: 'on_device_error', message: 'On-device inference failed: bad image' }]);
+    expect(h.errorLog.list()).toEqual([]);
+    expect(h.backoff.streak).toBe(0);
+    expect(h.samples.all().map((s) => s.outcome)).toEqual(['ok', 'error']);
+  });
 });

@@ -8,7 +8,7 @@ import { PingStore } from '../../../src/metrics/ping-store.ts';
 import { SampleStore } from '../../../src/metrics/sample-store.ts';
 import { FrameSender } from '../../../src/transport/frame-sender.ts';
 import type { ConnectionStatus } from '../../../src/transport/gateway-socket.ts';
-import { sample } from '../../support/samples.ts';
+import { deviceSample, sample } from '../../support/samples.ts';
 
 const open: ConnectionStatus = { state: 'open', attempt: 0 };
 const reconnecting: ConnectionStatus = { state: 'reconnecting', attempt: 2 };
@@ -32,7 +32,7 @@ describe('buildSnapshot', () => {
     const errorLog = new EventLog();
     const backoff = new RejectionBackoff(() => 0);
     const parts: SnapshotSources = {
-      settings: () => ({ paused: false, statsWindow: 2 }),
+      settings: () => ({ paused: false, statsWindow: 2, runOn: 'gateway' as const }),
       socket: { status: open },
       models: { state: { status: 'loading' } },
       source: { current: ready },
@@ -45,6 +45,8 @@ describe('buildSnapshot', () => {
       encoder: { path: 'worker' },
       backoff,
       loop: { lastEncode: { width: 400, height: 300, bytes: 20_000, encodeMs: 4 } },
+      onDevice: { state: { status: 'off' }, busy: false },
+      dispatcher: { nextPath: () => 'gateway' },
       now: () => 5000,
     };
     return { parts, samples, pings, errorLog, backoff };
@@ -79,5 +81,33 @@ describe('buildSnapshot', () => {
     errorLog.add('internal', 'oops');
     errorLog.clear();
     expect(snapshot.errors.map((entry) => entry.code)).toEqual(['overloaded']);
+  });
+
+  it('streams on this device without the gateway once the model is ready, and waits for it before', () => {
+    expect(streamPhase(false, reconnecting, ready, 'device', true)).toBe('streaming');
+    expect(streamPhase(false, open, ready, 'device', false)).toBe('waiting-device');
+    expect(streamPhase(false, reconnecting, ready, 'both', true)).toBe('streaming');
+    expect(streamPhase(false, open, ready, 'both', false)).toBe('streaming');
+    expect(streamPhase(false, reconnecting, ready, 'both', false)).toBe('waiting-gateway');
+    expect(streamPhase(true, open, ready, 'device', false)).toBe('paused');
+  });
+
+  it("reports each path's stats, the next path, the on-device state and the verdict", () => {
+    const { parts, samples } = sources();
+    for (let i = 0; i < 6; i++) {
+      samples.add(sample('msgpack', 4000 + i * 100, 20));
+      samples.add(deviceSample(4050 + i * 100, 60));
+    }
+    const snapshot = buildSnapshot({
+      ...parts,
+      settings: () => ({ paused: false, statsWindow: 500, runOn: 'both' }),
+      onDevice: { state: { status: 'ready', backend: 'wasm', threads: 2 }, busy: true },
+      dispatcher: { nextPath: () => 'device' },
+    });
+    expect(snapshot).toMatchObject({ runOn: 'both', nextPath: 'device', onDevice: { status: 'ready', threads: 2 }, inFlight: 1 });
+    expect(snapshot.paths.gateway.count).toBe(6);
+    expect(snapshot.paths.device.count).toBe(6);
+    expect(snapshot.comparison).toMatchObject({ faster: 'gateway', gatewayMs: 20, deviceMs: 60, current: true });
+    expect(snapshot.chart.device).toHaveLength(6);
   });
 });

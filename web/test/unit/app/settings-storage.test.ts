@@ -42,4 +42,10 @@ describe('persisted settings', () => {
     expect(loadSettings(JSON.stringify({ frameSize: 320 }), JSON.stringify({ frameSize: 640 })).frameSize).toBe(320);
     expect(loadSettings(JSON.stringify({ codec: 'xml', abMode: 'yes', jpegQuality: 'high' }))).toEqual(DEFAULT_SETTINGS);
   });
+
+  it('keeps where frames run and the on-device threads, and rejects values it does not know', () => {
+    const kept = loadSettings(serializeSettings({ ...DEFAULT_SETTINGS, runOn: 'both', deviceThreads: 2 }));
+    expect(kept).toMatchObject({ runOn: 'both', deviceThreads: 2 });
+    expect(loadSettings(JSON.stringify({ runOn: 'cloud', deviceThreads: 64 }))).toMatchObject({ runOn: 'gateway', deviceThreads: 'auto' });
+  });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { latencySeries } from '../../../src/metrics/chart-data.ts';
 import type { FrameSample } from '../../../src/metrics/frame-sample.ts';
-import { sample } from '../../support/samples.ts';
+import { deviceSample, sample } from '../../support/samples.ts';
 
 describe('latencySeries', () => {
   it('puts each codec on its own full-latency series and skips unanswered frames', () => {
@@ -45,6 +45,7 @@ describe('latencySeries', () => {
       ),
     ).toEqual({
       frames: [],
+      device: [],
       pings: [{ t: -1, ping: 2 }],
       gaps: [],
       codecsInterleaved: false,
@@ -103,5 +104,31 @@ describe('latencySeries', () => {
     const { pings: rows } = latencySeries([sample('json', 500, 20)], pings, 10_000);
     expect(rows.map((row) => row.ping)).toEqual([5, 5, 5, null, 5, 5]);
     expect(rows[3]!.t).toBe(-4.5);
+  });
+
+  it("charts this device's frames on their own lines, each path joining its own frames in Both", () => {
+    const samples = [
+      sample('msgpack', 1000, 20),
+      deviceSample(1100, 60),
+      sample('msgpack', 1200, 22),
+      deviceSample(1300, 66, 'ok', { inferenceMs: 50 }),
+    ];
+    const series = latencySeries(samples, [], 2000);
+    expect(series.frames.map((row) => row.fullMsgpack)).toEqual([20, 22]);
+    expect(series.frames.every((row) => row.device === undefined)).toBe(true);
+    expect(series.device).toEqual([
+      { t: -0.9, device: 60, deviceInference: 20 },
+      { t: -0.7, device: 66, deviceInference: 50 },
+    ]);
+    expect(series.gaps).toEqual([]);
+    // Alternating paths is not the codec A/B mode: the gateway's lines stay lines.
+    expect(series.codecsInterleaved).toBe(false);
+  });
+
+  it("breaks this device's line where one of its frames was lost, and shades silences of every path", () => {
+    const samples = [1000, 1100, 1200, 1300, 1400, 9000].map((at) => deviceSample(at, 60, at === 1100 ? 'lost' : 'ok'));
+    const series = latencySeries(samples, [], 9000);
+    expect(series.device.filter((row) => row.device === null)).toHaveLength(2);
+    expect(series.gaps).toEqual([{ from: -7.6, to: 0, open: false }]);
   });
 });

@@ -4,6 +4,7 @@ import type { FrameSample } from '../../../src/metrics/frame-sample.ts';
 
 const base: FrameSample = {
   id: 1,
+  path: 'gateway',
   codec: 'msgpack',
   model: 'ssdlite-mobilenetv2-coco',
   sentAt: 1_763_821_800_123.5,
@@ -24,8 +25,8 @@ const base: FrameSample = {
 describe('samplesToCsv', () => {
   it('starts with the agreed header row', () => {
     const [header] = samplesToCsv([]).split('\r\n');
-    expect(header).toBe('id,codec,model,sentAt,fullMs,serverMs,inferenceMs,networkQueueMs,bytesUp,bytesDown,outcome,detections');
-    expect(CSV_COLUMNS).toHaveLength(12);
+    expect(header).toBe('id,codec,model,sentAt,fullMs,serverMs,inferenceMs,networkQueueMs,bytesUp,bytesDown,outcome,detections,path');
+    expect(CSV_COLUMNS).toHaveLength(13);
   });
 
   it('writes one CRLF-terminated row per sample, empty cells for missing values', () => {
@@ -36,8 +37,8 @@ describe('samplesToCsv', () => {
     const lines = csv.split('\r\n');
     expect(lines).toHaveLength(4);
     expect(lines[3]).toBe('');
-    expect(lines[1]).toBe('1,msgpack,ssdlite-mobilenetv2-coco,1763821800123.5,42,30.25,20.125,11.75,10240,512,ok,3');
-    expect(lines[2]).toBe('2,json,ssdlite-mobilenetv2-coco,1763821800123.5,42,,,,10240,512,dropped,0');
+    expect(lines[1]).toBe('1,msgpack,ssdlite-mobilenetv2-coco,1763821800123.5,42,30.25,20.125,11.75,10240,512,ok,3,gateway');
+    expect(lines[2]).toBe('2,json,ssdlite-mobilenetv2-coco,1763821800123.5,42,,,,10240,512,dropped,0,gateway');
   });
 
   it('quotes fields with separators or quotes (RFC 4180)', () => {

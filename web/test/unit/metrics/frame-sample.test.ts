@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sampleFromOutcome } from '../../../src/metrics/frame-sample.ts';
+import { sampleFromDeviceOutcome, sampleFromOutcome } from '../../../src/metrics/frame-sample.ts';
 
 describe('sampleFromOutcome', () => {
   it('derives full, server and network+queue times from a detections answer', () => {
@@ -37,5 +37,41 @@ describe('sampleFromOutcome', () => {
       detections: 1,
       skippedBefore: 3,
     });
+  });
+
+  it('records a frame computed on this device: its path, no codec, no bytes on the wire, no gateway time', () => {
+    const frame = { id: 9, model: 'ssd', sentAt: 2000, bytes: 20_000, threshold: 0.5, skippedBefore: 1 };
+    const timings = { decodeMs: 2, preprocessMs: 1, inferenceMs: 31.25, postprocessMs: 0.5 };
+    const ok = sampleFromDeviceOutcome(
+      {
+        frame,
+        kind: 'ok',
+        answeredAt: 2036,
+        result: { type: 'result', id: 9, model: 'ssd', width: 400, height: 300, detections: [], timings },
+      },
+      1_700_000_000_000,
+    );
+    expect(ok).toEqual({
+      id: 9,
+      path: 'device',
+      codec: null,
+      model: 'ssd',
+      sentAt: 1_700_000_002_000,
+      sentPerf: 2000,
+      answeredPerf: 2036,
+      fullMs: 36,
+      serverMs: null,
+      inferenceMs: 31.25,
+      networkQueueMs: null,
+      bytesUp: 0,
+      bytesDown: 0,
+      outcome: 'ok',
+      detections: 0,
+      reason: null,
+      skippedBefore: 1,
+    });
+    const lost = sampleFromDeviceOutcome({ frame, kind: 'lost', answeredAt: 7000, error: 'no result in time' }, 0);
+    expect(lost).toMatchObject({ outcome: 'lost', reason: 'no_answer', inferenceMs: null });
+    expect(sampleFromDeviceOutcome({ frame, kind: 'error', answeredAt: 2010, error: 'x' }, 0).reason).toBe('on_device_error');
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SampleStore } from '../../../src/metrics/sample-store.ts';
-import { sample } from '../../support/samples.ts';
+import { deviceSample, sample } from '../../support/samples.ts';
 
 describe('SampleStore', () => {
   it('computes stats per codec from its own samples only', () => {
@@ -117,5 +117,30 @@ describe('SampleStore', () => {
     expect(store.all()).toHaveLength(0);
     expect(store.statsFor('json', 10).count).toBe(0);
     expect(Number.isNaN(store.statsFor('json', 10).full.p50)).toBe(true);
+  });
+
+  it('computes stats per path: the gateway (both codecs) apart from this device', () => {
+    const store = new SampleStore();
+    let t = 0;
+    for (let i = 0; i < 4; i++) {
+      store.add(sample(i % 2 ? 'json' : 'msgpack', (t += 100), 20));
+      store.add(deviceSample((t += 100), 60));
+    }
+    store.add(deviceSample(t + 100, 60, 'lost'));
+    const gateway = store.statsForPath('gateway', 100);
+    const device = store.statsForPath('device', 100);
+    expect(gateway).toMatchObject({ path: 'gateway', count: 4, lost: 0 });
+    expect(gateway.full.p50).toBe(20);
+    expect(gateway.server.p50).toBe(10);
+    expect(gateway.networkQueue.p50).toBe(10);
+    expect(device).toMatchObject({ path: 'device', count: 4, lost: 1, lastAnsweredPerf: 800 });
+    expect(device.full.p50).toBe(60);
+    expect(device.inference.p50).toBe(20);
+    expect(device.server.count).toBe(0);
+    // Each answer's interval to the previous one is this path's: 100 ms each, the first has none.
+    expect(device.fps).toBe(10);
+    // The codec stats leave this device's frames out.
+    expect(store.statsFor('msgpack', 100).count + store.statsFor('json', 100).count).toBe(4);
+    expect(store.statsForPath('device', 2).count).toBe(1);
   });
 });

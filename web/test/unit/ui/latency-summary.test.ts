@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { LatencySeries } from '../../../src/metrics/chart-data.ts';
 import { latencySummary } from '../../../src/ui/latency-summary.ts';
 
-const empty: LatencySeries = { frames: [], pings: [], gaps: [], codecsInterleaved: false };
+const empty: LatencySeries = { frames: [], device: [], pings: [], gaps: [], codecsInterleaved: false };
 
 describe('latencySummary', () => {
   it('says when there is nothing yet', () => {

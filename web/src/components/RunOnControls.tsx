@@ -1,0 +1,96 @@
+import type { StreamSettings } from '../app/settings.ts';
+import { RUN_ON_CHOICES, RUN_ON_HINTS, RUN_ON_LABELS, usesDevice } from '../app/run-on.ts';
+import type { OnDeviceState } from '../inference/on-device-engine.ts';
+import { isThreadsSetting, THREAD_CHOICES, wasmThreads, type ThreadsSetting } from '../inference/threads.ts';
+import { onDeviceNotes, onDeviceStatusText } from '../ui/on-device-text.ts';
+
+interface Props {
+  settings: Pick<StreamSettings, 'runOn' | 'deviceThreads'>;
+  onDevice: OnDeviceState;
+  onChange: (patch: Partial<StreamSettings>) => void;
+  onRetry: () => void;
+}
+
+function threadsLabel(setting: ThreadsSetting, isolated: boolean): string {
+  if (setting !== 'auto') return `${setting} ${setting === 1 ? 'thread' : 'threads'}`;
+  const threads = wasmThreads('auto', { crossOriginIsolated: isolated, hardwareConcurrency: navigator.hardwareConcurrency });
+  return `Auto (${threads})`;
+}
+
+/** Run on: Gateway | This device | Both, and how the model runs on this device. */
+export function RunOnControls({ settings, onDevice, onChange, onRetry }: Props) {
+  const isolated = typeof window !== 'undefined' && window.crossOriginIsolated;
+  const device = usesDevice(settings.runOn);
+  const notes = onDeviceNotes(onDevice);
+  return (
+    <div className="controls-group run-on-controls">
+      <fieldset className="field run-on-field">
+        <legend className="field__label">Run on</legend>
+        <div className="segmented" role="presentation">
+          {RUN_ON_CHOICES.map((runOn) => (
+            <label key={runOn} className="segmented__option" title={RUN_ON_HINTS[runOn]}>
+              <input
+                type="radio"
+                name="run-on"
+                value={runOn}
+                data-testid={`run-on-${runOn}`}
+                checked={settings.runOn === runOn}
+                onChange={() => onChange({ runOn })}
+              />
+              <span>{RUN_ON_LABELS[runOn]}</span>
+            </label>
+          ))}
+        </div>
+        <p className="field__hint">{RUN_ON_HINTS[settings.runOn]}</p>
+        {(device || onDevice.status === 'ready') && (
+          <p
+            className={`field__hint on-device-status${onDevice.status === 'error' || onDevice.status === 'unavailable' ? ' text-warning' : ''}`}
+            data-testid="on-device-status"
+            data-status={onDevice.status}
+            data-backend={onDevice.backend ?? ''}
+            data-threads={onDevice.threads ?? ''}
+            data-bytes={onDevice.file?.bytes ?? ''}
+            data-load-ms={onDevice.loadMs === undefined ? '' : Math.round(onDevice.loadMs)}
+          >
+            {onDevice.status === 'loading' && <span className="spinner spinner--small" aria-hidden="true" />}
+            <span>
+              <strong>This device:</strong> {onDeviceStatusText(onDevice)}
+            </span>
+            {onDevice.status === 'error' && (
+              <button type="button" className="link-button" onClick={onRetry}>
+                Retry
+              </button>
+            )}
+          </p>
+        )}
+        {notes.map((note) => (
+          <p key={note} className="field__hint">
+            {note}
+          </p>
+        ))}
+      </fieldset>
+      {device && (
+        <label className="compact-number">
+          <span>On-device threads</span>
+          <select
+            className="input input--small"
+            data-testid="device-threads-select"
+            value={String(settings.deviceThreads)}
+            disabled={!isolated}
+            title={isolated ? 'WASM threads of the model on this device' : 'Threads need a cross-origin isolated page'}
+            onChange={(event) => {
+              const value = event.target.value === 'auto' ? 'auto' : Number(event.target.value);
+              if (isThreadsSetting(value)) onChange({ deviceThreads: value });
+            }}
+          >
+            {THREAD_CHOICES.map((choice) => (
+              <option key={String(choice)} value={String(choice)}>
+                {threadsLabel(choice, isolated)}
+              </option>
+            ))}
+          </select>
+        </label>
+      )}
+    </div>
+  );
+}

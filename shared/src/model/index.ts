@@ -4,7 +4,15 @@
  * Typed arrays only, no Node or DOM API.
  */
 export { candidatesToDetections, type LabelledModel } from './detections.ts';
-export { buildInputTensor, inputDims, type FloatBuffers, type InputTensor, type RgbImage, type TensorSpec } from './input-tensor.ts';
+export {
+  buildInputTensor,
+  inputDims,
+  MAX_BILINEAR_SHRINK,
+  type FloatBuffers,
+  type InputTensor,
+  type RgbImage,
+  type TensorSpec,
+} from './input-tensor.ts';
 export { letterboxPlacement, type Placement, type ResizeTarget } from './letterbox.ts';
 export { manifestSchema, modelInputSchema, type Manifest, type ModelInput } from './manifest.ts';
 export { mapBoxToImage } from './map-boxes.ts';

@@ -19,25 +19,22 @@ const kind = (h: ImageHeader, target: ResizeTarget = stretch, turbo = true) => {
 };
 
 describe('decode plan', () => {
-  it('decodes a plain JPEG with libjpeg-turbo at the DCT scale that leaves bilinear sampling within bounds', () => {
-    expect(kind(header(400, 300))).toBe('turbo 1/1'); // the dashboard's Auto frame: no shrink above 1.5x
-    expect(kind(header(640, 480))).toBe('sharp-resized'); // 1/2 would leave 240 rows for a 300-row input
-    expect(kind(header(800, 600))).toBe('turbo 1/2'); // 400x300: shrunk 1.33x, nothing enlarged
+  it('decodes a plain JPEG with libjpeg-turbo at the largest DCT reduction keeping every axis at its input size, up to a 1.5x shrink', () => {
+    expect(kind(header(400, 300))).toBe('turbo 1/1'); // the dashboard's Auto frame: bilinear, 1.33x
+    expect(kind(header(800, 600))).toBe('turbo 1/2'); // 400x300: bilinear 1.33x
     expect(kind(header(1600, 1200))).toBe('turbo 1/4');
-    expect(kind(header(451, 300), letterbox)).toBe('sharp-resized'); // 1/2 would take both axes below the input
     expect(kind(header(120, 90))).toBe('turbo 1/1'); // small frames are enlarged whatever decodes them
-    expect(kind(header(640, 480), letterbox)).toBe('turbo 1/2'); // 320x240 into 256x192: aspect kept
-    expect(kind(header(741, 500), letterbox)).toBe('turbo 1/2');
+    expect(kind(header(640, 480), letterbox)).toBe('turbo 1/2'); // 320x240 into 256x192: bilinear 1.25x
   });
 
-  it('leaves libvips what the fast path does not take, Lanczos for large frames', () => {
+  it('leaves libvips what the fast path does not take, Lanczos for anything shrinking more than 1.5x', () => {
+    expect(kind(header(640, 480))).toBe('sharp-resized'); // 1/2 would leave 240 rows for 300; full size shrinks 2.13x
+    expect(kind(header(1280, 720))).toBe('sharp-resized'); // 640x360 still shrinks 2.13x
+    expect(kind(header(451, 300), letterbox)).toBe('sharp-resized'); // 1.76x
     expect(kind(header(640, 480, { format: 'png' }))).toBe('sharp-resized');
     expect(kind(header(400, 300, { format: 'webp' }))).toBe('sharp-native');
     expect(kind(header(400, 300, { orientation: 6 }))).toBe('sharp-native'); // rotated: libvips rotates
-    expect(kind(header(640, 480), stretch, false)).toBe('sharp-resized'); // SIGHTLINE_JPEG_DECODER=sharp
-    expect(kind(header(1280, 720))).toBe('sharp-resized'); // 16:9 into a square: no 1/2^n scale keeps both axes in bounds
-    expect(kind(header(1920, 1080))).toBe('sharp-resized');
-    expect(kind(header(6000, 4000))).toBe('sharp-resized'); // 1/8 still shrinks 2.5x
+    expect(kind(header(400, 300), stretch, false)).toBe('sharp-native'); // SIGHTLINE_JPEG_DECODER=sharp
   });
 
   it('places the image as the model input needs, whichever decoder takes it', () => {

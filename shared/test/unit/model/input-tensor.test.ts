@@ -33,9 +33,9 @@ describe('tensor conversion', () => {
       Array.from(t.data)
         .filter((_, i) => i % 3 === 0)
         .map((v) => +v.toFixed(3));
-    // Halving picks every other pixel: source x = 2i.
-    const row = rgb(4, 1, [0, 0, 0, 10, 0, 0, 20, 0, 0, 30, 0, 0]);
-    expect(red(buildInputTensor(row, spec(2, 1), full(2, 1)))).toEqual([0, 20]);
+    // A 1.5x shrink samples at source x = 1.5i (beyond 1.5x, areas are averaged instead: below).
+    const row = rgb(3, 1, [0, 0, 0, 10, 0, 0, 20, 0, 0]);
+    expect(red(buildInputTensor(row, spec(2, 1), full(2, 1)))).toEqual([0, 15]);
     // Enlarging interpolates, and the last source pixel repeats: source x = min(i / 2, 1).
     const pair = rgb(2, 1, [0, 0, 0, 100, 0, 0]);
     expect(red(buildInputTensor(pair, spec(4, 1), full(4, 1)))).toEqual([0, 50, 100, 100]);
@@ -62,5 +62,33 @@ describe('tensor conversion', () => {
     );
     expect(second.data).toBe(first.data);
     expect([...second.data]).toEqual([0, 0, 0, 0, 0, 0]); // the bar (second pixel) is cleared, not left at 1
+  });
+});
+
+describe('area averaging', () => {
+  const full = (width: number, height: number) => ({ offsetX: 0, offsetY: 0, contentWidth: width, contentHeight: height });
+  const spec = (width: number, height: number) => ({
+    width,
+    height,
+    layout: 'NHWC' as const,
+    dtype: 'float32' as const,
+    range: [0, 255] as [number, number],
+  });
+  const red = (t: { data: ArrayLike<number> }) =>
+    Array.from(t.data)
+      .filter((_, i) => i % 3 === 0)
+      .map((v) => +v.toFixed(3));
+
+  it('averages each output pixel over its footprint when shrinking by more than 1.5x, where bilinear would skip pixels', () => {
+    // 6 pixels into 2: each output is the mean of 3 sources (bilinear would read 2 of them).
+    const row = { data: new Uint8Array([0, 0, 0, 30, 0, 0, 60, 0, 0, 90, 0, 0, 120, 0, 0, 150, 0, 0]), width: 6, height: 1 };
+    expect(red(buildInputTensor(row, spec(2, 1), full(2, 1)))).toEqual([30, 120]);
+    // 5 into 2: footprints of 2.5 pixels, the middle one split between both.
+    const five = { data: new Uint8Array([0, 0, 0, 50, 0, 0, 100, 0, 0, 150, 0, 0, 200, 0, 0]), width: 5, height: 1 };
+    expect(red(buildInputTensor(five, spec(2, 1), full(2, 1)))).toEqual([40, 160]);
+    // Both axes: a 4x4 checkerboard of 0 and 200 into 2x2 is flat grey.
+    const board = new Uint8Array(4 * 4 * 3);
+    for (let y = 0; y < 4; y++) for (let x = 0; x < 4; x++) board[(y * 4 + x) * 3] = (x + y) % 2 ? 200 : 0;
+    expect(red(buildInputTensor({ data: board, width: 4, height: 4 }, spec(2, 2), full(2, 2)))).toEqual([100, 100, 100, 100]);
   });
 });

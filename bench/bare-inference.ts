@@ -4,8 +4,8 @@
  * run side by side, each in its own worker thread with `threads` intra-op threads, as the gateway's
  * workers do when frames queue up (gateway/src/pipeline/inference-schedule.ts).
  */
-import { Worker } from 'node:worker_threads';
 import { inferenceSessionOptions, type ModelSpec } from '@sightline/gateway';
+import { runStreams } from './bare-streams.ts';
 
 export interface BareInferenceResult {
   /** Runs per second, every stream counted. */
@@ -33,45 +33,20 @@ export async function bareInference(
   const data = input.dtype === 'uint8' ? new Uint8Array(size) : new Float32Array(size);
   for (let i = 0; i < size; i++) data[i] = input.dtype === 'uint8' ? (i * 37) % 256 : lo + ((hi - lo) * ((i * 37) % 256)) / 255;
 
-  const workers = Array.from(
-    { length: options.streams },
-    () =>
-      new Worker(WORKER_URL, {
-        workerData: {
-          path,
-          inputName: input.name,
-          dtype: input.dtype,
-          dims,
-          data,
-          sessionOptions: inferenceSessionOptions(options.threads),
-        },
-      }),
+  const sessionOptions = inferenceSessionOptions(options.threads);
+  const setup = { path, inputName: input.name, dtype: input.dtype, dims, data, sessionOptions };
+  const { fps, meanMs, runs } = await runStreams(
+    WORKER_URL,
+    Array.from({ length: options.streams }, () => setup),
+    options.seconds,
   );
-  try {
-    const next = (worker: Worker, type: string) =>
-      new Promise<{ runs: number; busyMs: number }>((resolve, reject) => {
-        worker.once('error', reject);
-        worker.on('message', (message: { type: string; runs: number; busyMs: number }) => {
-          if (message.type === type) resolve(message);
-        });
-      });
-    await Promise.all(workers.map((w) => next(w, 'ready')));
-    const started = performance.now();
-    const done = workers.map((w) => next(w, 'done'));
-    for (const w of workers) w.postMessage({ deadline: Date.now() + options.seconds * 1000 });
-    const results = await Promise.all(done);
-    const elapsed = performance.now() - started;
-    const runs = results.reduce((a, r) => a + r.runs, 0);
-    return {
-      fps: (runs * 1000) / elapsed,
-      meanMs: results.reduce((a, r) => a + r.busyMs, 0) / runs,
-      runs,
-      streams: options.streams,
-      threads: options.threads,
-      model: manifest.name,
-      input: `${input.dtype} [${dims.join(', ')}]`,
-    };
-  } finally {
-    await Promise.all(workers.map((w) => w.terminate()));
-  }
+  return {
+    fps,
+    meanMs,
+    runs,
+    streams: options.streams,
+    threads: options.threads,
+    model: manifest.name,
+    input: `${input.dtype} [${dims.join(', ')}]`,
+  };
 }

@@ -6,33 +6,38 @@
  * 1. REST (new connection per request) vs WebSocket vs REST keep-alive at added one-way delays.
  * 2. JSON+Base64 vs MessagePack: bytes per message and latency, on loopback and at 20 ms.
  * 3. Serial vs pipelined vs short parallel connections: total time for N frames and per-frame latency.
- * 4. 1 vs 6 concurrent clients, beside the inference-bound limit (bare onnxruntime loops, same model and threads).
+ * 4. 1 vs 6 concurrent stop-and-wait clients and 6 open-loop cameras, on Sightline and two Python peers (the
+ *    FastAPI baseline and the OpenCV peer), beside the machine's limits (bare inference, and bare decode +
+ *    inference loops, same model, threads and frames): matrix/section-clients.ts.
  *
- * Starts its own gateway child process on a free port and stops it after. Every cell runs the benchmark
+ * Starts its own gateway child process (and the Python peers) on free ports and stops them after. Every cell runs the benchmark
  * client in-process from the same argv `pnpm bench` would parse; the exact commands are listed in the output.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError } from 'commander';
-import ort from 'onnxruntime-node';
-import { DEFAULT_CONFIG, readModelSpecs, sharedThreads, type ModelSpec } from '@sightline/gateway';
+import { DEFAULT_CONFIG, readModelSpecs, type ModelSpec } from '@sightline/gateway';
 import { startGatewayProcess, type GatewayProcess, type ServerProcess } from '@sightline/gateway/process';
-import { MODELS_PATH, type HelloMessage, type ModelsResponse } from '@sightline/shared/protocol';
-import { validateModelsResponse } from '@sightline/shared/validation';
+import type { HelloMessage, ModelsResponse } from '@sightline/shared/protocol';
 import { parseArgs } from './client/args.ts';
 import { BENCHMARKS_DOC, markers, replaceSection } from './doc-section.ts';
 import { loadInputs } from './client/inputs.ts';
-import { bareInference } from './bare-inference.ts';
-import { runPythonBareLoop, startFastApiBaseline } from './baselines/fastapi-process.ts';
-import { fmt, summarizeBench, summarizeSamples, type BenchSummary } from './client/report.ts';
-import { runBenchmark, type BenchResult } from './client/run.ts';
-import type { FrameInput } from './client/types.ts';
+import { PEERS, peerCommand, setupPythonPeers, startPythonPeer, type PythonPeer } from './baselines/fastapi-process.ts';
+import { fmt } from './client/report.ts';
+import { fetchModels, runBenchmark } from './client/run.ts';
+import { loadAccess } from './client/access.ts';
+import { ORT_NODE_VERSION } from './matrix/bare-limits.ts';
+import { droppedNote, int, mdTable, ms, pct, ratio } from './matrix/markdown.ts';
+import { Runner, type Cell, type Pooled } from './matrix/runner.ts';
+import { sectionClients } from './matrix/section-clients.ts';
 
 // The models the gateway it starts serves: the gateway's own default folder.
 const MODELS_DIR = DEFAULT_CONFIG.modelsDir;
 export const { begin: BEGIN, end: END } = markers('matrix');
+/** Shell variables naming the peers in the printed commands. */
+const PEER_VARIABLES: Record<PythonPeer, string> = { baseline: 'BASELINE', opencv: 'OPENCV' };
 
 const DELAYS = [5, 10, 20, 40, 80, 160, 320];
 /** Published edge-study means (ms) for WS and REST at the delays where they were given. */
@@ -53,8 +58,8 @@ interface MatrixOptions {
   threads: number;
   /** Gateway inference workers (SIGHTLINE_WORKERS). */
   workers: number;
-  /** Also measure the FastAPI baseline in section 4. */
-  baseline: boolean;
+  /** The Python peers section 4 compares the gateway with. */
+  peers: PythonPeer[];
 }
 
 function parseMatrixArgs(argv: string[]): MatrixOptions {
@@ -77,146 +82,35 @@ function parseMatrixArgs(argv: string[]): MatrixOptions {
       if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('a positive integer.');
       return n;
     })
-    .option('--no-baseline', 'skip the FastAPI baseline in section 4 (it needs python3 and, once, ~90 s of pip install)')
+    .option('--peers <list>', 'Python peers in section 4: comma-separated subset of baseline,opencv (default: both)', (v: string) => {
+      const peers = v.split(',').map((x) => x.trim());
+      if (peers.some((p) => !(p in PEERS))) throw new InvalidArgumentError(`peers are ${Object.keys(PEERS).join(' and ')}.`);
+      return peers as PythonPeer[];
+    })
+    .option('--no-baseline', 'no Python peers in section 4 (they need python3 and, once, ~20-90 s of pip install)')
     .allowExcessArguments(false);
   program.parse(argv, { from: 'user' });
-  const o = program.opts<{ out: string; quick?: boolean; sections?: number[]; threads?: number; workers?: number; baseline: boolean }>();
+  const o = program.opts<{
+    out: string;
+    quick?: boolean;
+    sections?: number[];
+    threads?: number;
+    workers?: number;
+    peers?: PythonPeer[];
+    baseline: boolean;
+  }>();
   return {
     out: o.out,
     scale: o.quick ? 0.2 : 1,
     sections: new Set(o.sections ?? [1, 2, 3, 4]),
     threads: o.threads ?? availableParallelism(),
     workers: o.workers ?? availableParallelism(),
-    baseline: o.baseline,
+    peers: o.baseline ? [...new Set(o.peers ?? (Object.keys(PEERS) as PythonPeer[]))] : [],
   };
 }
 
 // ---------------------------------------------------------------------------------------------------------
 // Running cells
-
-interface Cell {
-  argv: string[];
-  summary: BenchSummary;
-}
-
-/** A cell of the tables: one configuration, possibly pooled over interleaved runs. */
-interface Pooled {
-  argv: string[];
-  summary: BenchSummary;
-  runs: number;
-}
-
-class Runner {
-  readonly commands: string[] = [];
-  private readonly inputCache = new Map<string, Promise<FrameInput[]>>();
-  private done = 0;
-  private readonly started = performance.now();
-  unanswered = 0;
-  /** Runs in which a client could not connect or lost its connection: its row would silently have fewer clients. */
-  readonly failures: string[] = [];
-
-  constructor(
-    private readonly gateway: GatewayProcess,
-    private readonly scale: number,
-  ) {}
-
-  frames(n: number): number {
-    return Math.max(3, Math.round(n * this.scale));
-  }
-
-  private inputs(argv: string[]): Promise<FrameInput[]> {
-    const config = parseArgs(['--url', this.gateway.url, ...argv]);
-    const key = JSON.stringify([config.input, config.resize, config.quality]);
-    let cached = this.inputCache.get(key);
-    if (!cached) {
-      cached = loadInputs({ source: config.input, resize: config.resize, quality: config.quality });
-      this.inputCache.set(key, cached);
-    }
-    return cached;
-  }
-
-  /** URL -> shell variable, so printed commands name servers by role, not by this run's ports. */
-  readonly urlNames = new Map<string, string>();
-
-  private command(argv: string[]): string {
-    const words = argv.map((a) => this.urlNames.get(a) ?? (/^[\w./:=,-]+$/.test(a) ? a : `'${a}'`));
-    return `pnpm bench ${argv.includes('--url') ? '' : '--url "$GATEWAY" '}${words.join(' ')}`;
-  }
-
-  /**
-   * Runs each variant `rounds` times with its frames split between the rounds, in ABC CBA ... order, and pools
-   * the samples: a burst of noise from other processes then hits every variant alike instead of one cell.
-   */
-  async interleaved(variants: Array<{ argv: string[]; frames: number }>, rounds = 2): Promise<Pooled[]> {
-    const results: BenchResult[][] = variants.map(() => []);
-    const chunkArgv = (v: { argv: string[]; frames: number }) => [
-      ...v.argv,
-      '--frames',
-      String(Math.max(2, Math.round(v.frames / rounds))),
-    ];
-    for (const v of variants)
-      this.commands.push(`${this.command([...chunkArgv(v), '--quiet'])}${rounds > 1 ? `   # x${rounds}, interleaved` : ''}`);
-    for (let r = 0; r < rounds; r++) {
-      const order = variants.map((_, i) => i);
-      if (r % 2 === 1) order.reverse();
-      for (const i of order) results[i]!.push((await this.execute(chunkArgv(variants[i]!))).result);
-    }
-    return results.map((chunks, i) => {
-      const first = summarizeBench(chunks[0]!);
-      const overall = summarizeSamples(
-        chunks.flatMap((c) => c.repeats.flatMap((r) => r.samples)),
-        chunks.flatMap((c) => c.repeats.flatMap((r) => r.net)),
-        chunks.reduce((a, c) => a + c.repeats.reduce((b, r) => b + r.wallMs, 0), 0),
-        first.clients,
-        'all',
-      );
-      const ok = chunks.every((c) => summarizeBench(c).ok);
-      return { argv: chunkArgv(variants[i]!), summary: { ...first, overall, ok }, runs: chunks.length };
-    });
-  }
-
-  async run(argv: string[]): Promise<Cell> {
-    this.commands.push(this.command([...argv, '--quiet']));
-    const { summary } = await this.execute(argv);
-    return { argv, summary };
-  }
-
-  private async execute(argv: string[]): Promise<{ result: BenchResult; summary: BenchSummary }> {
-    const full = [...argv, '--quiet'];
-    const config = parseArgs(['--url', this.gateway.url, ...full]);
-    const result = await runBenchmark(config, await this.inputs(argv));
-    const summary = summarizeBench(result);
-    this.unanswered += summary.overall.counts.unanswered + summary.warmupUnanswered;
-    for (const r of result.repeats) for (const f of r.clientFailures) this.failures.push(`${config.label ?? summary.setup}: ${f}`);
-    this.done++;
-    const o = summary.overall;
-    process.stderr.write(
-      `[${this.done}] ${((performance.now() - this.started) / 1000).toFixed(0).padStart(4)} s  ${(config.label ?? summary.setup).padEnd(34)}` +
-        ` mean ${fmt(o.latency.mean)} ms  p95 ${fmt(o.latency.p95)}  ${fmt(o.throughputFps, 1)} fps` +
-        `${o.counts.dropped ? `  dropped ${o.counts.dropped}` : ''}${o.counts.unanswered ? `  UNANSWERED ${o.counts.unanswered}` : ''}` +
-        `${result.repeats.some((r) => r.clientFailures.length) ? '  CLIENT FAILED' : ''}\n`,
-    );
-    return { result, summary };
-  }
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// Markdown helpers
-
-function mdTable(header: string[], rows: string[][]): string {
-  const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
-  return [line(header), line(header.map((_, i) => (i === 0 ? '---' : '---:'))), ...rows.map(line)].join('\n');
-}
-
-const ms = (v: number) => fmt(v, 1);
-const ratio = (a: number, b: number) => (Number.isFinite(a / b) ? `${(a / b).toFixed(2)}x` : '-');
-const pct = (v: number) => (Number.isFinite(v) ? `${v > 0 ? '+' : ''}${(v * 100).toFixed(0)}%` : '-');
-const int = (v: number) => (Number.isFinite(v) ? Math.round(v).toLocaleString('en-US') : '-');
-
-function droppedNote(s: BenchSummary): string {
-  const c = s.overall.counts;
-  return c.errors || c.unanswered ? ` (errors ${c.errors}, unanswered ${c.unanswered})` : '';
-}
 
 // ---------------------------------------------------------------------------------------------------------
 // Sections
@@ -418,206 +312,10 @@ async function sectionPatterns(runner: Runner): Promise<string> {
   ].join('\n');
 }
 
-const ORT_NODE_VERSION = (ort.env as { versions?: { common?: string } }).versions?.common ?? '';
-
 function modelSpec(modelName: string): ModelSpec {
   const spec = readModelSpecs(MODELS_DIR).find((s) => s.manifest.name === modelName);
   if (!spec) throw new Error(`no manifest for model ${modelName} under ${MODELS_DIR}`);
   return spec;
-}
-
-interface BareLimit {
-  runtime: 'node' | 'python';
-  label: string;
-  fps: number;
-  meanMs: number;
-  before: number;
-  after: number;
-  runs: number;
-}
-
-/**
- * Bare onnxruntime loops for both runtimes (Node: the gateway's; Python: the baseline's), before and after the
- * clients, the faster of the two runs kept (the machine is noisy). Two configurations each: one run with every
- * thread, and runs side by side on a share each, as the gateway's workers do when frames queue up.
- */
-async function measureBareLimits(
-  modelName: string,
-  threads: number,
-  workers: number,
-  seconds: number,
-  python: boolean,
-  during: () => Promise<void>,
-): Promise<BareLimit[]> {
-  const spec = modelSpec(modelName);
-  // The Python loop reads the manifest itself: it takes the model's folder (models with a `file` only).
-  const folder = dirname(spec.modelPath);
-  const configs = [{ threads, streams: 1 }, ...(workers > 1 ? [{ threads: sharedThreads(threads, workers), streams: workers }] : [])];
-  const runtimes = python ? (['node', 'python'] as const) : (['node'] as const);
-  const once = async (runtime: 'node' | 'python', c: { threads: number; streams: number }) => {
-    try {
-      if (runtime === 'node') return await bareInference(spec, { ...c, seconds });
-      return await runPythonBareLoop(folder, c.threads, c.streams, seconds);
-    } catch (error) {
-      process.stderr.write(`bare ${runtime} loop failed: ${error instanceof Error ? error.message.slice(0, 300) : String(error)}\n`);
-      return undefined;
-    }
-  };
-  type Measured = { fps: number; meanMs: number; runs: number; onnxruntime?: string } | undefined;
-  const cells = runtimes.flatMap((runtime) => configs.map((c) => ({ runtime, c })));
-  process.stderr.write('bare onnxruntime loops (before)...\n');
-  const before: Measured[] = [];
-  for (const cell of cells) before.push(await once(cell.runtime, cell.c));
-  await during();
-  process.stderr.write('bare onnxruntime loops (after)...\n');
-  const after: Measured[] = [];
-  for (const cell of [...cells].reverse()) after.unshift(await once(cell.runtime, cell.c));
-  return cells.flatMap(({ runtime, c }, i) => {
-    const [b, a] = [before[i], after[i]];
-    const best = b && a ? (a.fps > b.fps ? a : b) : (b ?? a);
-    if (!best) return [];
-    const version = runtime === 'node' ? `onnxruntime-node ${ORT_NODE_VERSION}` : `onnxruntime ${best.onnxruntime ?? ''} (Python)`;
-    const shape =
-      c.streams === 1 ? `1 run x ${c.threads} threads` : `${c.streams} runs side by side x ${c.threads} thread${c.threads > 1 ? 's' : ''}`;
-    return [
-      {
-        runtime,
-        label: `bare ${version}, ${shape}`,
-        fps: best.fps,
-        meanMs: best.meanMs,
-        before: b?.fps ?? Number.NaN,
-        after: a?.fps ?? Number.NaN,
-        runs: (b?.runs ?? 0) + (a?.runs ?? 0),
-      },
-    ];
-  });
-}
-
-async function sectionClients(
-  runner: Runner,
-  modelName: string,
-  threads: number,
-  workers: number,
-  scale: number,
-  baselineUrl?: string,
-): Promise<string> {
-  const common = ['--resize', '640x480', '--transport', 'ws', '--codec', 'msgpack', '--warmup', '3'];
-  const servers = [
-    { name: 'Sightline', url: [] as string[] },
-    ...(baselineUrl ? [{ name: 'FastAPI baseline', url: ['--url', baselineUrl] }] : []),
-  ];
-  let cells: Pooled[] = [];
-  const limits = await measureBareLimits(modelName, threads, workers, Math.max(2, 5 * scale), Boolean(baselineUrl), async () => {
-    cells = await runner.interleaved(
-      servers.flatMap((server) => [
-        { argv: ['--label', `${server.name}, 1 client`, ...server.url, ...common], frames: runner.frames(300) },
-        { argv: ['--label', `${server.name}, 6 clients`, ...server.url, ...common, '--clients', '6'], frames: runner.frames(100) },
-      ]),
-    );
-  });
-  const best = (runtime: 'node' | 'python') =>
-    limits.filter((l) => l.runtime === runtime).reduce<BareLimit | undefined>((a, l) => (!a || l.fps > a.fps ? l : a), undefined);
-  const nodeLimit = best('node');
-  const pyLimit = best('python');
-  const limitOf = (server: string) => (server === 'Sightline' ? nodeLimit?.fps : pyLimit?.fps) ?? Number.NaN;
-  const rows = servers.flatMap((server, s) =>
-    (['1', '6'] as const).map((n, i) => {
-      const cell = cells[s * 2 + i]!;
-      const o = cell.summary.overall;
-      return [
-        server.name,
-        n,
-        ms(o.latency.mean),
-        ms(o.latency.p95),
-        ms(o.latency.p99),
-        fmt(o.throughputFps, 1),
-        fmt(o.throughputPerClientFps, 1),
-        ms(o.serverMs.mean),
-        ms(o.inferenceMs.mean),
-        ms(o.queueMs.mean),
-        `${((o.throughputFps / limitOf(server.name)) * 100).toFixed(0)}%` + droppedNote(cell.summary),
-      ];
-    }),
-  );
-  for (const l of limits) {
-    const limit = l.runtime === 'node' ? nodeLimit! : pyLimit!;
-    rows.push([
-      `${l.label} (before: ${fmt(l.before, 1)}, after: ${fmt(l.after, 1)} runs/s)`,
-      '',
-      ms(l.meanMs),
-      '',
-      '',
-      fmt(l.fps, 1),
-      '',
-      '',
-      ms(l.meanMs),
-      '',
-      `${((l.fps / limit.fps) * 100).toFixed(0)}%${l === limit ? ' (limit)' : ''}`,
-    ]);
-  }
-  const comparison = baselineUrl
-    ? (() => {
-        const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
-        const [s1, s6, b1, b6] = cells.map((c) => c.summary.overall) as [
-          BenchSummary['overall'],
-          BenchSummary['overall'],
-          BenchSummary['overall'],
-          BenchSummary['overall'],
-        ];
-        return [
-          '',
-          `Same machine, same model file, same thread count, same client, interleaved: FastAPI / Sightline mean latency`,
-          `${ratio(b1.latency.mean, s1.latency.mean)} with 1 client and ${ratio(b6.latency.mean, s6.latency.mean)} with 6; p99 ${ratio(b1.latency.p99, s1.latency.p99)} and`,
-          `${ratio(b6.latency.p99, s6.latency.p99)}; Sightline / FastAPI throughput ${ratio(s1.throughputFps, b1.throughputFps)} and ${ratio(s6.throughputFps, b6.throughputFps)}.`,
-          'The baseline (bench/baselines/fastapi) is FastAPI + uvicorn, Pillow decode, numpy pre/post-processing and',
-          'onnxruntime in a thread pool: the idiomatic Python server, doing the same work and speaking the same protocol,',
-          "with onnxruntime's default session options and one inference at a time with every thread.",
-          ...(pyLimit && nodeLimit
-            ? [
-                '',
-                `Each server's "% of limit" is against the best bare loop of its own runtime: ${fmt(nodeLimit.fps, 1)} runs/s for`,
-                `onnxruntime-node, ${fmt(pyLimit.fps, 1)} for Python's onnxruntime (${ratio(pyLimit.fps, nodeLimit.fps)}). What each server adds around`,
-                `inference with 1 client (server ms - inference ms, means): Sightline ${ms(s1.serverMs.mean - s1.inferenceMs.mean)} ms,`,
-                `FastAPI ${ms(b1.serverMs.mean - b1.inferenceMs.mean)} ms. With 6 clients Sightline's frames queue up and run side by side on one thread`,
-                'each, which is why its inference ms per frame is higher while its throughput is too.',
-              ]
-            : []),
-        ];
-      })()
-    : ['', 'The FastAPI baseline was not run (`--no-baseline`, or python3/PyPI unavailable).'];
-  return [
-    '### 4. One vs six concurrent clients, and the inference-bound limit',
-    '',
-    `Each client: its own WebSocket, serial, MessagePack, 640x480 JPEG frames, all started together. The last rows are`,
-    `bare onnxruntime loops on the same model (\`${modelName}\`, a fixed image-like tensor) with the gateway's session options:`,
-    `one run with every thread (${threads}), and ${workers} runs side by side on a share each, as the gateway runs queued frames;`,
-    'run before and after the clients while the servers sat idle, the faster kept. No decode, no resize, no I/O.',
-    '"% of limit" is the server\'s completed frames/s over the best bare loop of its own runtime.',
-    '',
-    mdTable(
-      [
-        'server',
-        'clients',
-        'mean ms',
-        'p95 ms',
-        'p99 ms',
-        'frames/s total',
-        'frames/s per client',
-        'server ms',
-        'inference ms',
-        'queue ms',
-        '% of limit',
-      ],
-      rows,
-    ),
-    ...comparison,
-    '',
-    '- Published (Python / Go YOLO servers): 1 client avg 35.1 / 30.5 ms, P99 54.6 / 50.4 ms; 6 clients avg 123 / 118 ms,',
-    '  8.4 / 8.8 FPS per client. Their model and hardware differ; compare the shape (latency grows with clients once',
-    '  inference is saturated, total throughput stays at the limit), not the absolute numbers.',
-    '- The clients, the servers and their inference threads share the same 2 cores here, so client-side encoding and',
-    '  decoding take CPU away from inference in the 6-client runs.',
-  ].join('\n');
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -649,16 +347,29 @@ export function replaceBetweenMarkers(existing: string | undefined, block: strin
   return replaceSection(existing, 'matrix', block);
 }
 
-async function startBaseline(threads: number): Promise<ServerProcess | undefined> {
-  process.stderr.write('starting the FastAPI baseline (first time: creating its venv from PyPI)...\n');
+/** The peers that could be started: a peer that cannot (no python3, no PyPI) is left out, said on stderr. */
+async function startPeers(peers: readonly PythonPeer[], threads: number): Promise<Array<{ peer: PythonPeer; server: ServerProcess }>> {
+  if (peers.length === 0) return [];
+  process.stderr.write('setting up the Python peers (first time: creating their venv from PyPI)...\n');
   try {
-    return await startFastApiBaseline(threads);
+    await setupPythonPeers();
   } catch (error) {
     process.stderr.write(
-      `FastAPI baseline unavailable, section 4 runs without it: ${error instanceof Error ? error.message.slice(0, 500) : String(error)}\n`,
+      `Python peers unavailable, section 4 runs without them: ${error instanceof Error ? error.message.slice(0, 500) : String(error)}\n`,
     );
-    return undefined;
+    return [];
   }
+  const started: Array<{ peer: PythonPeer; server: ServerProcess }> = [];
+  for (const peer of peers) {
+    try {
+      started.push({ peer, server: await startPythonPeer(peer, threads) });
+    } catch (error) {
+      process.stderr.write(
+        `${PEERS[peer].name} did not start, section 4 runs without it: ${error instanceof Error ? error.message.slice(0, 500) : String(error)}\n`,
+      );
+    }
+  }
+  return started;
 }
 
 async function main(): Promise<number> {
@@ -678,8 +389,10 @@ async function main(): Promise<number> {
   const sections: string[] = [];
   let hello: HelloMessage | undefined;
   let models: ModelsResponse | undefined;
+  let startedPeers: PythonPeer[] = [];
   try {
-    models = validateModelsResponse(await (await fetch(`${gateway.url}${MODELS_PATH}`)).json());
+    // With SIGHTLINE_TOKEN exported, the gateway (which inherits it) asks for it: read it as the client does.
+    models = await fetchModels(gateway.url, loadAccess(parseArgs(['--url', gateway.url])));
     // One throwaway run: load the client's modules and the gateway's code paths before anything is measured.
     const probe = await runBenchmark(
       parseArgs(['--url', gateway.url, '--frames', '5', '--resize', '240x180', '--quiet']),
@@ -690,13 +403,23 @@ async function main(): Promise<number> {
     if (options.sections.has(2)) sections.push(await sectionCodec(runner));
     if (options.sections.has(3)) sections.push(await sectionPatterns(runner));
     if (options.sections.has(4)) {
-      const baseline = options.baseline ? await startBaseline(options.threads) : undefined;
-      if (baseline) children.push(baseline);
+      const peers = await startPeers(options.peers, options.threads);
+      children.push(...peers.map((p) => p.server));
       try {
-        if (baseline) runner.urlNames.set(baseline.url, '"$BASELINE"');
-        sections.push(await sectionClients(runner, models.defaultModel, options.threads, options.workers, options.scale, baseline?.url));
+        for (const { peer, server } of peers) runner.urlNames.set(server.url, `"$${PEER_VARIABLES[peer]}"`);
+        startedPeers = peers.map((p) => p.peer);
+        sections.push(
+          await sectionClients(runner, {
+            spec: modelSpec(models.defaultModel),
+            threads: options.threads,
+            workers: options.workers,
+            scale: options.scale,
+            maxPixels: DEFAULT_CONFIG.maxPixels,
+            peers: peers.map(({ peer, server }) => ({ name: PEERS[peer].name, url: server.url })),
+          }),
+        );
       } finally {
-        await baseline?.stop();
+        await Promise.all(peers.map((p) => p.server.stop()));
       }
     }
   } finally {
@@ -726,12 +449,11 @@ async function main(): Promise<number> {
     '```sh',
     `# gateway: cd gateway && PORT=8080 SIGHTLINE_THREADS=${options.threads} SIGHTLINE_WORKERS=${options.workers} node --import tsx src/main.ts`,
     'GATEWAY=http://127.0.0.1:8080',
-    ...(runner.urlNames.size
-      ? [
-          `# baseline: bench/baselines/fastapi/setup.sh && bench-results/.venv-fastapi/bin/python bench/baselines/fastapi/server.py --port 8090 --threads ${options.threads}`,
-          'BASELINE=http://127.0.0.1:8090',
-        ]
-      : []),
+    ...(startedPeers.length ? ['# Python peers: bench/baselines/fastapi/setup.sh, then'] : []),
+    ...startedPeers.flatMap((peer, i) => [
+      `# ${peerCommand(peer, options.threads, String(8090 + i))}`,
+      `${PEER_VARIABLES[peer]}=http://127.0.0.1:${8090 + i}`,
+    ]),
     ...runner.commands,
     '```',
     '',

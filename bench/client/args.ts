@@ -57,6 +57,12 @@ export interface BenchConfig {
   chart: string | undefined;
   label: string | undefined;
   quiet: boolean;
+  /** Access token, sent as `Authorization: Bearer` (--token, or SIGHTLINE_TOKEN). */
+  token: string | undefined;
+  /** PEM file of the certificate to trust for an https:// gateway (--ca). */
+  caFile: string | undefined;
+  /** https:// without verifying the gateway's certificate (--insecure). */
+  insecure: boolean;
 }
 
 export class ArgsError extends Error {
@@ -67,6 +73,11 @@ export class ArgsError extends Error {
 export class HelpShown extends Error {
   override name = 'HelpShown';
 }
+
+/** The variable the gateway reads its token from; the client reads the same one. */
+export const TOKEN_ENV = 'SIGHTLINE_TOKEN';
+/** What can go into an Authorization header unquoted (RFC 6750 b64token, and more). */
+const TOKEN_PATTERN = /^[\x21-\x7e]+$/;
 
 export const DEFAULTS = {
   url: 'http://localhost:8080',
@@ -264,6 +275,21 @@ export function buildProgram(): Command {
     .addOption(new Option('--chart <file>', 'write a latency chart (CDF and box plot per repeat): SVG, or PNG when the name ends in .png'))
     .addOption(new Option('--label <text>', 'name of this run in the output, CSV and JSON'))
     .addOption(new Option('--quiet', 'no table and no progress bar (errors still go to stderr)'))
+    .addOption(
+      new Option(
+        '--token <token>',
+        `access token of a gateway that asks for one: sent as "Authorization: Bearer" on the WebSocket upgrade and on ` +
+          `every HTTP request (default: $${TOKEN_ENV})`,
+      ),
+    )
+    .addOption(
+      new Option(
+        '--ca <file>',
+        'https:// gateways: trust this certificate (PEM), e.g. the self-signed one an exposed gateway keeps in ' +
+          '$SIGHTLINE_DATA_DIR/tls/cert.pem (default: ~/.local/share/sightline/tls/cert.pem)',
+      ),
+    )
+    .addOption(new Option('--insecure', 'https:// gateways: do not verify the certificate at all (warned on stderr; prefer --ca)'))
     .addHelpText(
       'after',
       `
@@ -280,7 +306,8 @@ Examples:
   pnpm bench --transport rest --codec raw --resize 240x180 --delay 20 --frames 50
   pnpm bench --mode pipelined --in-flight 4 --duration 10 --csv out.csv --chart out.svg
   pnpm bench --mode short --clients 6 --frames 50 --json
-  pnpm bench --rate 30 --clients 4 --duration 20 --resize 640x480   # open loop: 4 cameras at 30 fps`,
+  pnpm bench --rate 30 --clients 4 --duration 20 --resize 640x480   # open loop: 4 cameras at 30 fps
+  pnpm bench --url https://192.168.1.23:8080 --token "$TOKEN" --ca ~/.local/share/sightline/tls/cert.pem`,
     )
     .allowExcessArguments(false)
     .showHelpAfterError('(run with --help for every flag)');
@@ -316,6 +343,9 @@ interface RawOptions {
   chart?: string;
   label?: string;
   quiet?: boolean;
+  token?: string;
+  ca?: string;
+  insecure?: boolean;
 }
 
 /**
@@ -327,8 +357,10 @@ export function parseArgs(
   output: { out: (s: string) => void; err: (s: string) => void } = { out: () => {}, err: () => {} },
   options: {
     checkFiles?: boolean;
-    /** Relative file paths (inputs, --csv, --chart) are resolved against this folder; default: as given. */
+    /** Relative file paths (inputs, --csv, --chart, --ca) are resolved against this folder; default: as given. */
     baseDir?: string;
+    /** Where SIGHTLINE_TOKEN is read; default: this process's environment. */
+    env?: Readonly<Record<string, string | undefined>>;
   } = {},
 ): BenchConfig {
   const program = buildProgram()
@@ -347,7 +379,7 @@ export function parseArgs(
   }
   const o = program.opts<RawOptions>();
   if (options.baseDir !== undefined) {
-    for (const key of ['image', 'dir', 'video', 'csv', 'chart'] as const) {
+    for (const key of ['image', 'dir', 'video', 'csv', 'chart', 'ca'] as const) {
       if (o[key] !== undefined) o[key] = resolve(options.baseDir, o[key]);
     }
   }
@@ -373,8 +405,19 @@ export function parseArgs(
   if (inputFlags.length > 1) problems.push(`give one input: ${inputFlags.map((k) => `--${k}`).join(', ')} were given together`);
   if (given('videoFrames') && o.video === undefined) problems.push('--video-frames applies to --video only');
   if (given('stagger') && o.clients === 1 && o.stagger > 0) problems.push('--stagger needs --clients > 1');
+  const https = o.url.startsWith('https:');
+  if (o.ca !== undefined && o.insecure) problems.push('give either --ca (trust this certificate) or --insecure (trust any), not both');
+  for (const flag of ['ca', 'insecure'] as const) {
+    if (o[flag] !== undefined && !https) problems.push(`--${flag} applies to https:// (or wss://) gateways; --url is ${o.url}`);
+  }
+  // An empty variable is no token: `SIGHTLINE_TOKEN= pnpm bench` turns an exported one off.
+  const token = o.token ?? ((options.env ?? process.env)[TOKEN_ENV] || undefined);
+  if (token !== undefined && !TOKEN_PATTERN.test(token)) {
+    problems.push(`${o.token !== undefined ? '--token' : TOKEN_ENV}: printable characters without spaces, as the gateway prints it`);
+  }
   if (options.checkFiles !== false) {
     for (const k of inputFlags) if (!existsSync(o[k]!)) problems.push(`--${k} ${o[k]}: no such file or folder`);
+    if (o.ca !== undefined && !existsSync(o.ca)) problems.push(`--ca ${o.ca}: no such file`);
   }
   if (problems.length) throw new ArgsError(problems.join('\n'));
 
@@ -414,6 +457,9 @@ export function parseArgs(
     chart: o.chart,
     label: o.label,
     quiet: o.quiet === true,
+    token,
+    caFile: o.ca,
+    insecure: o.insecure === true,
   };
 }
 

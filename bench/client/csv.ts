@@ -27,6 +27,7 @@ export const CSV_COLUMNS = [
   'ttfb_ms',
   'handshake_ms',
   'send_lag_ms',
+  'instance',
 ] as const;
 
 export function csvCell(value: unknown): string {
@@ -62,6 +63,7 @@ export function sampleRow(label: string | undefined, s: FrameMeasurement): strin
     s.ttfbMs,
     s.handshakeMs,
     s.sendLagMs,
+    s.instance,
   ]
     .map(csvCell)
     .join(',');

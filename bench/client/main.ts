@@ -5,6 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { accessWarnings } from './access.ts';
 import { ArgsError, HelpShown, parseArgs, type BenchConfig } from './args.ts';
 import sharp from 'sharp';
 import { renderLatencyChart } from './chart-svg.ts';
@@ -34,6 +35,7 @@ function chartSeries(result: BenchResult) {
 
 /** Runs one benchmark from a parsed config, writing the requested outputs. */
 export async function runCli(config: BenchConfig, io: { stdout: (s: string) => void; stderr: (s: string) => void }): Promise<CliOutcome> {
+  for (const warning of accessWarnings(config.url, config)) io.stderr(`warning: ${warning}\n`);
   const inputs = await loadInputs({ source: config.input, resize: config.resize, quality: config.quality });
   const progress = createProgress({
     enabled: !config.quiet,

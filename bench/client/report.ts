@@ -5,7 +5,7 @@
 import { summarize, type Summary } from '@sightline/shared/stats';
 import { describeConfig } from './args.ts';
 import type { BenchResult, RepeatResult } from './run.ts';
-import { UNANSWERED, type FrameMeasurement, type NetKind, type NetSample } from './types.ts';
+import { UNANSWERED, type ConnectionRecord, type FrameMeasurement, type NetKind, type NetSample } from './types.ts';
 
 export interface Counts {
   sent: number;
@@ -41,6 +41,18 @@ export interface RunSummary {
   /** Mean bytes per frame on the wire, over frames that got an answer. */
   bytesUpPerFrame: number;
   bytesDownPerFrame: number;
+  /** Per gateway replica that named itself in its hello (WebSocket only), by name; empty when none did. */
+  instances: InstanceShare[];
+}
+
+/** What one replica behind a load balancer got of the run. */
+export interface InstanceShare {
+  instance: string;
+  /** WebSockets it greeted (persistent ones, or every short connection of the measured phase). */
+  connections: number;
+  /** Measured frames sent on its connections, and those it answered with detections. */
+  frames: number;
+  ok: number;
 }
 
 export interface BenchSummary {
@@ -87,12 +99,31 @@ export function countOutcomes(samples: readonly FrameMeasurement[]): Counts {
   return counts;
 }
 
+/** Connections and frames per named replica, in name order. */
+export function instanceShares(measured: readonly FrameMeasurement[], connections: readonly ConnectionRecord[]): InstanceShare[] {
+  const shares = new Map<string, InstanceShare>();
+  const share = (instance: string) => {
+    let s = shares.get(instance);
+    if (!s) shares.set(instance, (s = { instance, connections: 0, frames: 0, ok: 0 }));
+    return s;
+  };
+  for (const c of connections) if (c.instance !== undefined && c.phase !== 'warmup') share(c.instance).connections++;
+  for (const f of measured) {
+    if (f.instance === undefined) continue;
+    const s = share(f.instance);
+    s.frames++;
+    if (f.outcome === 'ok') s.ok++;
+  }
+  return [...shares.values()].sort((a, b) => a.instance.localeCompare(b.instance));
+}
+
 export function summarizeSamples(
   samples: readonly FrameMeasurement[],
   net: readonly NetSample[],
   wallMs: number,
   clients: number,
   repeat: number | 'all',
+  connections: readonly ConnectionRecord[] = [],
 ): RunSummary {
   const measured = samples.filter((s) => !s.warmup);
   const ok = measured.filter((s) => s.outcome === 'ok');
@@ -121,11 +152,12 @@ export function summarizeSamples(
     wallMs,
     bytesUpPerFrame: meanOf(answered.map((s) => s.bytesUp)),
     bytesDownPerFrame: meanOf(answered.map((s) => s.bytesDown)),
+    instances: instanceShares(measured, connections),
   };
 }
 
 export function summarizeRepeat(r: RepeatResult, clients: number): RunSummary {
-  return summarizeSamples(r.samples, r.net, r.wallMs, clients, r.repeat);
+  return summarizeSamples(r.samples, r.net, r.wallMs, clients, r.repeat, r.connections);
 }
 
 export function summarizeBench(result: BenchResult): BenchSummary {
@@ -137,6 +169,7 @@ export function summarizeBench(result: BenchResult): BenchSummary {
     result.repeats.reduce((a, r) => a + r.wallMs, 0),
     config.clients,
     'all',
+    result.repeats.flatMap((r) => r.connections),
   );
   const sizes = [...new Set(result.inputs.map((i) => `${i.width}x${i.height}`))];
   const warmupUnanswered = countOutcomes(result.repeats.flatMap((r) => r.samples.filter((s) => s.warmup))).unanswered;
@@ -239,6 +272,12 @@ export function formatSummary(summary: BenchSummary): string {
       (c.unanswered ? ` (${c.timeouts} timeout, ${c.failed} failed)` : '') +
       (reasons ? `  [${reasons}]` : ''),
   );
+  // One replica is the usual case and says nothing; several show how the load balancer spread the clients.
+  if (o.instances.length > 1) {
+    lines.push(
+      `replicas     ${o.instances.map((i) => `${i.instance}: ${i.connections} connection(s), ${i.frames} frames (${i.ok} ok)`).join('; ')}`,
+    );
+  }
   if (summary.repeats.length > 1) {
     lines.push('');
     const per: string[][] = [['repeat', 'ok', 'mean', 'p50', 'p95', 'p99', 'frames/s', 'dropped', 'unanswered']];

@@ -5,7 +5,9 @@
  */
 import { MODELS_PATH, type HelloMessage, type ModelsResponse } from '@sightline/shared/protocol';
 import { validateModelsResponse } from '@sightline/shared/validation';
+import { certificateHint, loadAccess, unauthorizedHint, type ClientAccess } from './access.ts';
 import { ArgsError, type BenchConfig } from './args.ts';
+import { getJson, type JsonResponse } from './get-json.ts';
 import { startDelayProxyFor, type DelayProxy } from '../proxy/delay-proxy.ts';
 import { RestDriver } from './transports/rest.ts';
 import type { WsConnectionOptions } from './transports/ws-connection.ts';
@@ -16,6 +18,7 @@ import { WsShortDriver } from './transports/ws-short.ts';
 import {
   UNANSWERED,
   type ClientDriver,
+  type ConnectionRecord,
   type FrameInput,
   type FrameMeasurement,
   type NetSample,
@@ -30,6 +33,8 @@ export interface RepeatResult {
   startedAt: string;
   samples: FrameMeasurement[];
   net: NetSample[];
+  /** Every WebSocket opened (persistent ones before the warm-up, short ones per frame), with its replica. */
+  connections: ConnectionRecord[];
   /** Clients that could not connect or lost their connection, with the reason. */
   clientFailures: string[];
 }
@@ -57,7 +62,7 @@ export function expectedFrames(config: BenchConfig): number | undefined {
   return config.frames === undefined ? undefined : config.frames * config.clients * config.repeats;
 }
 
-function createDriver(config: BenchConfig, baseUrl: string): ClientDriver {
+function createDriver(config: BenchConfig, baseUrl: string, access: ClientAccess): ClientDriver {
   if (config.transport !== 'ws') {
     return new RestDriver({
       baseUrl,
@@ -66,6 +71,7 @@ function createDriver(config: BenchConfig, baseUrl: string): ClientDriver {
       timeoutMs: config.timeoutMs,
       model: config.model,
       threshold: config.threshold,
+      access,
     });
   }
   if (config.codec === 'raw') throw new Error('raw codec is REST-only');
@@ -75,6 +81,7 @@ function createDriver(config: BenchConfig, baseUrl: string): ClientDriver {
     timeoutMs: config.timeoutMs,
     model: config.model,
     threshold: config.threshold,
+    access,
   };
   if (config.rateFps !== undefined) return new WsPacedDriver(options, config.rateFps);
   if (config.mode === 'short') return new WsShortDriver(options);
@@ -106,6 +113,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 async function runRepeat(
   config: BenchConfig,
   baseUrl: string,
+  access: ClientAccess,
   inputs: readonly FrameInput[],
   repeat: number,
   hooks: RunHooks,
@@ -113,6 +121,7 @@ async function runRepeat(
 ): Promise<RepeatResult> {
   const samples: FrameMeasurement[] = [];
   const net: NetSample[] = [];
+  const connections: ConnectionRecord[] = [];
   const clientFailures: string[] = [];
   let phase: 'probe' | 'warmup' | 'measure' = 'probe';
   let phaseStart = performance.now();
@@ -138,9 +147,12 @@ async function runRepeat(
     net(kind, ms) {
       if (Number.isFinite(ms)) net.push({ repeat, client, kind, ms, phase });
     },
+    connection(instance) {
+      connections.push({ client, instance, phase });
+    },
   });
 
-  const drivers = Array.from({ length: config.clients }, () => createDriver(config, baseUrl));
+  const drivers = Array.from({ length: config.clients }, () => createDriver(config, baseUrl, access));
   const recorders = drivers.map((_, i) => recorderFor(i));
   const opened = await Promise.allSettled(drivers.map((d, i) => d.open(recorders[i]!)));
   const usable: boolean[] = opened.map((r, i) => {
@@ -209,43 +221,50 @@ async function runRepeat(
         clientFailures.push(`client ${i}: connection lost${reason ? ` (${reason})` : ''}`);
       }
     });
-    return { repeat, wallMs, startedAt, samples, net, clientFailures };
+    return { repeat, wallMs, startedAt, samples, net, connections, clientFailures };
   } finally {
     await Promise.all(drivers.map((d) => d.close().catch(() => {})));
   }
 }
 
 /** GET /api/models straight from the gateway (not through the proxy): checks it is up, names the default model. */
-export async function fetchModels(baseUrl: string, timeoutMs = 10_000): Promise<ModelsResponse> {
-  let response: Response;
+export async function fetchModels(baseUrl: string, access?: ClientAccess, timeoutMs = 10_000): Promise<ModelsResponse> {
+  let response: JsonResponse;
   try {
-    response = await fetch(`${baseUrl}${MODELS_PATH}`, { signal: AbortSignal.timeout(timeoutMs) });
+    response = await getJson(`${baseUrl}${MODELS_PATH}`, { access, timeoutMs });
   } catch (error) {
-    const cause = error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
-    throw new Error(`gateway not reachable at ${baseUrl} (${cause})`, { cause: error });
+    const cause = error instanceof Error ? error.message : String(error);
+    throw new Error(`gateway not reachable at ${baseUrl} (${cause})${certificateHint(error)}`, { cause: error });
   }
-  if (!response.ok) throw new Error(`GET ${baseUrl}${MODELS_PATH} answered HTTP ${response.status}`);
-  return validateModelsResponse(await response.json());
+  if (response.status === 401) {
+    throw new Error(`GET ${baseUrl}${MODELS_PATH} answered HTTP 401: ${unauthorizedHint(access?.token)}`);
+  }
+  if (response.status < 200 || response.status >= 300) throw new Error(`GET ${baseUrl}${MODELS_PATH} answered HTTP ${response.status}`);
+  return validateModelsResponse(response.body);
 }
 
 /** Runs every repeat of `config` on the prepared `inputs`. */
 export async function runBenchmark(config: BenchConfig, inputs: readonly FrameInput[], hooks: RunHooks = {}): Promise<BenchResult> {
   if (inputs.length === 0) throw new Error('no input frames');
-  const models = await fetchModels(config.url);
+  const access = loadAccess(config);
+  const models = await fetchModels(config.url, access);
   if (config.model !== undefined && !models.models.some((m) => m.name === config.model)) {
     throw new ArgsError(`--model: the gateway has no model "${config.model}" (it has ${models.models.map((m) => m.name).join(', ')})`);
   }
   let proxy: DelayProxy | undefined;
   let baseUrl = config.url;
+  let clientAccess = access;
   if (config.delayMs > 0 || config.bandwidthKbps !== undefined) {
     const started = await startDelayProxyFor(config.url, { delayMs: config.delayMs, bandwidthKbps: config.bandwidthKbps });
     proxy = started.proxy;
     baseUrl = started.url;
+    // TLS passes through the proxy untouched: the certificate still names the gateway, not 127.0.0.1.
+    clientAccess = { ...access, verifyHost: new URL(config.url).hostname.replace(/^\[|\]$/g, '') };
   }
   const helloOut: { hello?: HelloMessage } = {};
   const repeats: RepeatResult[] = [];
   try {
-    for (let r = 0; r < config.repeats; r++) repeats.push(await runRepeat(config, baseUrl, inputs, r, hooks, helloOut));
+    for (let r = 0; r < config.repeats; r++) repeats.push(await runRepeat(config, baseUrl, clientAccess, inputs, r, hooks, helloOut));
   } finally {
     await proxy?.close();
   }

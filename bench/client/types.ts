@@ -46,6 +46,8 @@ export interface FrameResult {
   handshakeMs?: number;
   /** Open loop (--rate): how long after its scheduled time the frame actually went out. */
   sendLagMs?: number;
+  /** WebSocket: the gateway replica that served the connection (`hello.instance`), when it names itself. */
+  instance?: string;
 }
 
 /** One frame as the run measured it: what came back, and which client sent it when. */
@@ -89,6 +91,16 @@ export interface Workload {
 export interface Recorder {
   frame(item: { seq: number; input: FrameInput }, startedAt: number, result: FrameResult): void;
   net(kind: NetKind, ms: number): void;
+  /** A WebSocket was opened and greeted by `instance` (undefined: the server does not name itself). */
+  connection?(instance: string | undefined): void;
+}
+
+/** One WebSocket a client opened, and the replica that greeted it. */
+export interface ConnectionRecord {
+  client: number;
+  instance: string | undefined;
+  /** probe: opened before the warm-up (persistent connections); short connections open per frame. */
+  phase: 'probe' | 'warmup' | 'measure';
 }
 
 /** One benchmark client: one connection (or one connection per frame), driven by the run. */

@@ -12,3 +12,4 @@ export { inferenceSessionOptions } from './pipeline/session-options.ts';
 export { planDecode, type DecodePlan } from './pipeline/decode-plan.ts';
 export { readImageHeader, type ImageHeader } from './pipeline/image-header.ts';
 export { TurboJpegDecoder, TurboJpegRefusal, type DctScale } from './pipeline/jpeg-turbo.ts';
+export { decodeWithSharp, type DecodedImage } from './pipeline/decode-image.ts';

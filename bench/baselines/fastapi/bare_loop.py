@@ -7,6 +7,10 @@ beside its Node twin (bench/matrix.ts) so each server is compared with its own r
 With --streams S, S sessions run side by side, each in its own thread with --threads intra-op threads
 (onnxruntime releases the GIL while it runs). Prints one JSON line: {"fps", "meanMs", "runs", "onnxruntime"},
 fps counting every stream's runs, meanMs the mean time of one run.
+
+With --frames-dir DIR (the JPEG frames the clients send), each run is a whole frame as the OpenCV peer
+(server_opencv.py) processes it, with its code: header, cv2 decode, resize and tensor, inference, boxes.
+That is the Python decode + inference limit, beside the gateway's (bench/bare-pipeline.ts).
 """
 from __future__ import annotations
 
@@ -26,7 +30,11 @@ def main() -> None:
     parser.add_argument("--threads", type=int, required=True)
     parser.add_argument("--seconds", type=float, default=5)
     parser.add_argument("--streams", type=int, default=1)
+    parser.add_argument("--frames-dir", type=Path, default=None)
     args = parser.parse_args()
+    if args.frames_dir is not None:
+        frame_loop(args)
+        return
 
     manifest = json.loads((args.model_dir / "manifest.json").read_text())
     inp = manifest["input"]
@@ -70,6 +78,61 @@ def main() -> None:
     elapsed = time.perf_counter() - started
     total = sum(runs)
     print(json.dumps({"fps": total / elapsed, "meanMs": sum(busy) * 1000 / total, "runs": total, "onnxruntime": ort.__version__}))
+
+
+def frame_loop(args: argparse.Namespace) -> None:
+    # Imported here: the inference-only loop needs neither OpenCV nor the server's stack.
+    import cv2
+    from server_opencv import OpenCvModel
+
+    cv2.setNumThreads(1)  # as the peer runs it: frames in parallel, not one frame's pixels
+    frames = [p.read_bytes() for p in sorted(args.frames_dir.glob("*.jpg"))]
+    if not frames:
+        raise SystemExit(f"{args.frames_dir}: no .jpg frames")
+    model = OpenCvModel(args.model_dir, None, reduce=True)
+    sessions = [model.create_session(args.threads) for _ in range(args.streams)]
+    max_pixels = 40_000_000
+    stages = ["decodeMs", "tensorMs", "inferenceMs", "boxesMs"]
+
+    def once(session, data: bytes, sums: list[float]) -> None:
+        t0 = time.perf_counter()
+        pixels, width, height = model.decode(data, max_pixels)
+        t1 = time.perf_counter()
+        tensor = model.preprocess(pixels)
+        t2 = time.perf_counter()
+        scores, boxes = session.run(model.output_names, {model.input_name: tensor})
+        t3 = time.perf_counter()
+        model.postprocess(scores, boxes, model.score_threshold, width, height)
+        t4 = time.perf_counter()
+        for i, dt in enumerate((t1 - t0, t2 - t1, t3 - t2, t4 - t3)):
+            sums[i] += dt
+
+    for i, session in enumerate(sessions):
+        for n in range(max(5, len(frames))):
+            once(session, frames[(i + n) % len(frames)], [0.0] * 4)
+
+    runs = [0] * args.streams
+    busy = [0.0] * args.streams
+    sums = [[0.0] * 4 for _ in range(args.streams)]
+    started = time.perf_counter()
+
+    def loop(i: int) -> None:
+        while time.perf_counter() - started < args.seconds:
+            t = time.perf_counter()
+            once(sessions[i], frames[(i + runs[i]) % len(frames)], sums[i])
+            busy[i] += time.perf_counter() - t
+            runs[i] += 1
+
+    threads = [threading.Thread(target=loop, args=(i,)) for i in range(args.streams)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    elapsed = time.perf_counter() - started
+    total = sum(runs)
+    stage_ms = {name: sum(s[k] for s in sums) * 1000 / total for k, name in enumerate(stages)}
+    result = {"fps": total / elapsed, "meanMs": sum(busy) * 1000 / total, "runs": total, "onnxruntime": ort.__version__}
+    print(json.dumps({**result, "opencv": cv2.__version__, "stages": stage_ms}))
 
 
 if __name__ == "__main__":

@@ -86,8 +86,24 @@ class ProtocolError(Exception):
 # Model
 
 
+def open_image(data: bytes, max_pixels: int) -> Image.Image:
+    """Reads the header only (Pillow opens lazily): format and pixel-limit checks before any decoding."""
+    try:
+        img = Image.open(io.BytesIO(data))
+    except Exception:
+        raise ProtocolError("bad_image", "not a JPEG, PNG or WebP image") from None
+    if img.format not in ACCEPTED_FORMATS:
+        raise ProtocolError("bad_image", f"unsupported image format {str(img.format).lower()}; send JPEG, PNG or WebP")
+    raw_w, raw_h = img.size
+    if raw_w <= 0 or raw_h <= 0:
+        raise ProtocolError("bad_image", "image has no size")
+    if raw_w * raw_h > max_pixels:
+        raise ProtocolError("too_large", f"image is {raw_w}x{raw_h} = {raw_w * raw_h} pixels; the limit is {max_pixels}")
+    return img
+
+
 class Model:
-    def __init__(self, model_dir: Path, threads: int, score_threshold: float | None):
+    def __init__(self, model_dir: Path, threads: int | None, score_threshold: float | None):
         manifest = json.loads((model_dir / "manifest.json").read_text())
         if manifest.get("decoder") != "ssd":
             raise SystemExit(f"{model_dir}: only the ssd decoder is mirrored by this baseline")
@@ -111,20 +127,28 @@ class Model:
         self.scores_name: str = manifest["outputs"]["scores"]
         self.boxes_name: str = manifest["outputs"]["boxes"]
 
+        self.model_path = model_dir / manifest["file"]
+        self.output_names = [self.scores_name, self.boxes_name]
+        # None: the caller makes its own sessions (server_opencv.py keeps a pool of them).
+        if threads is not None:
+            self.session = self.create_session(threads)
+
+    def create_session(self, threads: int, config: dict[str, str] | None = None) -> ort.InferenceSession:
+        """A warmed-up session with the gateway's options, except the spinning stop (onnxruntime's defaults)."""
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
         options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         options.log_severity_level = 3
-        self.session = ort.InferenceSession(
-            str(model_dir / manifest["file"]), sess_options=options, providers=["CPUExecutionProvider"]
-        )
-        self.output_names = [self.scores_name, self.boxes_name]
+        for key, value in (config or {}).items():
+            options.add_session_config_entry(key, value)
+        session = ort.InferenceSession(str(self.model_path), sess_options=options, providers=["CPUExecutionProvider"])
         # The first runs allocate buffers and pick kernels; pay for them before the first client frame.
         zeros = np.zeros((1, self.height, self.width, 3), dtype=np.float32)
         for _ in range(2):
-            self.session.run(self.output_names, {self.input_name: zeros})
+            session.run(self.output_names, {self.input_name: zeros})
+        return session
 
     def describe(self, default: bool) -> dict[str, Any]:
         m = self.manifest
@@ -142,17 +166,8 @@ class Model:
 
     def decode(self, data: bytes, max_pixels: int) -> tuple[np.ndarray, int, int]:
         """Image bytes -> (RGB uint8 [H, W, 3] at the model input size, width, height after EXIF)."""
-        try:
-            img = Image.open(io.BytesIO(data))
-        except Exception:
-            raise ProtocolError("bad_image", "not a JPEG, PNG or WebP image") from None
-        if img.format not in ACCEPTED_FORMATS:
-            raise ProtocolError("bad_image", f"unsupported image format {str(img.format).lower()}; send JPEG, PNG or WebP")
+        img = open_image(data, max_pixels)
         raw_w, raw_h = img.size
-        if raw_w <= 0 or raw_h <= 0:
-            raise ProtocolError("bad_image", "image has no size")
-        if raw_w * raw_h > max_pixels:
-            raise ProtocolError("too_large", f"image is {raw_w}x{raw_h} = {raw_w * raw_h} pixels; the limit is {max_pixels}")
         try:
             orientation = img.getexif().get(0x0112, 1) or 1
             rotated = orientation >= 5
@@ -666,8 +681,9 @@ class Session:
 # ------------------------------------------------------------------------------------------------
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description="Sightline-protocol FastAPI baseline (same model and work as the gateway).")
+def server_arguments(description: str) -> argparse.ArgumentParser:
+    """The flags both Python servers take (server_opencv.py adds its own)."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--port", type=int, default=8090)
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--threads", type=int, default=default_threads(), help="onnxruntime intra-op threads (default: usable cores, like the gateway)")
@@ -679,20 +695,19 @@ def main() -> None:
     parser.add_argument("--max-message-bytes", type=int, default=10 * 1024 * 1024)
     parser.add_argument("--max-pixels", type=int, default=40_000_000)
     parser.add_argument("--log-level", default="warning")
-    args = parser.parse_args()
+    return parser
 
-    logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    model = Model(args.model_dir, args.threads, args.score_threshold)
-    limits = {
+
+def limits_from(args: argparse.Namespace) -> dict[str, int]:
+    return {
         "maxMessageBytes": args.max_message_bytes,
         "maxPixels": args.max_pixels,
         "maxInFlight": args.max_in_flight,
         "queueLength": args.queue_length,
     }
 
-    # Built before the loop starts: asyncio.Semaphore binds to the running loop on first use.
-    detector = Detector({model.name: model}, model.name, args.max_pixels, args.max_pending)
-    app = create_app(detector, limits)
+
+def serve(app: FastAPI, args: argparse.Namespace, banner: str) -> None:
     config = uvicorn.Config(
         app,
         host=args.host,
@@ -708,12 +723,18 @@ def main() -> None:
         log_level=args.log_level,
         access_log=False,
     )
-    print(
-        f"sightline-fastapi-baseline listening on http://{args.host}:{args.port} "
-        f"(model {model.name}, intra-op threads {args.threads}, onnxruntime {ort.__version__})",
-        flush=True,
-    )
+    print(f"{banner}, listening on http://{args.host}:{args.port}", flush=True)
     uvicorn.Server(config).run()
+
+
+def main() -> None:
+    args = server_arguments("Sightline-protocol FastAPI baseline (same model and work as the gateway).").parse_args()
+    logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    model = Model(args.model_dir, args.threads, args.score_threshold)
+    # Built before the loop starts: asyncio.Semaphore binds to the running loop on first use.
+    detector = Detector({model.name: model}, model.name, args.max_pixels, args.max_pending)
+    app = create_app(detector, limits_from(args))
+    serve(app, args, f"sightline-fastapi-baseline (model {model.name}, intra-op threads {args.threads}, onnxruntime {ort.__version__})")
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ import { encode as msgpackEncode } from '@msgpack/msgpack';
 import { parseWire } from '@sightline/shared/codec';
 import { DETECT_PATH, MSGPACK_CONTENT_TYPE } from '@sightline/shared/protocol';
 import { validateServerMessage } from '@sightline/shared/validation';
+import { authHeaders, tlsOptions, unauthorizedHint, type ClientAccess } from '../access.ts';
 import type { ClientCodec } from '../args.ts';
 import type { ClientDriver, FrameInput, FrameResult, Recorder, Workload } from '../types.ts';
 import { detectionsResult, resultFromReply } from './ws-connection.ts';
@@ -21,6 +22,7 @@ export interface RestOptions {
   timeoutMs: number;
   model?: string | undefined;
   threshold?: number | undefined;
+  access?: ClientAccess | undefined;
 }
 
 interface Body {
@@ -99,8 +101,10 @@ export class RestDriver implements ClientDriver {
 
   constructor(private readonly options: RestOptions) {
     this.url = new URL(options.baseUrl);
-    const Agent = this.url.protocol === 'https:' ? https.Agent : http.Agent;
-    this.agent = options.keepAlive ? new Agent({ keepAlive: true, maxSockets: 1 }) : new Agent({ keepAlive: false });
+    const secure = this.url.protocol === 'https:';
+    const Agent = secure ? https.Agent : http.Agent;
+    const tls = secure ? tlsOptions(options.access) : {};
+    this.agent = options.keepAlive ? new Agent({ keepAlive: true, maxSockets: 1, ...tls }) : new Agent({ keepAlive: false, ...tls });
     this.path = detectPath(options.baseUrl, options);
   }
 
@@ -125,6 +129,7 @@ export class RestDriver implements ClientDriver {
       'Content-Type': body.contentType,
       'Content-Length': body.bytes.byteLength,
       Accept: this.options.codec === 'msgpack' ? MSGPACK_CONTENT_TYPE : 'application/json',
+      ...authHeaders(this.options.access),
     };
     if (!this.options.keepAlive) headers.Connection = 'close';
     const request = (this.url.protocol === 'https:' ? https : http).request;
@@ -207,6 +212,8 @@ export class RestDriver implements ClientDriver {
           const c = counted();
           const result = interpretResponse(res.statusCode ?? 0, res.headers['content-type'], Buffer.concat(chunks), 0, c.up, c.down);
           result.latencyMs = performance.now() - startedAt;
+          if (res.statusCode === 401)
+            result.errorMessage = `${result.errorMessage ?? 'HTTP 401'} (${unauthorizedHint(this.options.access?.token)})`;
           finish(result);
         });
       });

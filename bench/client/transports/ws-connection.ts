@@ -16,6 +16,7 @@ import {
   type HelloMessage,
   type ServerMessage,
 } from '@sightline/shared/protocol';
+import { authHeaders, tlsOptions, unauthorizedHint, type ClientAccess } from '../access.ts';
 import type { FrameInput, FrameResult } from '../types.ts';
 
 export interface WsConnectionOptions {
@@ -25,6 +26,8 @@ export interface WsConnectionOptions {
   timeoutMs: number;
   model?: string | undefined;
   threshold?: number | undefined;
+  /** Token and certificate trust, for a gateway that asks for them. */
+  access?: ClientAccess | undefined;
 }
 
 /** Bytes of a WebSocket frame header for a payload of `length` bytes (client frames carry a 4-byte mask). */
@@ -113,15 +116,16 @@ export class WsConnection {
     let socket: net.Socket | undefined;
     let connectStart = Number.NaN;
     let connectedAt = Number.NaN;
+    const secure = options.baseUrl.startsWith('https:');
     const ws = new WebSocket(wsUrl(options.baseUrl), {
       perMessageDeflate: false, // measure the protocol's bytes, not zlib's
       handshakeTimeout: Math.max(options.timeoutMs, 10_000),
+      headers: authHeaders(options.access),
       createConnection: (opts: net.NetConnectOpts & tls.ConnectionOptions & { socketPath?: string }) => {
-        // Same as ws' own: the HTTP `path` is not a socket path.
-        const secure = options.baseUrl.startsWith('https:');
         connectStart = performance.now();
+        // Same as ws' own: the HTTP `path` is not a socket path.
         const s = secure
-          ? tls.connect({ ...opts, path: undefined } as tls.ConnectionOptions)
+          ? tls.connect({ ...opts, path: undefined, ...tlsOptions(options.access) } as tls.ConnectionOptions)
           : net.connect({ ...opts, path: opts.socketPath } as net.NetConnectOpts);
         s.once(secure ? 'secureConnect' : 'connect', () => (connectedAt = performance.now()));
         socket = s;
@@ -131,7 +135,10 @@ export class WsConnection {
     ws.binaryType = 'nodebuffer';
     const connection = new WsConnection(ws, options);
     return new Promise((resolve, reject) => {
-      const onError = (error: Error) => reject(new Error(`WebSocket to ${wsUrl(options.baseUrl)} failed: ${error.message}`));
+      const onError = (error: Error) => {
+        const hint = / 401\b/.test(error.message) ? ` (${unauthorizedHint(options.access?.token)})` : '';
+        reject(new Error(`WebSocket to ${wsUrl(options.baseUrl)} failed: ${error.message}${hint}`));
+      };
       ws.once('error', onError);
       ws.once('open', () => {
         ws.off('error', onError);
@@ -227,7 +234,9 @@ export class WsConnection {
     if (!entry) return;
     this.pending.delete(id);
     clearTimeout(entry.timer);
-    entry.resolve(result);
+    // Behind a load balancer, which replica had the frame (failed and timed-out ones included).
+    const instance = this.hello?.instance;
+    entry.resolve(instance === undefined ? result : { ...result, instance });
   }
 
   private failAll(reason: string): void {

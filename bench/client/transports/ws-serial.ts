@@ -33,7 +33,8 @@ export class WsPersistentDriver implements ClientDriver {
     this.connection = await WsConnection.open(this.options);
     recorder.net('connect', this.connection.connectMs);
     recorder.net('handshake', this.connection.handshakeMs);
-    await this.connection.waitForHello();
+    const hello = await this.connection.waitForHello();
+    recorder.connection?.(hello?.instance);
   }
 
   async probe(recorder: Recorder): Promise<void> {

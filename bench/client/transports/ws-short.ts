@@ -37,6 +37,8 @@ export class WsShortDriver implements ClientDriver {
       }
       recorder.net('handshake', connection.handshakeMs);
       const result = await connection.request(item.input, startedAt);
+      // The hello has arrived by the time the answer has (the gateway sends it first).
+      recorder.connection?.(connection.hello?.instance);
       // The whole exchange as it crossed the wire: upgrade request and response, hello, frame and answer.
       const bytes = connection.socketBytes;
       recorder.frame(item, startedAt, {

@@ -1,7 +1,7 @@
 /** Hand-made benchmark results with known statistics, for the report and CSV tests. */
 import { parseArgs } from '../../client/args.ts';
 import type { BenchResult } from '../../client/run.ts';
-import type { FrameMeasurement, NetSample } from '../../client/types.ts';
+import type { ConnectionRecord, FrameMeasurement, NetSample } from '../../client/types.ts';
 
 export function measurement(partial: Partial<FrameMeasurement>): FrameMeasurement {
   return {
@@ -46,7 +46,14 @@ export function benchResult(
     net = [],
     wallMs = 1000,
     clientFailures = [],
-  }: { argv?: string[]; net?: readonly NetSample[]; wallMs?: number; clientFailures?: string[] } = {},
+    connections = [],
+  }: {
+    argv?: string[];
+    net?: readonly NetSample[];
+    wallMs?: number;
+    clientFailures?: string[];
+    connections?: readonly ConnectionRecord[];
+  } = {},
 ): BenchResult {
   const config = parseArgs(argv, undefined, { checkFiles: false });
   return {
@@ -55,6 +62,6 @@ export function benchResult(
     inputs: [{ name: 'a.jpg', width: 2, height: 2, contentType: 'image/jpeg', bytes: 100 }],
     hello: undefined,
     models: undefined,
-    repeats: [{ repeat: 0, wallMs, startedAt: '', samples: [...frames], net: [...net], clientFailures }],
+    repeats: [{ repeat: 0, wallMs, startedAt: '', samples: [...frames], net: [...net], connections: [...connections], clientFailures }],
   };
 }

@@ -169,6 +169,45 @@ describe('bench CLI arguments', () => {
     expect(() => parseArgs(['--image', '/no/such/file.jpg'])).toThrow(/no such file/);
   });
 
+  describe('access to a gateway that asks for a token, over HTTPS', () => {
+    const withEnv = (env: Record<string, string | undefined>, ...argv: string[]) => parseArgs(argv, undefined, { checkFiles: false, env });
+
+    it('takes the token from --token, else from SIGHTLINE_TOKEN, and none by default', () => {
+      expect(withEnv({}).token).toBeUndefined();
+      expect(withEnv({}, '--token', 'abc.DEF_123-xyz').token).toBe('abc.DEF_123-xyz');
+      expect(withEnv({ SIGHTLINE_TOKEN: 'from-env' }).token).toBe('from-env');
+      expect(withEnv({ SIGHTLINE_TOKEN: 'from-env' }, '--token', 'flag').token).toBe('flag');
+      // An empty variable turns an exported token off.
+      expect(withEnv({ SIGHTLINE_TOKEN: '' }).token).toBeUndefined();
+    });
+
+    it('refuses a token that cannot go into a header', () => {
+      expect(problem('--token', 'has space')).toMatch(/--token/);
+      expect(() => withEnv({ SIGHTLINE_TOKEN: 'line\nbreak' })).toThrow(/SIGHTLINE_TOKEN/);
+    });
+
+    it('trusts a certificate file (--ca) or none (--insecure) for https:// only, never both', () => {
+      const ca = parse('--url', 'https://192.168.1.23:8080', '--ca', '/certs/cert.pem');
+      expect(ca).toMatchObject({ url: 'https://192.168.1.23:8080', caFile: '/certs/cert.pem', insecure: false });
+      expect(parse('--url', 'wss://gw.local:8080', '--insecure')).toMatchObject({
+        url: 'https://gw.local:8080',
+        caFile: undefined,
+        insecure: true,
+      });
+      expect(parse()).toMatchObject({ caFile: undefined, insecure: false });
+      expect(problem('--url', 'https://gw:8080', '--ca', 'c.pem', '--insecure')).toMatch(/either --ca .* or --insecure/);
+      expect(problem('--url', 'http://gw:8080', '--insecure')).toMatch(/--insecure applies to https/);
+      expect(problem('--ca', 'c.pem')).toMatch(/--ca applies to https/);
+    });
+
+    it("resolves --ca against the caller's folder and checks that it exists", () => {
+      expect(
+        parseArgs(['--url', 'https://gw:8080', '--ca', 'tls/cert.pem'], undefined, { checkFiles: false, baseDir: '/home/me' }).caFile,
+      ).toBe('/home/me/tls/cert.pem');
+      expect(() => parseArgs(['--url', 'https://gw:8080', '--ca', '/no/such/cert.pem'])).toThrow(/--ca .*no such file/);
+    });
+  });
+
   it('--help is a clean exit and explains every flag', () => {
     let out = '';
     expect(() => parseArgs(['--help'], { out: (s) => (out += s), err: () => {} })).toThrow(HelpShown);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CSV_COLUMNS, csvCell, toCsv } from '../../../client/csv.ts';
-import { benchResult, KNOWN_FRAMES, KNOWN_NET } from '../../support/measurements.ts';
+import { benchResult, KNOWN_FRAMES, KNOWN_NET, measurement } from '../../support/measurements.ts';
 
 describe('bench CSV', () => {
   it('has one row per frame, warm-up included, the label quoted', () => {
@@ -14,5 +14,13 @@ describe('bench CSV', () => {
 
   it('leaves a missing number empty', () => {
     expect(csvCell(Number.NaN)).toBe('');
+  });
+
+  it('names the replica of each frame in the last column', () => {
+    const csv = toCsv(benchResult([measurement({ instance: 'gw-a' })]))
+      .trim()
+      .split('\n');
+    expect(CSV_COLUMNS.at(-1)).toBe('instance');
+    expect(csv[1]!.endsWith(',gw-a')).toBe(true);
   });
 });

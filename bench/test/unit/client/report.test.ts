@@ -86,4 +86,34 @@ describe('bench statistics', () => {
     expect(text).not.toContain('send lag');
     expect(text).not.toContain('offered');
   });
+
+  it('shows connections and frames per replica when more than one served the run', () => {
+    const frames = [
+      measurement({ client: 0, instance: 'gw-a' }),
+      measurement({ client: 0, instance: 'gw-a', outcome: 'dropped', errorCode: 'superseded' }),
+      measurement({ client: 1, instance: 'gw-b' }),
+      measurement({ client: 1, instance: 'gw-b', warmup: true }),
+    ];
+    const connections = [
+      { client: 0, instance: 'gw-a', phase: 'probe' as const },
+      { client: 1, instance: 'gw-b', phase: 'probe' as const },
+      { client: 2, instance: 'gw-b', phase: 'probe' as const },
+    ];
+    const summary = summarizeBench(benchResult(frames, { argv: ['--clients', '3'], connections }));
+    expect(summary.overall.instances).toEqual([
+      { instance: 'gw-a', connections: 1, frames: 2, ok: 1 },
+      { instance: 'gw-b', connections: 2, frames: 1, ok: 1 },
+    ]);
+    expect(formatSummary(summary)).toContain('replicas     gw-a: 1 connection(s), 2 frames (1 ok); gw-b: 2 connection(s), 1 frames (1 ok)');
+    expect(JSON.parse(formatJson(summary)).overall.instances).toHaveLength(2);
+  });
+
+  it('says nothing of replicas when one served it, or none named itself', () => {
+    const one = summarizeBench(
+      benchResult([measurement({ instance: 'gw-a' })], { connections: [{ client: 0, instance: 'gw-a', phase: 'probe' }] }),
+    );
+    expect(one.overall.instances).toEqual([{ instance: 'gw-a', connections: 1, frames: 1, ok: 1 }]);
+    expect(formatSummary(one)).not.toContain('replicas');
+    expect(summarizeBench(benchResult([measurement({})])).overall.instances).toEqual([]);
+  });
 });

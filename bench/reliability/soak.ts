@@ -233,6 +233,9 @@ try {
         o.timeout,
         '--label',
         h.codec,
+        // Cameras are not in step: each half spreads its clients' schedules over one frame interval.
+        '--stagger',
+        o.together ? '0' : String(1000 / fps / h.count),
       ];
       return { result: await runBenchmark(parseArgs(argv, undefined, { checkFiles: false }), [frame]), clientOffset: h.offset };
     }),

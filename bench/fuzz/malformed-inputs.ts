@@ -7,7 +7,8 @@
  */
 import { encode as msgpackEncode } from '@msgpack/msgpack';
 import { IMAGE_CONTENT_TYPES, JSON_CONTENT_TYPE, MSGPACK_CONTENT_TYPE, type Codec, type ErrorCode } from '@sightline/shared/protocol';
-import { jpegBombHeader, pngBombHeader, webpBombHeader, type Corpus, type NamedImage } from './corpus.ts';
+import { jpegBombHeader, pngBombHeader, webpBombHeader } from '@sightline/shared/fixtures';
+import type { Corpus, NamedImage } from './corpus.ts';
 import {
   CATEGORIES,
   LOAD_SHEDDING_HTTP,
@@ -533,7 +534,7 @@ function truncatedJpeg(ctx: Context): Draft {
 function imageBomb(ctx: Context): Draft {
   const { maxPixels } = ctx.facts;
   const side = Math.ceil(Math.sqrt(maxPixels)) + 1;
-  const [name, bytes, contentType, pixels] = ctx.rng.pick<[string, Uint8Array, string, number]>([
+  const [name, header, contentType, pixels] = ctx.rng.pick<[string, Buffer, string, number]>([
     ['PNG header claiming 100000x100000', pngBombHeader(100_000, 100_000), 'image/png', 1e10],
     [`PNG header claiming ${side}x${side}, just above the limit`, pngBombHeader(side, side), 'image/png', side * side],
     [`PNG header claiming 1x${maxPixels + 1}`, pngBombHeader(1, Math.min(maxPixels + 1, 2 ** 31 - 1)), 'image/png', maxPixels + 1],
@@ -542,6 +543,8 @@ function imageBomb(ctx: Context): Draft {
   ]);
   // A header within the limit but without pixels is simply not a decodable image.
   const code: ErrorCode = pixels > maxPixels ? 'too_large' : 'bad_image';
+  // A plain Uint8Array: the JSON codec would otherwise serialise a Buffer as {type, data}, not as Base64.
+  const bytes = new Uint8Array(header.buffer, header.byteOffset, header.byteLength);
   return imageCase(ctx, name, bytes, contentType, refused(code, ctx.id), httpRefused(code));
 }
 

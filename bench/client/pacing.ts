@@ -27,3 +27,25 @@ export function framesInDuration(durationMs: number, rateFps: number): number {
 export function pacedTiming(due: number, sentAt: number, answeredAt: number): { latencyMs: number; sendLagMs: number } {
   return { latencyMs: answeredAt - due, sendLagMs: Math.max(0, sentAt - due) };
 }
+
+/**
+ * Keeps one connection's sends under the gateway's message-rate limit (its `hello` says it): each send is
+ * spaced at least 1 / (90% of the limit) after the previous one, so pipelined lanes whose frames are dropped
+ * at once (answered in a millisecond) do not spin into `rate_limited` refusals and a 1008 close. Pings count
+ * against the same limit; the 10% margin leaves room for them.
+ */
+export class RateCap {
+  private nextAt = Number.NEGATIVE_INFINITY;
+  private readonly spacingMs: number;
+
+  constructor(messagesPerSecond: number | undefined) {
+    this.spacingMs = messagesPerSecond && messagesPerSecond > 0 ? 1000 / (0.9 * messagesPerSecond) : 0;
+  }
+
+  /** How long to wait before the next send at `now` (ms), and claims that slot. */
+  claim(now: number): number {
+    const at = Math.max(now, this.nextAt);
+    this.nextAt = at + this.spacingMs;
+    return at - now;
+  }
+}

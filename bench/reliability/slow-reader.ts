@@ -138,14 +138,36 @@ class SlowReader {
   }
 }
 
-async function connectionsGauge(url: string): Promise<number | undefined> {
+async function metricsText(url: string): Promise<string | undefined> {
   try {
-    const text = await (await fetch(`${url}${METRICS_PATH}`, { signal: AbortSignal.timeout(2000) })).text();
-    const match = /^sightline_ws_connections(?:\{[^}]*\})? (\d+)/m.exec(text);
-    return match ? Number(match[1]) : undefined;
+    return await (await fetch(`${url}${METRICS_PATH}`, { signal: AbortSignal.timeout(2000) })).text();
   } catch {
     return undefined;
   }
+}
+
+async function connectionsGauge(url: string): Promise<number | undefined> {
+  const match = /^sightline_ws_connections(?:\{[^}]*\})? (\d+)/m.exec((await metricsText(url)) ?? '');
+  return match ? Number(match[1]) : undefined;
+}
+
+/** Connections the gateway closed so far, by its own reason (heartbeat, slow_consumer, rate_limit, ...). */
+async function closesByReason(url: string): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  for (const match of ((await metricsText(url)) ?? '').matchAll(/^sightline_ws_closes_total\{[^}]*reason="([^"]+)"[^}]*\} (\d+)/gm))
+    counts.set(match[1]!, Number(match[2]));
+  return counts;
+}
+
+/**
+ * What the gateway says it closed for: the client may never read the close frame (the gateway cuts a peer
+ * that does not complete the closing handshake, and the reset discards what the client had not read).
+ */
+function closeReasonsSince(before: Map<string, number>, after: Map<string, number>): string {
+  const added = [...after]
+    .filter(([reason, n]) => n > (before.get(reason) ?? 0))
+    .map(([reason, n]) => `${reason} x${n - (before.get(reason) ?? 0)}`);
+  return added.length > 0 ? added.join(', ') : 'none';
 }
 
 const target = await targetFrom(o);
@@ -164,6 +186,7 @@ try {
   await sleep(200); // its hello arrives while it still reads
   slow.pause();
   const gaugeWith = await connectionsGauge(target.url);
+  const closesBefore = await closesByReason(target.url);
   const episodeStart = performance.now();
   rss.phase('episode');
   process.stderr.write(`slow client: ${o.variant} at ${rate}/s without reading, up to ${episodeMs / 1000} s...\n`);
@@ -192,6 +215,7 @@ try {
   slow.resume();
   for (let i = 0; i < 30 && slow.closeCode === undefined && slow.error === undefined; i++) await sleep(100);
   const seen = { code: slow.closeCode, reason: slow.closeReason, error: slow.error, sent: slow.sent };
+  const gatewayReasons = closeReasonsSince(closesBefore, await closesByReason(target.url));
   slow.terminate();
   await sleep(recoveryMs);
   stop.now = true;
@@ -220,6 +244,7 @@ try {
     closeCode: seen.code,
     closeReason: seen.reason,
     clientError: seen.error,
+    gatewayReasons,
     rssKb: { before: rssBefore, peak: rss.peakKb('episode'), after: rssAfter },
     ordinary: {
       baseline: { p50: baseLatency.p50, p99: baseLatency.p99 },
@@ -235,6 +260,7 @@ try {
   const rows = [
     ['slow client', `${o.variant} at ${rate}/s, never reading; ${seen.sent.toLocaleString('en-US')} sent`],
     ['gateway closed it', closeText],
+    ["the gateway's reason (its sightline_ws_closes_total)", gatewayReasons],
     ['gateway RSS before / peak / after', `${mb(figures.rssKb.before)} / ${mb(figures.rssKb.peak)} / ${mb(figures.rssKb.after)}`],
     ['ordinary clients before, latency p50 / p99 (ms)', `${fmt(baseLatency.p50, 0)} / ${fmt(baseLatency.p99, 0)}`],
     [

@@ -17,6 +17,7 @@ import {
   type ServerMessage,
 } from '@sightline/shared/protocol';
 import { authHeaders, tlsOptions, unauthorizedHint, type ClientAccess } from '../access.ts';
+import { RateCap } from '../pacing.ts';
 import type { FrameInput, FrameResult } from '../types.ts';
 
 export interface WsConnectionOptions {
@@ -104,6 +105,7 @@ export class WsConnection {
   private nextPingId = 1;
   private socket: net.Socket | undefined;
   private helloWaiters: Array<() => void> = [];
+  private rateCap = new RateCap(undefined);
 
   private constructor(
     private readonly ws: WebSocket,
@@ -160,6 +162,12 @@ export class WsConnection {
     return { written: this.socket?.bytesWritten ?? 0, read: this.socket?.bytesRead ?? 0 };
   }
 
+  /** Resolves when the next frame may go out under the gateway's message-rate limit (at once when well under it). */
+  whenSendAllowed(): Promise<void> | undefined {
+    const waitMs = this.rateCap.claim(performance.now());
+    return waitMs > 0 ? new Promise((resolve) => setTimeout(resolve, waitMs)) : undefined;
+  }
+
   /** Resolves when the gateway's hello arrived, or after `ms` without it. */
   waitForHello(ms = 2000): Promise<HelloMessage | undefined> {
     if (this.hello || !this.alive) return Promise.resolve(this.hello);
@@ -207,6 +215,7 @@ export class WsConnection {
     const decodedAt = performance.now();
     if (message.type === 'hello') {
       this.hello = message;
+      this.rateCap = new RateCap(message.limits.maxMessagesPerSecond);
       for (const wake of this.helloWaiters.splice(0)) wake();
       return;
     }

@@ -5,6 +5,7 @@ import { WsConnection, type WsConnectionOptions } from './ws-connection.ts';
 /** Sends frames one after the other on `connection` until the workload ends or the connection is lost. */
 export async function serialLoop(connection: WsConnection, work: Workload, recorder: Recorder): Promise<void> {
   for (let item = work.next(); item; item = work.next()) {
+    await connection.whenSendAllowed();
     const startedAt = performance.now();
     const result = await connection.request(item.input, startedAt);
     recorder.frame(item, startedAt, result);

@@ -112,4 +112,28 @@ describe('detection on real photos', () => {
     expect(Math.max(result.width, result.height)).toBe(320);
     expect(missingLabels(result.detections, labels)).toEqual([]);
   });
+
+  // libjpeg-turbo's fast path refuses CMYK JPEGs in the worker; the frame must come back through sharp, detected.
+  it('detects in a CMYK JPEG at the dashboard size, which the libjpeg-turbo path hands back to sharp', async () => {
+    const sharp = (await import('sharp')).default;
+    const rgb = await sharp(photo('dog.jpg')).resize(320, 240).jpeg({ quality: 90 }).toBuffer();
+    const cmyk = await sharp(rgb).toColourspace('cmyk').jpeg({ quality: 90 }).toBuffer();
+    expect((await sharp(cmyk).metadata()).space).toBe('cmyk');
+    // The same frame in RGB takes the fast path: the counter below tells the two paths apart.
+    const turboDecodesBefore = await decodesBy('turbo');
+    await fetch(`${gateway.url}/api/detect`, { method: 'POST', headers: { 'Content-Type': 'image/jpeg' }, body: rgb });
+    expect(await decodesBy('turbo')).toBe(turboDecodesBefore + 1);
+    const sharpDecodesBefore = await decodesBy('sharp');
+    const response = await fetch(`${gateway.url}/api/detect`, { method: 'POST', headers: { 'Content-Type': 'image/jpeg' }, body: cmyk });
+    expect(response.status).toBe(200);
+    const result = (await response.json()) as DetectionsMessage;
+    expect([result.width, result.height]).toEqual([320, 240]);
+    expect(missingLabels(result.detections, ['bicycle', 'car'])).toEqual([]);
+    expect(await decodesBy('sharp')).toBe(sharpDecodesBefore + 1);
+  });
 });
+
+async function decodesBy(decoder: 'turbo' | 'sharp'): Promise<number> {
+  const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
+  return Number(new RegExp(`^sightline_decodes_total\\{[^}]*decoder="${decoder}"[^}]*\\} (\\d+)`, 'm').exec(metrics)?.[1] ?? 0);
+}

@@ -43,10 +43,20 @@ export async function resolveTls(setting: TlsSetting, names: NetworkNames): Prom
     if (stillGood(x509, names)) return { cert, key, source: 'kept', certPath, fingerprint: x509.fingerprint256 };
   }
   const { cert, private: key } = await generateCertificate(names);
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  await writeFile(keyPath, key, { mode: 0o600 });
-  await chmod(keyPath, 0o600);
-  await writeFile(certPath, cert);
+  try {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await writeFile(keyPath, key, { mode: 0o600 });
+    await chmod(keyPath, 0o600);
+    await writeFile(certPath, cert);
+  } catch (error) {
+    // A read-only container without a volume for the data directory ends here: say what to change.
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(
+      `cannot keep the self-signed certificate in ${dir} (${reason}): make SIGHTLINE_DATA_DIR writable (a volume in a container), ` +
+        'give your own with SIGHTLINE_TLS_CERT and SIGHTLINE_TLS_KEY, or serve plain HTTP behind a TLS proxy with SIGHTLINE_TLS=off',
+      { cause: error },
+    );
+  }
   return { cert, key, source: 'generated', certPath, fingerprint: new X509Certificate(cert).fingerprint256 };
 }
 

@@ -2,16 +2,18 @@
  * How a frame is decoded, decided from its header alone:
  *
  * - `turbo`: a plain JPEG (no EXIF rotation) is decoded by libjpeg-turbo in the inference worker, at the
- *   largest of the 1/2, 1/4, 1/8 DCT reductions (the ones it runs in SIMD) that leaves every axis at least
- *   its size in the model input (no detail the model would see is discarded), when what is left to shrink
- *   is at most 1.5x: the worker then samples it bilinearly into the tensor. The dashboard's frames (about
- *   the input's size) decode at full scale; an 800x600 frame at 1/2.
+ *   largest DCT reduction M/8 (M = 1..8) that leaves every axis at least its size in the model input (no
+ *   detail the model would see is discarded), when what is left to shrink is at most 1.5x: the worker then
+ *   samples it bilinearly into the tensor. The DCT reduction is itself an antialiasing filter (it drops the
+ *   frequencies the smaller size cannot hold). The dashboard's frames (about the input's size) decode at
+ *   full scale; a 640x480 frame for the 300x300 SSD input at 5/8 (400x300), an 800x600 one at 4/8.
  * - `sharp-native`: PNG, WebP, rotated or refused JPEG up to 1.5x the input: libvips decodes at the
  *   image's own size, the worker resamples bilinearly.
  * - `sharp-resized`: anything that needs more shrinking: libvips' antialiased Lanczos-3 with shrink-on-load,
  *   straight to the content size.
  *
- * Why Lanczos beyond 1.5x, measured on the fixture photos at four sizes and the e2e camera's frames:
+ * Why Lanczos beyond 1.5x (frames whose aspect keeps the DCT from getting close, such as 16:9 into the
+ * square SSD input), measured on the fixture photos at four sizes and the e2e camera's frames:
  * bilinear from a larger frame aliases (a horse lost); scaling down further and enlarging again turned a
  * dog into a cat; even area averaging after a full-size decode, which matched Lanczos on every SSD photo,
  * read the e2e camera's dog as a cat and let BlazeFace see a face on the cat (0.78 against a 0.75
@@ -25,7 +27,7 @@ import {
   type ResizeTarget,
 } from '@sightline/shared/model';
 import type { ImageHeader } from './image-header.ts';
-import { scaledSize, type DctScale } from './jpeg-turbo.ts';
+import { DCT_SCALES, scaledSize, type DctScale } from './jpeg-turbo.ts';
 
 /** Up to this shrink the worker samples bilinearly (the tensor builder's own limit); beyond, Lanczos. */
 export const MAX_BILINEAR_SHRINK = MAX_BILINEAR_TENSOR_SHRINK;
@@ -38,13 +40,13 @@ function remainingShrink(size: { width: number; height: number }, placement: Pla
   return Math.max(size.width / placement.contentWidth, size.height / placement.contentHeight);
 }
 
-/** The largest DCT reduction keeping both axes at least their size in the input (1 when none does). */
+/** The largest DCT reduction (smallest M/8) keeping both axes at least their size in the input (8/8 when none does). */
 function dctScale(header: ImageHeader, placement: Placement): DctScale {
-  for (const scale of [8, 4, 2] as const) {
+  for (const scale of DCT_SCALES) {
     const size = scaledSize(header.width, header.height, scale);
     if (size.width >= placement.contentWidth && size.height >= placement.contentHeight) return scale;
   }
-  return 1;
+  return 8;
 }
 
 export function planDecode(header: ImageHeader, target: ResizeTarget, options: { turbo: boolean }): DecodePlan {

@@ -15,8 +15,19 @@
  * are. A frame that has not started within `budgetMs` is answered at once (`dropped` / `overloaded`)
  * instead of being processed late: a live client would rather send its next frame than get an answer a
  * second old. Frames are refused before anything is decoded, so refusing costs next to nothing.
+ *
+ * A lane can only be served while it has a frame waiting, and cameras send on a fixed period: when the
+ * places free up at the same moments of every frame interval (steady processing times), the connections
+ * whose frames wait at those moments are served every time and the others hardly ever (measured: 296 to
+ * 612 frames per client over a 300-s soak). So a lane that has missed a whole round of turns (more turns
+ * since it was last served than there are lanes) keeps its frame waiting `BEHIND_BUDGET_FACTOR` times as
+ * long: it is then the least recently served lane at the next free place, which takes it. Only the frames
+ * of lanes behind their share wait longer, and only until that next place.
  */
 import type { DropReason } from '@sightline/shared/protocol';
+
+/** How much longer than the budget the frame of a lane behind its share may wait (see above). */
+export const BEHIND_BUDGET_FACTOR = 4;
 
 export interface SchedulerOptions {
   /** Frames processed at once across the gateway, from decode to reply. */
@@ -253,7 +264,7 @@ export class FairScheduler {
   /** Starts waiting frames while there is room, least recently served lane first. */
   private pump(): void {
     const now = this.now();
-    for (const lane of this.lanes) lane.expire(now, this.options.budgetMs);
+    for (const lane of this.lanes) lane.expire(now, this.budgetFor(lane));
     while (this.running < this.options.capacity) {
       const lane = this.nextLane();
       if (!lane) break;
@@ -261,6 +272,12 @@ export class FairScheduler {
     }
     for (const lane of this.lanes) lane.refuseUnstarted();
     this.scheduleExpiry(this.earliestDeadline());
+  }
+
+  /** The budget of a lane's waiting frame: longer for a lane that missed a whole round of turns. */
+  private budgetFor(lane: ScheduledLane): number {
+    const behind = this.turn - lane.lastTurn > this.lanes.size;
+    return behind ? this.options.budgetMs * BEHIND_BUDGET_FACTOR : this.options.budgetMs;
   }
 
   private nextLane(): ScheduledLane | undefined {
@@ -293,7 +310,7 @@ export class FairScheduler {
   private earliestDeadline(): number {
     let earliest = Infinity;
     for (const lane of this.lanes) {
-      if (lane.headSince !== undefined) earliest = Math.min(earliest, lane.headSince + this.options.budgetMs);
+      if (lane.headSince !== undefined) earliest = Math.min(earliest, lane.headSince + this.budgetFor(lane));
     }
     return earliest;
   }

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { DropReason } from '@sightline/shared/protocol';
-import { FairScheduler, type LaneOptions } from '../../../src/scheduling/fair-scheduler.ts';
+import { BEHIND_BUDGET_FACTOR, FairScheduler, type LaneOptions } from '../../../src/scheduling/fair-scheduler.ts';
 
 /** Lets the event loop finish its turn: promise callbacks, then the scheduler's end-of-turn hand-out. */
 async function turn(): Promise<void> {
@@ -138,6 +138,34 @@ describe('fair scheduler', () => {
     vi.advanceTimersByTime(2);
     expect(late.dropped).toEqual([{ item: 'l1', reason: 'overloaded' }]);
     expect(s.load.waiting).toBe(0);
+  });
+
+  it('lets the frame of a lane that missed a whole round of turns wait longer, so it gets the next place', async () => {
+    const s = scheduler({ budgetMs: 50 });
+    const busy = recorder(s);
+    const quiet = recorder(s);
+    // Three turns go to the busy lane while the quiet one has nothing waiting: it is now a round behind.
+    for (const item of ['b1', 'b2', 'b3']) {
+      busy.lane.push(item);
+      await turn();
+      await busy.finish(item);
+    }
+    busy.lane.push('b4');
+    await turn();
+    quiet.lane.push('q1');
+    await turn();
+    vi.advanceTimersByTime(60); // past the plain budget
+    expect(quiet.dropped).toEqual([]);
+    await busy.finish('b4');
+    expect(quiet.started).toEqual([{ item: 'q1', waitedMs: 60 }]);
+    // Served again, it is back to the plain budget.
+    busy.lane.push('b5');
+    quiet.lane.push('q2');
+    await quiet.finish('q1');
+    vi.advanceTimersByTime(50);
+    expect(busy.started.map((f) => f.item)).toContain('b5');
+    expect(quiet.dropped).toEqual([{ item: 'q2', reason: 'overloaded' }]);
+    expect(BEHIND_BUDGET_FACTOR * 50).toBeGreaterThan(60);
   });
 
   it('refuses a frame outright once the gateway holds maxWaiting frames', async () => {

@@ -2,34 +2,25 @@
  * One frame through the gateway's frame path, stage by stage, with nothing around it: header read and
  * decode plan, then libjpeg-turbo at the plan's DCT scale or sharp (libvips) as the plan says (and sharp
  * again for a JPEG libjpeg-turbo refuses, as the gateway does), the input tensor, the session, output
- * decoding, NMS and boxes. The decoders and the session come from the caller (bare-pipeline-worker.ts).
+ * decoding, NMS and boxes. The libjpeg-turbo decoder and the session come from the caller (bare-pipeline-worker.ts).
  */
 import type ort from 'onnxruntime-node';
-import { planDecode, readImageHeader, TurboJpegRefusal, type ImageHeader, type ModelSpec, type TurboJpegDecoder } from '@sightline/gateway';
 import {
-  buildInputTensor,
-  candidatesToDetections,
-  type FloatBuffers,
-  type OutputDecoder,
-  type Placement,
-  type ResizeTarget,
-  type RgbImage,
-} from '@sightline/shared/model';
-
-/** The gateway's sharp decoder (gateway/src/pipeline/decode-image.ts), as `@sightline/gateway` exports it. */
-export type DecodeWithSharp = (
-  bytes: Uint8Array,
-  header: ImageHeader,
-  target: ResizeTarget,
-  maxPixels: number,
-) => Promise<{ rgb: RgbImage; width: number; height: number; placement: Placement }>;
+  decodeWithSharp,
+  planDecode,
+  readImageHeader,
+  TurboJpegRefusal,
+  type DecodedImage,
+  type ModelSpec,
+  type TurboJpegDecoder,
+} from '@sightline/gateway';
+import { buildInputTensor, candidatesToDetections, type FloatBuffers, type OutputDecoder } from '@sightline/shared/model';
 
 export interface FramePathParts {
   spec: ModelSpec;
   maxPixels: number;
   /** undefined where libjpeg-turbo is not available: everything goes to sharp, as in the gateway. */
   jpeg: TurboJpegDecoder | undefined;
-  decodeWithSharp: DecodeWithSharp;
   session: ort.InferenceSession;
   makeTensor: (tensor: ReturnType<typeof buildInputTensor>) => ort.Tensor;
   decodeOutputs: OutputDecoder;
@@ -50,14 +41,11 @@ export interface FrameTimes {
 export function framePath(parts: FramePathParts): (bytes: Uint8Array) => Promise<FrameTimes> {
   const { spec, maxPixels, jpeg } = parts;
   const { input } = spec.manifest;
-  const sharpDecode = async (bytes: Uint8Array, header: ImageHeader) => {
-    return parts.decodeWithSharp(bytes, header, input, maxPixels);
-  };
   return async (bytes) => {
     const t0 = performance.now();
     const header = readImageHeader(bytes, maxPixels);
     const plan = planDecode(header, input, { turbo: jpeg !== undefined });
-    let decoded: { rgb: RgbImage; width: number; height: number; placement: Placement } | undefined;
+    let decoded: DecodedImage | undefined;
     if (plan.kind === 'turbo') {
       try {
         decoded = { rgb: jpeg!.decode(bytes, plan.scale), width: header.width, height: header.height, placement: plan.placement };
@@ -66,7 +54,7 @@ export function framePath(parts: FramePathParts): (bytes: Uint8Array) => Promise
       }
     }
     const decoder = decoded ? 'turbo' : 'sharp';
-    decoded ??= await sharpDecode(bytes, header);
+    decoded ??= await decodeWithSharp(bytes, header, input, maxPixels);
     const t1 = performance.now();
     const tensor = buildInputTensor(decoded.rgb, input, decoded.placement, parts.buffers);
     const t2 = performance.now();

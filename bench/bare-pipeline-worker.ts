@@ -6,7 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import ort, { type InferenceSession } from 'onnxruntime-node';
 import * as gateway from '@sightline/gateway';
-import { createDecoder, type FloatBuffers } from '@sightline/shared/model';
+import { createDecoder, reusedFloatBuffers } from '@sightline/shared/model';
 import { framePath } from './bare-pipeline-frame.ts';
 
 export interface PipelineStreamSetup {
@@ -24,16 +24,11 @@ const port = parentPort!;
 const jpeg = gateway.TurboJpegDecoder.open(maxPixels);
 const session = await ort.InferenceSession.create(spec.modelPath, sessionOptions);
 // The gateway's worker reuses one input buffer per model; so does this loop.
-let buffer = new Float32Array(0);
-const buffers: FloatBuffers = {
-  acquire: (length) => (buffer.length === length ? buffer : (buffer = new Float32Array(length))),
-  release: () => undefined,
-};
+const buffers = reusedFloatBuffers();
 const frame = framePath({
   spec,
   maxPixels,
   jpeg,
-  decodeWithSharp: gateway.decodeWithSharp,
   session,
   makeTensor: (t) => new ort.Tensor(t.dtype, t.data, t.dims),
   decodeOutputs: createDecoder(spec.manifest),

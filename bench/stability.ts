@@ -14,6 +14,7 @@ import { startGatewayProcess, type GatewayProcess, type ServerProcess } from '@s
 import { PEERS, setupPythonPeers, startPythonPeer, type PythonPeer } from './baselines/fastapi-process.ts';
 import { parseArgs } from './client/args.ts';
 import { loadInputs } from './client/inputs.ts';
+import { spreadStaggerMs } from './client/pacing.ts';
 import { fmt, summarizeBench, table } from './client/report.ts';
 import { runBenchmark } from './client/run.ts';
 import { p95Drift, windowFigures, type WindowFigures } from './stability-windows.ts';
@@ -131,7 +132,7 @@ async function main(argv: readonly string[]): Promise<number> {
       String(options.clients),
       // Independent cameras do not send in step: their schedules spread over one frame interval.
       '--stagger',
-      (1000 / options.fps / options.clients).toFixed(2),
+      spreadStaggerMs(options.fps, options.clients).toFixed(2),
       '--duration',
       String(options.minutes * 60),
       '--resize',

@@ -13,6 +13,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError } from 'commander';
 import { freePort, ServerProcess, startGatewayProcess, type GatewayProcess } from '@sightline/gateway/process';
+import { spreadStaggerMs } from '../client/pacing.ts';
 import { fmt, type RunSummary } from '../client/report.ts';
 import { Runner } from '../matrix/runner.ts';
 import { BASELINE_VENV, PYTHON_ENV, setupPythonPeers } from './fastapi-process.ts';
@@ -91,7 +92,7 @@ async function main(argv: string[]): Promise<void> {
     for (const name of names) servers.push(await startVariant(name, Number(o.threads)));
     const runner = new Runner({ url: servers[0]!.url } as GatewayProcess, 1);
     const common = ['--resize', '640x480', '--transport', 'ws', '--codec', 'msgpack', '--warmup', '3'];
-    const open = ['--rate', '30', '--clients', '6', '--stagger', (1000 / 30 / 6).toFixed(2)];
+    const open = ['--rate', '30', '--clients', '6', '--stagger', spreadStaggerMs(30, 6).toFixed(2)];
     const cells = await runner.interleaved(
       servers.flatMap((s) => [
         { argv: ['--label', `${s.name}, 1 client`, '--url', s.url, ...common], frames: f1 },

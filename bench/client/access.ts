@@ -21,8 +21,6 @@ export interface ClientAccess {
   verifyHost?: string | undefined;
 }
 
-export const NO_ACCESS: ClientAccess = { token: undefined, ca: undefined, insecure: false };
-
 /** Reads the --ca file once per run, so every connection trusts the same bytes. */
 export function loadAccess(options: { token: string | undefined; caFile: string | undefined; insecure: boolean }): ClientAccess {
   return { token: options.token, ca: options.caFile === undefined ? undefined : readFileSync(options.caFile), insecure: options.insecure };

@@ -15,6 +15,14 @@ export function delayUntil(due: number, now: number): number {
   return Math.max(0, due - now);
 }
 
+/**
+ * The `--stagger` that spreads `clients` open-loop cameras evenly over one frame interval at `rateFps`, as
+ * independent cameras are (started together they would send in lockstep).
+ */
+export function spreadStaggerMs(rateFps: number, clients: number): number {
+  return 1000 / rateFps / clients;
+}
+
 /** Frames a client sends in `durationMs` at `rateFps`: every frame scheduled before the end. */
 export function framesInDuration(durationMs: number, rateFps: number): number {
   return Math.max(0, Math.ceil((durationMs * rateFps) / 1000 - 1e-9));

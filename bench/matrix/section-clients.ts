@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ModelSpec } from '@sightline/gateway';
+import { spreadStaggerMs } from '../client/pacing.ts';
 import { fmt, type RunSummary } from '../client/report.ts';
 import { bestLimit, limitShape, measureBareLimits, type BareLimit, type Runtime } from './bare-limits.ts';
 import { mdTable, ms } from './markdown.ts';
@@ -58,7 +59,7 @@ export async function sectionClients(runner: Runner, setup: ClientsSetup): Promi
   const frames = (await runner.inputsFor(common)).map((f) => f.bytes);
   const framesDir = setup.peers.length ? writeFrames(frames) : undefined;
   // Independent cameras do not send in step: their schedules spread over one frame interval.
-  const stagger = (1000 / OPEN_LOOP.fps / OPEN_LOOP.clients).toFixed(2);
+  const stagger = spreadStaggerMs(OPEN_LOOP.fps, OPEN_LOOP.clients).toFixed(2);
   const open = ['--rate', String(OPEN_LOOP.fps), '--clients', String(OPEN_LOOP.clients), '--stagger', stagger];
   let cells: Pooled[] = [];
   let limits: BareLimit[];

@@ -12,6 +12,7 @@
 import { Command } from 'commander';
 import { summarize, type Summary } from '@sightline/shared/stats';
 import { parseArgs } from '../client/args.ts';
+import { spreadStaggerMs } from '../client/pacing.ts';
 import { fmt } from '../client/report.ts';
 import { runBenchmark, type BenchResult } from '../client/run.ts';
 import { UNANSWERED, type FrameMeasurement } from '../client/types.ts';
@@ -235,7 +236,7 @@ try {
         h.codec,
         // Cameras are not in step: each half spreads its clients' schedules over one frame interval.
         '--stagger',
-        o.together ? '0' : String(1000 / fps / h.count),
+        o.together ? '0' : String(spreadStaggerMs(fps, h.count)),
       ];
       return { result: await runBenchmark(parseArgs(argv, undefined, { checkFiles: false }), [frame]), clientOffset: h.offset };
     }),

@@ -1,15 +1,19 @@
 /** The models this gateway serves: manifests read and checked once at start. */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import { modelFilePath, PROTOCOL_VERSION, type ModelInfo, type ModelsResponse } from '@sightline/shared/protocol';
 import { ProtocolError } from '@sightline/shared/validation';
 import { readModelSpecs, type ModelSpec } from './manifest.ts';
 
-async function sha256Of(path: string): Promise<string> {
+/** The file's SHA-256 and size, from one read. */
+async function digestOf(path: string): Promise<{ sha256: string; bytes: number }> {
   const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
+  let bytes = 0;
+  for await (const chunk of createReadStream(path)) {
+    hash.update(chunk as Buffer);
+    bytes += (chunk as Buffer).byteLength;
+  }
+  return { sha256: hash.digest('hex'), bytes };
 }
 
 export class ModelRegistry {
@@ -33,13 +37,13 @@ export class ModelRegistry {
     const models = new Map<string, ModelSpec>();
     const fileBytes = new Map<string, number>();
     for (const spec of specs) {
-      const actual = await sha256Of(spec.modelPath);
+      const { sha256: actual, bytes } = await digestOf(spec.modelPath);
       if (actual !== spec.manifest.sha256) {
         throw new Error(
           `${spec.modelPath}: sha256 ${actual} does not match the manifest's ${spec.manifest.sha256} (${spec.manifest.name})`,
         );
       }
-      fileBytes.set(spec.manifest.name, (await stat(spec.modelPath)).size);
+      fileBytes.set(spec.manifest.name, bytes);
       models.set(spec.manifest.name, {
         ...spec,
         scoreThreshold: options.scoreThreshold ?? spec.manifest.scoreThreshold,

@@ -20,25 +20,12 @@
  * threshold; 0.71 after Lanczos). The model's borderline calls follow the filter, and the tests pin down
  * Lanczos's.
  */
-import {
-  letterboxPlacement,
-  MAX_BILINEAR_SHRINK as MAX_BILINEAR_TENSOR_SHRINK,
-  type Placement,
-  type ResizeTarget,
-} from '@sightline/shared/model';
+import { letterboxPlacement, MAX_BILINEAR_SHRINK, shrinkInto, type Placement, type ResizeTarget } from '@sightline/shared/model';
 import type { ImageHeader } from './image-header.ts';
 import { DCT_SCALES, scaledSize, type DctScale } from './jpeg-turbo.ts';
 
-/** Up to this shrink the worker samples bilinearly (the tensor builder's own limit); beyond, Lanczos. */
-export const MAX_BILINEAR_SHRINK = MAX_BILINEAR_TENSOR_SHRINK;
-
 export type DecodePlan =
   { kind: 'turbo'; scale: DctScale; placement: Placement } | { kind: 'sharp-native' | 'sharp-resized'; placement: Placement };
-
-/** The largest shrink left on an axis after decoding at `size`. */
-function remainingShrink(size: { width: number; height: number }, placement: Placement): number {
-  return Math.max(size.width / placement.contentWidth, size.height / placement.contentHeight);
-}
 
 /** The largest DCT reduction (smallest M/8) keeping both axes at least their size in the input (8/8 when none does). */
 function dctScale(header: ImageHeader, placement: Placement): DctScale {
@@ -53,9 +40,9 @@ export function planDecode(header: ImageHeader, target: ResizeTarget, options: {
   const placement = letterboxPlacement(header.width, header.height, target);
   if (options.turbo && header.format === 'jpeg' && header.orientation === 1) {
     const scale = dctScale(header, placement);
-    const shrink = remainingShrink(scaledSize(header.width, header.height, scale), placement);
-    if (shrink <= MAX_BILINEAR_SHRINK) return { kind: 'turbo', scale, placement };
+    // Up to MAX_BILINEAR_SHRINK the worker samples bilinearly (the tensor builder's own limit); beyond, Lanczos.
+    if (shrinkInto(scaledSize(header.width, header.height, scale), placement) <= MAX_BILINEAR_SHRINK)
+      return { kind: 'turbo', scale, placement };
   }
-  const shrink = remainingShrink(header, placement);
-  return { kind: shrink <= MAX_BILINEAR_SHRINK ? 'sharp-native' : 'sharp-resized', placement };
+  return { kind: shrinkInto(header, placement) <= MAX_BILINEAR_SHRINK ? 'sharp-native' : 'sharp-resized', placement };
 }

@@ -10,6 +10,7 @@ import {
   buildInputTensor,
   createDecoder,
   inputDims,
+  reusedFloatBuffers,
   type FloatBuffers,
   type InputTensor,
   type OutputDecoder,
@@ -35,14 +36,6 @@ interface Loaded {
 const sessions = new Map<string, Loaded>();
 const sessionKey = (model: string, threads: number) => `${model}/${threads}`;
 
-function reusedBuffer(): FloatBuffers {
-  let buffer = new Float32Array(0);
-  return {
-    acquire: (length) => (buffer.length === length ? buffer : (buffer = new Float32Array(length))),
-    release: () => undefined,
-  };
-}
-
 function ortTensor(tensor: InputTensor): ort.Tensor {
   return new ort.Tensor(tensor.dtype, tensor.data, tensor.dims);
 }
@@ -50,7 +43,7 @@ function ortTensor(tensor: InputTensor): ort.Tensor {
 async function loadSessions(): Promise<void> {
   for (const spec of setup.models) {
     const decoder = createDecoder(spec.manifest);
-    const buffers = reusedBuffer();
+    const buffers = reusedFloatBuffers();
     for (const threads of setup.threadCounts) await loadSession(spec, threads, decoder, buffers);
   }
 }

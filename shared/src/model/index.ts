@@ -8,6 +8,8 @@ export {
   buildInputTensor,
   inputDims,
   MAX_BILINEAR_SHRINK,
+  reusedFloatBuffers,
+  shrinkInto,
   type FloatBuffers,
   type InputTensor,
   type RgbImage,

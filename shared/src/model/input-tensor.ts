@@ -27,6 +27,18 @@ export interface FloatBuffers {
   release(buffer: Float32Array | Uint8Array): void;
 }
 
+/**
+ * One float buffer, reused for every tensor of the same size: for a thread that builds one tensor at a
+ * time and hands it to its own session (an inference worker), instead of megabytes allocated per frame.
+ */
+export function reusedFloatBuffers(): FloatBuffers {
+  let buffer = new Float32Array(0);
+  return {
+    acquire: (length) => (buffer.length === length ? buffer : (buffer = new Float32Array(length))),
+    release: () => undefined,
+  };
+}
+
 export interface TensorSpec {
   width: number;
   height: number;
@@ -46,9 +58,8 @@ export function buildInputTensor(image: RgbImage, spec: TensorSpec, placement: P
   const size = width * height * 3;
   const interleaved = buffers?.acquire(size) ?? new Float32Array(size);
   const alreadyAtSize = image.width === placement.contentWidth && image.height === placement.contentHeight;
-  const shrink = Math.max(image.width / placement.contentWidth, image.height / placement.contentHeight);
   if (alreadyAtSize) copyInto(image, width, spec.range, placement, interleaved);
-  else if (shrink > MAX_BILINEAR_SHRINK) areaResampleInto(image, width, spec.range, placement, interleaved);
+  else if (shrinkInto(image, placement) > MAX_BILINEAR_SHRINK) areaResampleInto(image, width, spec.range, placement, interleaved);
   else resampleInto(image, width, spec.range, placement, interleaved);
   if (dtype === 'float32' && layout === 'NHWC') return { dtype, dims, data: interleaved };
 
@@ -66,11 +77,17 @@ export function buildInputTensor(image: RgbImage, spec: TensorSpec, placement: P
 
 /**
  * Beyond this reduction bilinear sampling aliases (it reads 2 of every 3+ source pixels, skipping the
- * rest), so a larger image is averaged over each output pixel's footprint instead. The browser's larger
- * frames take that path; the gateway hands them to libvips' Lanczos before they get here
- * (gateway/src/pipeline/decode-plan.ts says why).
+ * rest), so a larger image is averaged over each output pixel's footprint instead. Neither shipped caller
+ * sends one today: the gateway hands such frames to libvips' Lanczos (gateway/src/pipeline/decode-plan.ts
+ * says why) and the browser draws them at their content size first (web/src/inference/pixels.ts); the
+ * area path keeps any other caller from aliasing.
  */
 export const MAX_BILINEAR_SHRINK = 1.5;
+
+/** How much an image of `size` shrinks into its place in the input, on the axis that shrinks most. */
+export function shrinkInto(size: { width: number; height: number }, placement: Placement): number {
+  return Math.max(size.width / placement.contentWidth, size.height / placement.contentHeight);
+}
 
 const lookups = new Map<string, Float32Array>();
 

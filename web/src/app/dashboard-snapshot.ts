@@ -106,7 +106,7 @@ export interface SnapshotSources {
   models: { readonly state: ModelsState };
   source: { readonly current: SourceState };
   answers: { readonly latest: LatestResult | undefined };
-  samples: Pick<SampleStore, 'statsByCodec' | 'statsForPath' | 'recent' | 'size' | 'discarded'>;
+  samples: Pick<SampleStore, 'statsByCodec' | 'statsForPathWindows' | 'recent' | 'size' | 'discarded'>;
   pings: Pick<PingStore, 'all' | 'latest'>;
   errorLog: Pick<EventLog, 'list'>;
   noticeLog: Pick<EventLog, 'list'>;
@@ -130,7 +130,10 @@ export function buildSnapshot(sources: SnapshotSources): DashboardSnapshot {
   const now = sources.now();
   const allPings = pings.all();
   const nextPath = sources.dispatcher.nextPath();
-  const comparison = comparePaths(samples.statsForPath('device', VERDICT_WINDOW), samples.statsForPath('gateway', VERDICT_WINDOW), {
+  const windows = [VERDICT_WINDOW, settings.statsWindow];
+  const [deviceRecent, deviceStats] = samples.statsForPathWindows('device', windows);
+  const [gatewayRecent, gatewayStats] = samples.statsForPathWindows('gateway', windows);
+  const comparison = comparePaths(deviceRecent!, gatewayRecent!, {
     runOn,
     now,
     pingMs: recentPingMs(allPings.map((ping) => ping.rttMs)),
@@ -160,7 +163,7 @@ export function buildSnapshot(sources: SnapshotSources): DashboardSnapshot {
     runOn,
     ...(nextPath ? { nextPath } : {}),
     onDevice,
-    paths: { gateway: samples.statsForPath('gateway', settings.statsWindow), device: samples.statsForPath('device', settings.statsWindow) },
+    paths: { gateway: gatewayStats!, device: deviceStats! },
     comparison,
   };
 }

@@ -11,7 +11,7 @@ export type RunOn = (typeof RUN_ON_CHOICES)[number];
 export type FramePath = 'gateway' | 'device';
 
 export const RUN_ON_LABELS: Readonly<Record<RunOn, string>> = { gateway: 'Gateway', device: 'This device', both: 'Both' };
-export const PATH_LABELS: Readonly<Record<FramePath, string>> = { gateway: 'Gateway', device: 'This device' };
+export const PATH_LABELS: Readonly<Record<FramePath, string>> = RUN_ON_LABELS;
 
 export const RUN_ON_HINTS: Readonly<Record<RunOn, string>> = {
   gateway: 'Frames go to the gateway over the WebSocket; it runs the model.',

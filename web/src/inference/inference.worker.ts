@@ -14,7 +14,7 @@ import {
   createDecoder,
   inputDims,
   letterboxPlacement,
-  type FloatBuffers,
+  reusedFloatBuffers,
   type OutputDecoder,
   type OutputTensor,
 } from '@sightline/shared/model';
@@ -55,14 +55,7 @@ let canvas: OffscreenCanvas | undefined;
 let context: OffscreenCanvasRenderingContext2D | null = null;
 let rgbBuffer: Uint8Array | undefined;
 
-function reusedFloats(): FloatBuffers {
-  let buffer = new Float32Array(0);
-  return {
-    acquire: (length) => (buffer.length === length ? buffer : (buffer = new Float32Array(length))),
-    release: () => undefined,
-  };
-}
-const floats = reusedFloats();
+const floats = reusedFloatBuffers();
 
 function runtime(backend: InferenceBackend, threads: number): Promise<Ort> {
   let promise = runtimes.get(backend);

@@ -3,10 +3,7 @@
  * (the gateway's rule: bilinear sampling shrinks an axis by at most 1.5x, a larger frame is first scaled
  * to the model's content size with the browser's smoothing, as libvips does there), and RGBA -> RGB.
  */
-import type { Placement, RgbImage } from '@sightline/shared/model';
-
-/** The most the shared bilinear sampling may shrink an axis (gateway/src/pipeline/decode-plan.ts). */
-export const MAX_BILINEAR_SHRINK = 1.5;
+import { MAX_BILINEAR_SHRINK, shrinkInto, type Placement, type RgbImage } from '@sightline/shared/model';
 
 export interface Size {
   width: number;
@@ -15,8 +12,7 @@ export interface Size {
 
 /** The size to read the decoded image at: its own, or its content size in the input when that is much smaller. */
 export function readbackSize(image: Size, placement: Placement): Size {
-  const shrink = Math.max(image.width / placement.contentWidth, image.height / placement.contentHeight);
-  if (shrink <= MAX_BILINEAR_SHRINK) return { width: image.width, height: image.height };
+  if (shrinkInto(image, placement) <= MAX_BILINEAR_SHRINK) return { width: image.width, height: image.height };
   return { width: placement.contentWidth, height: placement.contentHeight };
 }
 

@@ -149,10 +149,16 @@ export class SampleStore {
 
   /** Stats over the last `window` samples of one path (gateway frames of either codec, or this device's). */
   statsForPath(path: FramePath, window: number): PathStats {
-    return computePathStats(
-      path,
-      this.pick(window, (sample) => sample.path === path),
-    );
+    return this.statsForPathWindows(path, [window])[0]!;
+  }
+
+  /**
+   * The same for several windows from one scan: a path with fewer frames than the window (the device's in
+   * Gateway mode) is scanned to the start of the store, so a snapshot should not scan it once per window.
+   */
+  statsForPathWindows(path: FramePath, windows: readonly number[]): PathStats[] {
+    const picked = this.pick(Math.max(...windows), (sample) => sample.path === path);
+    return windows.map((window) => computePathStats(path, picked.slice(-window)));
   }
 
   /** The last `window` entries that `matches`, oldest first. */

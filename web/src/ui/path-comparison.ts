@@ -5,6 +5,7 @@
  * gateway's queue, decode, inference, boxes); on this device, the frame handed to the inference worker
  * to its detections (image decode, tensor, inference, boxes). Pure, so the wording is unit-tested.
  */
+import { percentile } from '@sightline/shared/stats';
 import type { FramePath, RunOn } from '../app/run-on.ts';
 import type { PathStats } from '../metrics/sample-store.ts';
 import { formatMs } from './format.ts';
@@ -109,7 +110,5 @@ export function comparePaths(device: PathStats, gateway: PathStats, context: Com
 /** The median of the last `count` ping round trips, ms; undefined without pings. */
 export function recentPingMs(rtts: readonly number[], count = 10): number | undefined {
   const recent = rtts.slice(-count).sort((a, b) => a - b);
-  if (recent.length === 0) return undefined;
-  const mid = recent.length >> 1;
-  return recent.length % 2 ? recent[mid]! : (recent[mid - 1]! + recent[mid]!) / 2;
+  return recent.length === 0 ? undefined : percentile(recent, 50);
 }

@@ -15,6 +15,7 @@ export default tseslint.config(
       'e2e/playwright-report/**',
       'bench/baselines/**/.venv/**',
       'bench-results/**',
+      '.venvs/**',
       'models/tools/**',
     ],
   },
@@ -28,6 +29,19 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
       eqeqeq: ['error', 'always'],
+      // A package is used through its `exports` map (`@sightline/web/frame-size`), never by reaching into
+      // another package's sources: what a package exports is its contract, the rest may change.
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(\\.\\./)+(shared|gateway|web|bench|models|e2e|deploy)/src(/|$)',
+              message: "Import another workspace package by its name and exports map (e.g. '@sightline/web/frame-size'), not by relative path.",
+            },
+          ],
+        },
+      ],
       'no-console': 'off',
     },
   },

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { freePort, ServerProcess } from '@sightline/gateway/process';
+import type { FrameStages } from '@sightline/shared/model';
 
 const HERE = fileURLToPath(new URL('./fastapi/', import.meta.url));
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
@@ -57,7 +58,7 @@ export interface BareLoopResult {
   onnxruntime: string;
   /** With frames: the OpenCV version and the mean ms per frame of each stage. */
   opencv?: string;
-  stages?: { decodeMs: number; tensorMs: number; inferenceMs: number; boxesMs: number };
+  stages?: FrameStages;
 }
 
 /**

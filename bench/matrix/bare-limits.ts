@@ -2,9 +2,9 @@
  * The machine's limits, measured by bare loops beside the servers (section 4 of the matrix), before and
  * after the clients with the servers idle, the faster of the two kept (the machine is noisy):
  *
- * - inference: onnxruntime alone on a fixed tensor (bare-inference.ts; Python: bare_loop.py);
+ * - inference: onnxruntime alone on a fixed tensor (bare/inference.ts; Python: bare_loop.py);
  * - decode + inference: whole frames, the clients' own JPEGs, through the same code as the servers'
- *   frame paths with nothing around it (bare-pipeline.ts with the gateway's decoder; Python: bare_loop.py
+ *   frame paths with nothing around it (bare/pipeline.ts with the gateway's decoder; Python: bare_loop.py
  *   --frames-dir with the OpenCV peer's).
  *
  * Each in two shapes: one run with every thread, and runs side by side on a share each, as the gateway's
@@ -13,8 +13,9 @@
 import ort from 'onnxruntime-node';
 import { sharedThreads, type ModelSpec } from '@sightline/gateway';
 import { runPythonBareLoop } from '../baselines/fastapi-process.ts';
-import { bareInference } from '../bare-inference.ts';
-import { barePipeline } from '../bare-pipeline.ts';
+import { bareInference } from '../bare/inference.ts';
+import { barePipeline } from '../bare/pipeline.ts';
+import type { FrameStages } from '@sightline/shared/model';
 import { dirname } from 'node:path';
 
 export const ORT_NODE_VERSION = (ort.env as { versions?: { common?: string } }).versions?.common ?? '';
@@ -22,12 +23,8 @@ export const ORT_NODE_VERSION = (ort.env as { versions?: { common?: string } }).
 export type Runtime = 'node' | 'python';
 export type LimitKind = 'inference' | 'pipeline';
 
-export interface Stages {
-  decodeMs: number;
-  tensorMs: number;
-  inferenceMs: number;
-  boxesMs: number;
-}
+/** Mean ms per frame of each stage, under the protocol's names (the Python loop reports the same). */
+export type Stages = FrameStages;
 
 export interface BareLimit {
   runtime: Runtime;

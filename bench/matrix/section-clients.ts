@@ -143,7 +143,7 @@ export async function sectionClients(runner: Runner, setup: ClientsSetup): Promi
       fmt(l.after, 1),
       fmt(l.fps, 1),
       ms(l.meanMs),
-      st ? `${ms(st.decodeMs)} / ${ms(st.tensorMs)} / ${ms(st.inferenceMs)} / ${ms(st.boxesMs)}` : '',
+      st ? `${ms(st.decodeMs)} / ${ms(st.preprocessMs)} / ${ms(st.inferenceMs)} / ${ms(st.postprocessMs)}` : '',
       `${((l.fps / best.fps) * 100).toFixed(0)}%${l === best ? ' (limit)' : ''}`,
     ];
   });
@@ -201,7 +201,7 @@ export async function sectionClients(runner: Runner, setup: ClientsSetup): Promi
     'clients while the servers sat idle (the faster kept). *Inference only*: onnxruntime on a fixed image-like tensor.',
     "*Decode + inference*: the clients' own JPEG frames through exactly the frame path of a server with nothing around",
     "it: for Node the gateway's own header read, decode plan, the decoder the plan picks (libjpeg-turbo or sharp),",
-    "input tensor, session, output decoding and NMS (bench/bare-pipeline.ts); for Python the OpenCV peer's code",
+    "input tensor, session, output decoding and NMS (bench/bare/pipeline.ts); for Python the OpenCV peer's code",
     '(bare_loop.py --frames-dir). The software column names the decoder the frames took.',
     `One run with every thread (${threads}), and ${workers} runs side by side on a share each, as the gateway runs queued frames.`,
     '',
@@ -214,7 +214,7 @@ export async function sectionClients(runner: Runner, setup: ClientsSetup): Promi
         'runs/s after',
         'runs/s kept',
         'ms per run',
-        'decode / tensor / inference / boxes ms',
+        'decode / preprocess / inference / postprocess ms',
         '% of best',
       ],
       limitRows,

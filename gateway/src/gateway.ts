@@ -5,8 +5,6 @@
 import { createServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import sharp from 'sharp';
-import { readPhoto } from '@sightline/shared/fixtures';
 import { METRICS_PATH, type AccessInfo, type Limits } from '@sightline/shared/protocol';
 import type { GatewayConfig } from './config.ts';
 import { createApp, metricsHandler } from './http/app.ts';
@@ -19,6 +17,7 @@ import { Lifecycle } from './lifecycle.ts';
 import { FairScheduler } from './scheduling/fair-scheduler.ts';
 import { AccessPolicy } from './security/access-policy.ts';
 import { accessUrls, resolveExposure, warnAboutExposure, withoutToken, type Exposure } from './security/exposure.ts';
+import { warmUp } from './warm-up.ts';
 import { attachSocketServer, type SocketServer } from './ws/socket-server.ts';
 
 export interface DrainReport {
@@ -49,24 +48,6 @@ export interface RunningGateway {
   close(): Promise<void>;
 }
 
-/**
- * Real frames through every stage before the first client: the sessions are already warm, but the
- * decoders, the JIT and the worker hand-off are not, and would make the first answers slow. A real
- * photo, so the output decoders, NMS and box mapping see detections; as JPEG at two sizes (libjpeg-turbo
- * at full and at half scale) and as PNG (sharp), so every decode path is compiled.
- */
-async function warmUp(detector: Detector, registry: ModelRegistry): Promise<void> {
-  const photo = readPhoto('dog.jpg');
-  const frame = (width: number, height: number, format: 'jpeg' | 'png') =>
-    sharp(photo).resize(width, height, { fit: 'fill' }).toFormat(format).toBuffer();
-  const images = await Promise.all([frame(320, 240, 'jpeg'), frame(640, 480, 'jpeg'), frame(320, 240, 'png')]);
-  for (const model of registry.names) {
-    for (const image of images) {
-      for (let i = 0; i < 3; i++) await detector.detect({ image, model });
-    }
-  }
-}
-
 export async function startGateway(config: GatewayConfig, logger: Logger): Promise<RunningGateway> {
   const registry = await ModelRegistry.load(config.modelsDir, {
     defaultModel: config.defaultModel,
@@ -87,8 +68,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     'models loaded',
   );
 
-  const detector = new Detector(registry, pool, config.maxPixels);
-  await warmUp(detector, registry);
+  const detector = new Detector(registry, pool);
+  await warmUp(detector, registry.names);
   const limits: Limits = {
     maxMessageBytes: config.maxMessageBytes,
     maxPixels: config.maxPixels,

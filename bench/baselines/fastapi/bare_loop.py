@@ -10,7 +10,7 @@ fps counting every stream's runs, meanMs the mean time of one run.
 
 With --frames-dir DIR (the JPEG frames the clients send), each run is a whole frame as the OpenCV peer
 (server_opencv.py) processes it, with its code: header, cv2 decode, resize and tensor, inference, boxes.
-That is the Python decode + inference limit, beside the gateway's (bench/bare-pipeline.ts).
+That is the Python decode + inference limit, beside the gateway's (bench/bare/pipeline.ts).
 """
 from __future__ import annotations
 
@@ -92,7 +92,7 @@ def frame_loop(args: argparse.Namespace) -> None:
     model = OpenCvModel(args.model_dir, None, reduce=True)
     sessions = [model.create_session(args.threads) for _ in range(args.streams)]
     max_pixels = 40_000_000
-    stages = ["decodeMs", "tensorMs", "inferenceMs", "boxesMs"]
+    stages = ["decodeMs", "preprocessMs", "inferenceMs", "postprocessMs"]
 
     def once(session, data: bytes, sums: list[float]) -> None:
         t0 = time.perf_counter()

@@ -1,5 +1,5 @@
 /**
- * The decode + inference loop with the gateway's own decoders, plan and session options (bare-pipeline.ts):
+ * The decode + inference loop with the gateway's own decoders, plan and session options (bench/bare/pipeline.ts):
  * it runs whole frames in its worker threads and times each stage. A figure is not checked, only that
  * every stage ran and each frame took the decoder the gateway's plan gives it: speed is measured by the
  * matrix, never by tests.
@@ -7,7 +7,7 @@
 import * as gateway from '@sightline/gateway';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { barePipeline } from '../../bare-pipeline.ts';
+import { barePipeline } from '../../bare/pipeline.ts';
 import { loadInputs } from '../../client/inputs.ts';
 
 const { DEFAULT_CONFIG, readModelSpecs } = gateway;
@@ -33,7 +33,7 @@ describe('bare decode + inference loop', () => {
     expect(result.decoders.turbo).toBe(result.runs);
     expect(result.fps).toBeGreaterThan(0);
     for (const stage of Object.values(result.stages)) expect(stage).toBeGreaterThan(0);
-    const sum = result.stages.decodeMs + result.stages.tensorMs + result.stages.inferenceMs + result.stages.boxesMs;
+    const sum = result.stages.decodeMs + result.stages.preprocessMs + result.stages.inferenceMs + result.stages.postprocessMs;
     expect(sum).toBeLessThanOrEqual(result.meanMs * 1.01);
   });
 

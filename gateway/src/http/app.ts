@@ -7,13 +7,12 @@ import {
   ACCESS_PATH,
   DETECT_PATH,
   HEALTH_PATH,
-  HTTP_STATUS_BY_ERROR,
   METRICS_PATH,
   MODEL_FILE_PATH,
   MODELS_PATH,
   type AccessInfo,
-  type ErrorMessage,
 } from '@sightline/shared/protocol';
+import { ProtocolError } from '@sightline/shared/validation';
 import type { Lifecycle } from '../lifecycle.ts';
 import type { Logger } from '../logger.ts';
 import type { Metrics } from '../metrics.ts';
@@ -25,6 +24,7 @@ import type { AccessPolicy } from '../security/access-policy.ts';
 import { httpGuard } from '../security/http-guard.ts';
 import { securityHeaders } from '../security/security-headers.ts';
 import { detectRouter } from './detect-route.ts';
+import { sendError } from './error-response.ts';
 import { modelFileHandler } from './model-file-route.ts';
 import { healthRoute, probeRoutes } from './probes.ts';
 
@@ -74,10 +74,12 @@ export function createApp(deps: AppDependencies): express.Express {
   // away with the reason, and their connection closes after the answer.
   app.use((_request: Request, response: Response, next: NextFunction) => {
     if (!deps.lifecycle.draining) return next();
-    const body: ErrorMessage = { type: 'error', code: 'overloaded', message: 'the gateway is shutting down; retry on another instance' };
     response.setHeader('Connection', 'close');
     response.setHeader('Retry-After', '1');
-    response.status(503).json(body);
+    sendError(response, new ProtocolError('overloaded', 'the gateway is shutting down; retry on another instance'), {
+      logger: deps.logger,
+      context: 'request while draining',
+    });
   });
 
   app.get(MODELS_PATH, (_request, response) => {
@@ -107,10 +109,13 @@ export function createApp(deps: AppDependencies): express.Express {
 
   // Body parser failures (too large, aborted) become protocol errors instead of HTML error pages.
   app.use((error: Error & { type?: string; status?: number }, _request: Request, response: Response, _next: NextFunction) => {
-    const code = error.type === 'entity.too.large' ? 'too_large' : error.status && error.status < 500 ? 'bad_message' : 'internal';
-    if (code === 'internal') deps.logger.error({ err: error }, 'http request failed');
-    const body: ErrorMessage = { type: 'error', code, message: error.message };
-    response.status(HTTP_STATUS_BY_ERROR[code]).json(body);
+    const known =
+      error.type === 'entity.too.large'
+        ? new ProtocolError('too_large', error.message)
+        : error.status && error.status < 500
+          ? new ProtocolError('bad_message', error.message)
+          : error;
+    sendError(response, known, { logger: deps.logger, context: 'http request' });
   });
 
   return app;

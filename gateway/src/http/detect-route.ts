@@ -3,34 +3,24 @@
  * same `detections` message as the WebSocket, as JSON, or MessagePack when the client accepts it.
  */
 import express, { type Request, type Response, type Router } from 'express';
-import { encodeMessage, parseWire } from '@sightline/shared/codec';
+import { parseWire } from '@sightline/shared/codec';
 import {
-  HTTP_STATUS_BY_ERROR,
   IMAGE_CONTENT_TYPES,
   JSON_CONTENT_TYPE,
   MSGPACK_CONTENT_TYPE,
   type Codec,
   type DetectRequestBody,
-  type ServerMessage,
 } from '@sightline/shared/protocol';
 import { ProtocolError, validateDetectQuery, validateDetectRequestBody } from '@sightline/shared/validation';
 import type { Logger } from '../logger.ts';
 import { observeStages, type Metrics } from '../metrics.ts';
 import type { Detector } from '../pipeline/detector.ts';
-import { detectionsReply, errorReply } from '../replies.ts';
+import { detectionsReply } from '../replies.ts';
 import type { FairScheduler } from '../scheduling/fair-scheduler.ts';
+import { sendError, sendMessage } from './error-response.ts';
 
 function replyCodec(request: Request): Codec {
   return (request.get('accept') ?? '').includes(MSGPACK_CONTENT_TYPE) ? 'msgpack' : 'json';
-}
-
-function send(response: Response, status: number, message: ServerMessage, codec: Codec): void {
-  response.status(status);
-  if (codec === 'msgpack') {
-    response.type(MSGPACK_CONTENT_TYPE).send(Buffer.from(encodeMessage(message, 'msgpack')));
-  } else {
-    response.type(JSON_CONTENT_TYPE).send(encodeMessage(message, 'json'));
-  }
 }
 
 function readRequest(request: Request): { body: DetectRequestBody; codec: Codec | 'raw' } {
@@ -85,14 +75,12 @@ export function detectRouter(deps: {
       }
       const { result, waitedMs } = outcome.value;
       const reply = detectionsReply(parsed.body, result, { receivedAt, connectionQueueMs: waitedMs });
-      send(response, 200, reply, codec);
+      sendMessage(response, 200, reply, codec);
       deps.metrics.frames.inc({ transport: 'http', codec: requestCodec, outcome: 'detections' });
       observeStages(deps.metrics, reply.model, reply.timings, result.decoder);
     } catch (error) {
-      const { reply, fault } = errorReply(error, id);
-      if (fault !== undefined) deps.logger.error({ err: fault }, 'detect request failed');
-      send(response, HTTP_STATUS_BY_ERROR[reply.code], reply, codec);
-      deps.metrics.frames.inc({ transport: 'http', codec: requestCodec, outcome: reply.code });
+      const code = sendError(response, error, { codec, id, logger: deps.logger, context: 'detect request' });
+      deps.metrics.frames.inc({ transport: 'http', codec: requestCodec, outcome: code });
     }
   });
   return router;

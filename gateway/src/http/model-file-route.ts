@@ -6,19 +6,18 @@
  * token) as the rest of /api.
  */
 import { type Request, type Response } from 'express';
-import { HTTP_STATUS_BY_ERROR, type ErrorMessage } from '@sightline/shared/protocol';
+import { ProtocolError } from '@sightline/shared/validation';
 import type { Logger } from '../logger.ts';
 import type { ModelRegistry } from '../models/model-registry.ts';
+import { sendError } from './error-response.ts';
 
 /** A year: the URL changes with the content (`?sha256=`), so a cached copy never goes stale. */
 const ONE_YEAR_S = 365 * 86_400;
 
-function refuse(response: Response, code: 'unknown_model' | 'internal', message: string): void {
-  const body: ErrorMessage = { type: 'error', code, message };
-  response.status(HTTP_STATUS_BY_ERROR[code]).json(body);
-}
-
 export function modelFileHandler(registry: ModelRegistry, logger: Logger) {
+  const refuse = (response: Response, code: 'unknown_model' | 'internal', message: string): void => {
+    sendError(response, new ProtocolError(code, message), { logger, context: 'model file' });
+  };
   return (request: Request<{ name: string }>, response: Response): void => {
     const { name } = request.params;
     if (!registry.names.includes(name)) {

@@ -12,7 +12,7 @@
 import sharp from 'sharp';
 import { letterboxPlacement, type Placement, type ResizeTarget, type RgbImage } from '@sightline/shared/model';
 import { ProtocolError } from '@sightline/shared/validation';
-import { planDecode } from './decode-plan.ts';
+import { planDecode, type SharpPlan } from './decode-plan.ts';
 import { readImageHeader, type ImageHeader } from './image-header.ts';
 
 export interface DecodedImage {
@@ -24,8 +24,8 @@ export interface DecodedImage {
   placement: Placement;
 }
 
-// Single-threaded libvips per image: the gateway decodes frames of many clients concurrently on the
-// libuv pool, and inference already uses the cores.
+// Single-threaded libvips per image: each inference worker decodes its own frame, and the other cores
+// are busy with inference already.
 sharp.concurrency(1);
 
 function openImage(bytes: Uint8Array, maxPixels: number) {
@@ -61,19 +61,18 @@ async function decodeResized(bytes: Uint8Array, header: ImageHeader, target: Res
   return { rgb, width, height, placement };
 }
 
-/** Decodes with sharp at the image's own size or resized to its place in the input, as the header decides. */
+/** Decodes with sharp at the image's own size or resized to its place in the input, as the decode plan says. */
 export async function decodeWithSharp(
   bytes: Uint8Array,
   header: ImageHeader,
+  plan: SharpPlan,
   target: ResizeTarget,
   maxPixels: number,
 ): Promise<DecodedImage> {
   let decoded: DecodedImage;
   try {
     decoded =
-      planDecode(header, target, { turbo: false }).kind === 'sharp-native'
-        ? await decodeNative(bytes, target, maxPixels)
-        : await decodeResized(bytes, header, target, maxPixels);
+      plan === 'sharp-native' ? await decodeNative(bytes, target, maxPixels) : await decodeResized(bytes, header, target, maxPixels);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new ProtocolError('bad_image', `image could not be decoded: ${reason}`);
@@ -84,7 +83,9 @@ export async function decodeWithSharp(
   return decoded;
 }
 
-/** Header check, then sharp: for callers that hold only the bytes. */
+/** Header check and plan, then sharp: for callers that hold only the bytes. */
 export function decodeImage(bytes: Uint8Array, target: ResizeTarget, maxPixels: number): Promise<DecodedImage> {
-  return decodeWithSharp(bytes, readImageHeader(bytes, maxPixels), target, maxPixels);
+  const header = readImageHeader(bytes, maxPixels);
+  const plan = planDecode(header, target, { turbo: false });
+  return decodeWithSharp(bytes, header, plan.kind === 'turbo' ? plan.fallback : plan.kind, target, maxPixels);
 }

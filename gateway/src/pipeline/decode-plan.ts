@@ -24,8 +24,11 @@ import { letterboxPlacement, MAX_BILINEAR_SHRINK, shrinkInto, type Placement, ty
 import type { ImageHeader } from './image-header.ts';
 import { DCT_SCALES, scaledSize, type DctScale } from './jpeg-turbo.ts';
 
+export type SharpPlan = 'sharp-native' | 'sharp-resized';
+
+/** A turbo plan names what libvips does with the frame if libjpeg-turbo refuses it (CMYK, 12-bit, damaged). */
 export type DecodePlan =
-  { kind: 'turbo'; scale: DctScale; placement: Placement } | { kind: 'sharp-native' | 'sharp-resized'; placement: Placement };
+  { kind: 'turbo'; scale: DctScale; placement: Placement; fallback: SharpPlan } | { kind: SharpPlan; placement: Placement };
 
 /** The largest DCT reduction (smallest M/8) keeping both axes at least their size in the input (8/8 when none does). */
 function dctScale(header: ImageHeader, placement: Placement): DctScale {
@@ -38,11 +41,12 @@ function dctScale(header: ImageHeader, placement: Placement): DctScale {
 
 export function planDecode(header: ImageHeader, target: ResizeTarget, options: { turbo: boolean }): DecodePlan {
   const placement = letterboxPlacement(header.width, header.height, target);
+  const sharpPlan: SharpPlan = shrinkInto(header, placement) <= MAX_BILINEAR_SHRINK ? 'sharp-native' : 'sharp-resized';
   if (options.turbo && header.format === 'jpeg' && header.orientation === 1) {
     const scale = dctScale(header, placement);
     // Up to MAX_BILINEAR_SHRINK the worker samples bilinearly (the tensor builder's own limit); beyond, Lanczos.
     if (shrinkInto(scaledSize(header.width, header.height, scale), placement) <= MAX_BILINEAR_SHRINK)
-      return { kind: 'turbo', scale, placement };
+      return { kind: 'turbo', scale, placement, fallback: sharpPlan };
   }
-  return { kind: shrinkInto(header, placement) <= MAX_BILINEAR_SHRINK ? 'sharp-native' : 'sharp-resized', placement };
+  return { kind: sharpPlan, placement };
 }

@@ -8,29 +8,28 @@
  * thread is torn down mid-run. close() waits for the runs, then asks each worker to stop by itself.
  */
 import { Worker } from 'node:worker_threads';
+// Loaded here, on the main thread, although only the workers decode with it: glibc unloads a shared
+// library when its last user goes, and libvips torn down by an exiting worker (a crashed one is replaced)
+// would crash the next. Kept loaded by the main thread, it never is (sharp's documentation on threads).
+import 'sharp';
+import type { FrameResult } from '@sightline/shared/model';
 import { ProtocolError } from '@sightline/shared/validation';
-import type { Candidate, Placement } from '@sightline/shared/model';
 import type { Logger } from '../logger.ts';
 import type { ModelSpec } from '../models/manifest.ts';
-import type { FrameImage, WorkerReply, WorkerRequest, WorkerSetup, WorkerTimings } from './inference-messages.ts';
+import type { WorkerReply, WorkerRequest, WorkerSetup } from './inference-messages.ts';
 import { nextDispatch, sharedThreads } from './inference-schedule.ts';
 
 export interface InferenceJob {
   model: string;
   threshold: number;
-  image: FrameImage;
-  placement: Placement;
+  /** Encoded bytes in a buffer of their own: it is handed over to the worker, not copied. */
+  image: Uint8Array;
 }
 
-export interface InferenceResult extends WorkerTimings {
-  /** Above the threshold, boxes normalised to the model input, before NMS. */
-  candidates: Candidate[];
+export interface InferenceResult extends FrameResult {
   /** Waiting for a free worker. */
   queueMs: number;
 }
-
-/** The worker's JPEG decoder did not take the image: the caller decodes it with sharp and tries again. */
-export class JpegRefused extends Error {}
 
 interface Job extends InferenceJob {
   jobId: number;
@@ -59,7 +58,7 @@ export interface InferencePoolOptions {
   workers: number;
   /** Largest image, in pixels, any decoder may take. */
   maxPixels: number;
-  /** Decode JPEG in the workers with libjpeg-turbo where it is available. */
+  /** Decode JPEG in the workers with libjpeg-turbo where it is available (sharp otherwise). */
   turbo: boolean;
   logger: Logger;
   /** Called as each run starts: `wide` when it has every thread. */
@@ -82,7 +81,7 @@ export class InferencePool {
   private readonly slots: Slot[] = [];
   private nextJobId = 1;
   private closed = false;
-  private turboInWorkers = true;
+  private warnedNoTurbo = false;
 
   private constructor(private readonly options: InferencePoolOptions) {}
 
@@ -98,11 +97,6 @@ export class InferencePool {
 
   get healthy(): boolean {
     return !this.closed && this.slots.length === this.options.workers;
-  }
-
-  /** The workers decode JPEG themselves (libjpeg-turbo found, and not turned off). */
-  get decodesJpeg(): boolean {
-    return this.options.turbo && this.turboInWorkers;
   }
 
   run(job: InferenceJob): Promise<InferenceResult> {
@@ -147,10 +141,9 @@ export class InferencePool {
       slot.wide = next.wide;
       job.dispatchedAt = performance.now();
       const threads = next.wide ? this.options.threads : this.sharedThreads;
-      const { jobId, model, threshold, image, placement } = job;
-      const request: WorkerRequest = { type: 'run', jobId, model, threads, threshold, image, placement };
-      // JPEG bytes were copied into a buffer of their own: handed over, not copied again.
-      slot.worker.postMessage(request, image.kind === 'jpeg' ? [image.bytes.buffer as ArrayBuffer] : []);
+      const { jobId, model, threshold, image } = job;
+      const request: WorkerRequest = { type: 'run', jobId, model, threads, threshold, image };
+      slot.worker.postMessage(request, [image.buffer as ArrayBuffer]);
       this.options.onRun?.(next.wide);
     }
   }
@@ -165,7 +158,10 @@ export class InferencePool {
       worker.on('message', (reply: WorkerReply) => {
         if (reply.type === 'ready') {
           ready = true;
-          this.turboInWorkers &&= reply.turbo;
+          if (this.options.turbo && !reply.turbo && !this.warnedNoTurbo) {
+            this.warnedNoTurbo = true;
+            this.options.logger.warn('libjpeg-turbo is not available on this platform: sharp decodes every frame');
+          }
           this.slots.push(slot);
           resolveReady();
           this.dispatch();
@@ -205,12 +201,12 @@ export class InferencePool {
     if (!job || job.jobId !== reply.jobId) {
       this.options.logger.error({ jobId: reply.jobId }, 'inference reply for an unknown job');
     } else if (reply.type === 'failed') {
-      job.reject(new ProtocolError('internal', `inference failed: ${reply.message}`));
-    } else if (reply.type === 'refused') {
-      job.reject(new JpegRefused(reply.message));
+      // The client's fault (an image no decoder takes) is the client's to read; the gateway's is logged, not sent.
+      job.reject(
+        reply.code === 'internal' ? new Error(`inference failed: ${reply.message}`) : new ProtocolError(reply.code, reply.message),
+      );
     } else {
-      const { candidates, decodeMs, preprocessMs, inferenceMs, outputDecodeMs } = reply;
-      job.resolve({ candidates, queueMs: job.dispatchedAt - job.enqueuedAt, decodeMs, preprocessMs, inferenceMs, outputDecodeMs });
+      job.resolve({ ...reply.result, queueMs: job.dispatchedAt - job.enqueuedAt });
     }
     this.dispatch();
   }

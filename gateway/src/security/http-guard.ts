@@ -6,7 +6,9 @@
  */
 import type { NextFunction, Request, Response } from 'express';
 import { serialize } from 'cookie';
-import type { ErrorMessage } from '@sightline/shared/protocol';
+import { ProtocolError } from '@sightline/shared/validation';
+import { sendMessage } from '../http/error-response.ts';
+import { errorReply } from '../replies.ts';
 import { TOKEN_COOKIE, TOKEN_QUERY_PARAM, type AccessPolicy, type Verdict } from './access-policy.ts';
 
 const TOKEN_PAGE = `<!doctype html><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -24,8 +26,7 @@ function refuse(request: Request, response: Response, verdict: Extract<Verdict, 
   const code = verdict.status === 401 ? 'unauthorized' : 'forbidden';
   if (verdict.status === 401) response.setHeader('WWW-Authenticate', 'Bearer realm="sightline"');
   if (isApi(request.path) || verdict.status === 403) {
-    const body: ErrorMessage = { type: 'error', code, message: verdict.reason };
-    response.status(verdict.status).json(body);
+    sendMessage(response, verdict.status, errorReply(new ProtocolError(code, verdict.reason)).reply);
     return;
   }
   response.status(verdict.status).type('html').send(TOKEN_PAGE);

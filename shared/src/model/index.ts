@@ -20,3 +20,16 @@ export { manifestSchema, modelInputSchema, type Manifest, type ModelInput } from
 export { mapBoxToImage } from './map-boxes.ts';
 export { iou, nonMaxSuppression } from './nms.ts';
 export { createDecoder, type Candidate, type OutputDecoder, type OutputTensor } from './output-decoders/index.ts';
+export {
+  finishFrame,
+  prepareFrame,
+  runFrame,
+  warmUpFramePath,
+  type DecodedFrame,
+  type FrameDecoder,
+  type FramePath,
+  type FrameResult,
+  type FrameStages,
+  type ModelRunner,
+  type PreparedFrame,
+} from './frame-path.ts';

@@ -2,20 +2,22 @@
  * On-device inference worker: the page's "This device" path. It loads a model file (Cache API or the
  * gateway, SHA-256 checked), runs it with onnxruntime-web (WASM with SIMD, threads when the page is
  * cross-origin isolated; WebGPU when the browser offers an adapter) and turns a JPEG frame into
- * detections with the same shared code as the gateway's inference worker: letterbox placement, input
- * tensor, output decoder, NMS and box mapping. Everything heavy happens here, never on the main thread.
+ * detections with the one frame function the gateway's inference workers call too (runFrame): only the
+ * image decoding (createImageBitmap) and the runtime are the browser's own. Everything heavy happens
+ * here, never on the main thread.
  *
  * onnxruntime-web is imported dynamically, so it is a chunk of its own: its WASM threads start workers
  * from that chunk's URL. Only the WASM build is loaded unless WebGPU is used (its build is ~25 MB more).
  */
 import {
-  buildInputTensor,
-  candidatesToDetections,
   createDecoder,
-  inputDims,
   letterboxPlacement,
   reusedFloatBuffers,
-  type OutputDecoder,
+  runFrame,
+  warmUpFramePath,
+  type DecodedFrame,
+  type FramePath,
+  type ModelInput,
   type OutputTensor,
 } from '@sightline/shared/model';
 import type * as OrtWasm from 'onnxruntime-web/wasm';
@@ -40,10 +42,9 @@ interface GpuNavigator {
 }
 
 interface Loaded {
-  ort: Ort;
   session: InferenceSession;
   spec: OnDeviceSpec;
-  decoder: OutputDecoder;
+  path: FramePath;
 }
 
 const scope = self as unknown as WorkerScope;
@@ -54,8 +55,6 @@ let queue: Promise<void> = Promise.resolve();
 let canvas: OffscreenCanvas | undefined;
 let context: OffscreenCanvasRenderingContext2D | null = null;
 let rgbBuffer: Uint8Array | undefined;
-
-const floats = reusedFloatBuffers();
 
 function runtime(backend: InferenceBackend, threads: number): Promise<Ort> {
   let promise = runtimes.get(backend);
@@ -121,17 +120,21 @@ async function load(request: LoadRequest): Promise<void> {
     session = await ort.InferenceSession.create(file.data, sessionOptions('wasm'));
   }
   const sessionMs = performance.now() - started;
-  const decoder = createDecoder(spec.manifest);
+  const path: FramePath = {
+    model: spec,
+    decode: decodeInBrowser,
+    run: async (inputs) => {
+      const feeds: Record<string, InstanceType<Ort['Tensor']>> = {};
+      for (const [name, tensor] of Object.entries(inputs)) feeds[name] = new ort.Tensor(tensor.dtype, tensor.data, tensor.dims);
+      return outputTensors(await session.run(feeds));
+    },
+    decodeOutputs: createDecoder(spec.manifest),
+    // One frame at a time in this worker: one input buffer, reused.
+    buffers: reusedFloatBuffers(),
+  };
   const warmupStarted = performance.now();
-  // The first runs pick kernels and allocate buffers: pay for them before the first frame.
-  const { input } = spec.manifest;
-  const dims = inputDims(input);
-  const size = dims.reduce((a, b) => a * b, 1);
-  for (let i = 0; i < 2; i++) {
-    const zeros = input.dtype === 'uint8' ? new Uint8Array(size) : new Float32Array(size);
-    decoder(outputTensors(await session.run({ [input.name]: new ort.Tensor(input.dtype, zeros, dims) })), 1);
-  }
-  loaded = { ort, session, spec, decoder };
+  await warmUpFramePath(path);
+  loaded = { session, spec, path };
   scope.postMessage({
     type: 'loaded',
     model: spec.name,
@@ -173,17 +176,9 @@ function context2d(width: number, height: number): OffscreenCanvasRenderingConte
   return context;
 }
 
-async function detect(request: DetectRequest): Promise<void> {
-  const current = loaded;
-  if (!current) {
-    scope.postMessage({ type: 'failed', id: request.id, message: 'no model is loaded on this device yet' });
-    return;
-  }
-  const { ort, session, spec, decoder } = current;
-  const { input } = spec.manifest;
-  const t0 = performance.now();
-  // No colour management: the gateway's decoders apply none either.
-  const bitmap = await createImageBitmap(new Blob([request.image]), {
+/** The browser's image decoding for the shared frame path: no colour management (the gateway's decoders apply none either). */
+async function decodeInBrowser(image: Uint8Array, input: ModelInput): Promise<DecodedFrame> {
+  const bitmap = await createImageBitmap(new Blob([image as Uint8Array<ArrayBuffer>]), {
     colorSpaceConversion: 'none',
     premultiplyAlpha: 'none',
     imageOrientation: 'from-image',
@@ -199,22 +194,24 @@ async function detect(request: DetectRequest): Promise<void> {
   const rgba = ctx.getImageData(0, 0, size.width, size.height).data;
   const rgb = rgbaToRgb(rgba, size.width, size.height, rgbBuffer);
   rgbBuffer = rgb.data;
-  const t1 = performance.now();
-  const tensor = buildInputTensor(rgb, input, placement, floats);
-  const t2 = performance.now();
-  const outputs = await session.run({ [input.name]: new ort.Tensor(tensor.dtype, tensor.data, tensor.dims) });
-  const t3 = performance.now();
-  const candidates = decoder(outputTensors(outputs), request.threshold);
-  const detections = candidatesToDetections(candidates, spec, placement, { width, height });
-  const t4 = performance.now();
+  return { rgb, width, height, placement, decoder: 'browser' };
+}
+
+async function detect(request: DetectRequest): Promise<void> {
+  const current = loaded;
+  if (!current) {
+    scope.postMessage({ type: 'failed', id: request.id, message: 'no model is loaded on this device yet' });
+    return;
+  }
+  const result = await runFrame(current.path, new Uint8Array(request.image), request.threshold);
   scope.postMessage({
     type: 'result',
     id: request.id,
-    model: spec.name,
-    width,
-    height,
-    detections,
-    timings: { decodeMs: t1 - t0, preprocessMs: t2 - t1, inferenceMs: t3 - t2, postprocessMs: t4 - t3 },
+    model: current.spec.name,
+    width: result.width,
+    height: result.height,
+    detections: result.detections,
+    timings: result.stages,
   });
 }
 

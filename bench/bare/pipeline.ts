@@ -1,18 +1,18 @@
 /**
  * The decode + inference limit of this machine: what a frame costs with nothing of the gateway around it.
- * Each stream is one worker thread doing, per frame, exactly the work the gateway's frame path does and
- * nothing else (bare-pipeline-frame.ts): header read and decode plan, the decoder the plan picks (the
- * gateway's libjpeg-turbo decoder at its DCT scale, or its sharp decoder), the input tensor
- * (@sightline/shared/model), onnxruntime-node with the gateway's session options, output decoding, NMS and
- * boxes mapped to the image. No socket, no codec, no queue, no thread hop. "% of limit" against it shows
- * what the gateway adds; against the bare inference loop (bare-inference.ts) it would also count decoding.
+ * Each stream is one worker thread calling, per frame, the very frame function the gateway's inference
+ * workers call (pipeline-worker.ts): header read and decode plan, the decoder the plan picks, the input
+ * tensor, onnxruntime-node with the gateway's session options, output decoding, NMS and boxes mapped to
+ * the image. No socket, no codec, no queue, no thread hop. "% of limit" against it shows what the gateway
+ * adds; against the bare inference loop (inference.ts) it would also count decoding.
  *
  * Same frames as the clients (the JPEG bytes they send), cycled; `streams` run side by side with `threads`
  * intra-op threads each, as the gateway's workers do when frames queue up.
  */
-import { inferenceSessionOptions, type ModelSpec } from '@sightline/gateway';
-import { runStreams } from './bare-streams.ts';
-import type { PipelineStreamSetup } from './bare-pipeline-worker.ts';
+import type { ModelSpec } from '@sightline/gateway';
+import type { FrameStages } from '@sightline/shared/model';
+import type { PipelineStreamSetup } from './pipeline-worker.ts';
+import { runStreams } from './streams.ts';
 
 export interface BarePipelineResult {
   /** Frames per second, every stream counted. */
@@ -23,13 +23,13 @@ export interface BarePipelineResult {
   streams: number;
   threads: number;
   model: string;
-  /** Mean ms per frame: header + plan + decode, tensor, inference, outputs + NMS + boxes. */
-  stages: { decodeMs: number; tensorMs: number; inferenceMs: number; boxesMs: number };
+  /** Mean ms per frame of each stage, under the protocol's names. */
+  stages: FrameStages;
   /** Frames each decoder took, as the gateway's decode plan chose. */
   decoders: { turbo: number; sharp: number };
 }
 
-const WORKER_URL = new URL('./bare-pipeline-worker-entry.mjs', import.meta.url);
+const WORKER_URL = new URL('./pipeline-worker-entry.mjs', import.meta.url);
 
 export async function barePipeline(
   spec: ModelSpec,
@@ -43,7 +43,8 @@ export async function barePipeline(
     // Streams start at different frames, as clients do.
     offset: stream,
     maxPixels: options.maxPixels,
-    sessionOptions: inferenceSessionOptions(options.threads),
+    threads: options.threads,
+    jpegDecoder: 'turbo',
   }));
   const { fps, meanMs, runs, stageMs, counts } = await runStreams(WORKER_URL, setups, options.seconds);
   return {
@@ -55,9 +56,9 @@ export async function barePipeline(
     model: spec.manifest.name,
     stages: {
       decodeMs: stageMs.decodeMs ?? Number.NaN,
-      tensorMs: stageMs.tensorMs ?? Number.NaN,
+      preprocessMs: stageMs.preprocessMs ?? Number.NaN,
       inferenceMs: stageMs.inferenceMs ?? Number.NaN,
-      boxesMs: stageMs.boxesMs ?? Number.NaN,
+      postprocessMs: stageMs.postprocessMs ?? Number.NaN,
     },
     decoders: { turbo: counts.turbo ?? 0, sharp: counts.sharp ?? 0 },
   };

@@ -1,6 +1,6 @@
-// Entry of each bare-loop stream. On Node 20 a worker's entry module is loaded before the parent's
+// Entry of each decode + inference stream. A worker's entry module may be loaded before the parent's
 // `--import tsx` hooks apply to it, so the TypeScript loader is registered here explicitly.
 import { register } from 'tsx/esm/api';
 
 register();
-await import('./bare-inference-worker.ts');
+await import('./pipeline-worker.ts');

@@ -1,5 +1,5 @@
 /**
- * One stream of the bare onnxruntime loop (bare-inference.ts): its own session with the gateway's options,
+ * One stream of the bare onnxruntime loop (inference.ts): its own session with the gateway's options,
  * started together with the other streams, looping until the shared deadline.
  */
 import { parentPort, workerData } from 'node:worker_threads';

@@ -1,5 +1,5 @@
 /**
- * The harness of the bare loops (bare-inference.ts, bare-pipeline.ts): S worker threads, each looping on
+ * The harness of the bare loops (inference.ts, pipeline.ts): S worker threads, each looping on
  * its own onnxruntime session, started together once every one has loaded and warmed up, stopped by one
  * shared deadline. Each worker answers `ready`, then `done` with its counts.
  *

@@ -5,7 +5,8 @@
  * workers do when frames queue up (gateway/src/pipeline/inference-schedule.ts).
  */
 import { inferenceSessionOptions, type ModelSpec } from '@sightline/gateway';
-import { runStreams } from './bare-streams.ts';
+import { inputDims } from '@sightline/shared/model';
+import { runStreams } from './streams.ts';
 
 export interface BareInferenceResult {
   /** Runs per second, every stream counted. */
@@ -19,14 +20,14 @@ export interface BareInferenceResult {
   input: string;
 }
 
-const WORKER_URL = new URL('./bare-inference-worker-entry.mjs', import.meta.url);
+const WORKER_URL = new URL('./inference-worker-entry.mjs', import.meta.url);
 
 export async function bareInference(
   { manifest, modelPath: path }: ModelSpec,
   options: { threads: number; streams: number; seconds: number },
 ): Promise<BareInferenceResult> {
   const { input } = manifest;
-  const dims = input.layout === 'NHWC' ? [1, input.height, input.width, 3] : [1, 3, input.height, input.width];
+  const dims = inputDims(input);
   const size = dims.reduce((a, b) => a * b, 1);
   // A deterministic pattern spanning the model's input range (the Python twin, bare_loop.py, uses the same).
   const [lo, hi] = input.range;

@@ -1,0 +1,27 @@
+/**
+ * Real frames through every stage before the first client: the sessions are already warm, but the
+ * decoders, the JIT and the worker hand-off are not, and would make the first answers slow. A real photo
+ * (the models package's own, `models/warm-up.jpg`), so the output decoders, NMS and box mapping see
+ * detections; as JPEG at two sizes (libjpeg-turbo at full and at reduced scale) and as PNG (sharp), so
+ * every decode path is compiled in every worker.
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import sharp from 'sharp';
+import type { Detector } from './pipeline/detector.ts';
+
+export function warmUpPhotoPath(): string {
+  return createRequire(import.meta.url).resolve('@sightline/models/warm-up.jpg');
+}
+
+export async function warmUp(detector: Detector, models: readonly string[]): Promise<void> {
+  const photo = readFileSync(warmUpPhotoPath());
+  const frame = (width: number, height: number, format: 'jpeg' | 'png') =>
+    sharp(photo).resize(width, height, { fit: 'fill' }).toFormat(format).toBuffer();
+  const images = await Promise.all([frame(320, 240, 'jpeg'), frame(640, 480, 'jpeg'), frame(320, 240, 'png')]);
+  for (const model of models) {
+    for (const image of images) {
+      for (let i = 0; i < 3; i++) await detector.detect({ image, model });
+    }
+  }
+}

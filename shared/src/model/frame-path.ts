@@ -1,0 +1,118 @@
+/**
+ * One frame through the model, the one implementation every place that runs a model calls: the gateway's
+ * inference worker, the benchmark's bare loop and the browser's on-device worker. What differs between them
+ * is injected: how encoded bytes become pixels (libjpeg-turbo or libvips in Node, createImageBitmap in the
+ * browser) and what runs the graph (onnxruntime-node, onnxruntime-web, a serving engine).
+ *
+ *   decode -> input tensor -> run -> output decoding -> boxes (NMS, mapped to the image)
+ *
+ * Each stage is timed under the protocol's own names (StageTimings), so no caller assembles timings.
+ * prepareFrame and finishFrame are the halves around the run, for callers that run several frames as one
+ * batch; runFrame is both halves around one run.
+ */
+import type { Detection, StageTimings } from '../protocol.ts';
+import { candidatesToDetections, type LabelledModel } from './detections.ts';
+import { buildInputTensor, inputDims, type FloatBuffers, type InputTensor, type RgbImage } from './input-tensor.ts';
+import type { Placement } from './letterbox.ts';
+import type { Manifest } from './manifest.ts';
+import type { OutputDecoder, OutputTensor } from './output-decoders/types.ts';
+
+/** The stages of one frame's path, as the protocol names them; the transport adds queueMs and serverMs. */
+export type FrameStages = Pick<StageTimings, 'decodeMs' | 'preprocessMs' | 'inferenceMs' | 'postprocessMs'>;
+
+/** Pixels ready for the tensor builder, and where boxes are reported. */
+export interface DecodedFrame {
+  /** The pixels to sample: at the image's own size, DCT-scaled, or already shrunk to the placement's content size. */
+  rgb: RgbImage;
+  /** The submitted image's size after EXIF orientation: the space boxes are reported in. */
+  width: number;
+  height: number;
+  /** Where the picture goes in the model input. */
+  placement: Placement;
+  /** Which decoder produced the pixels (metrics, benchmarks): `turbo`, `sharp`, `browser`. */
+  decoder: string;
+}
+
+/** Encoded bytes -> pixels for this model's input; throws ProtocolError `bad_image` (or `too_large`) for what it refuses. */
+export type FrameDecoder = (image: Uint8Array, input: Manifest['input']) => DecodedFrame | Promise<DecodedFrame>;
+
+/** Runs the graph: the model's input tensor by input name -> its outputs by output name. */
+export type ModelRunner = (inputs: Record<string, InputTensor>) => Promise<Readonly<Record<string, OutputTensor>>>;
+
+/** Everything one model's frames need, made once per model and place (worker, page). */
+export interface FramePath {
+  model: LabelledModel & { manifest: Pick<Manifest, 'input' | 'classIds' | 'iouThreshold' | 'maxDetections'> };
+  decode: FrameDecoder;
+  run: ModelRunner;
+  /** The manifest's output decoder (createDecoder), built once per model. */
+  decodeOutputs: OutputDecoder;
+  /** Where input tensors are built; a worker that runs one frame at a time reuses one buffer. */
+  buffers?: FloatBuffers;
+}
+
+export interface FrameResult {
+  /** The submitted image's size. */
+  width: number;
+  height: number;
+  detections: Detection[];
+  stages: FrameStages;
+  decoder: string;
+}
+
+/** A frame decoded and turned into its input tensor, waiting for its run. */
+export interface PreparedFrame {
+  decoded: DecodedFrame;
+  tensor: InputTensor;
+  decodeMs: number;
+  preprocessMs: number;
+}
+
+export async function prepareFrame(path: FramePath, image: Uint8Array): Promise<PreparedFrame> {
+  const t0 = performance.now();
+  const decoded = await path.decode(image, path.model.manifest.input);
+  const t1 = performance.now();
+  const tensor = buildInputTensor(decoded.rgb, path.model.manifest.input, decoded.placement, path.buffers);
+  return { decoded, tensor, decodeMs: t1 - t0, preprocessMs: performance.now() - t1 };
+}
+
+/** Raw outputs of a prepared frame's run -> its detections, in the submitted image's pixels. */
+export function finishFrame(
+  path: FramePath,
+  prepared: PreparedFrame,
+  outputs: Readonly<Record<string, OutputTensor>>,
+  threshold: number,
+  inferenceMs: number,
+): FrameResult {
+  const t0 = performance.now();
+  const { decoded } = prepared;
+  const candidates = path.decodeOutputs(outputs, threshold);
+  const detections = candidatesToDetections(candidates, path.model, decoded.placement, decoded);
+  return {
+    width: decoded.width,
+    height: decoded.height,
+    detections,
+    decoder: decoded.decoder,
+    stages: { decodeMs: prepared.decodeMs, preprocessMs: prepared.preprocessMs, inferenceMs, postprocessMs: performance.now() - t0 },
+  };
+}
+
+export async function runFrame(path: FramePath, image: Uint8Array, threshold: number): Promise<FrameResult> {
+  const prepared = await prepareFrame(path, image);
+  const t0 = performance.now();
+  const outputs = await path.run({ [path.model.manifest.input.name]: prepared.tensor });
+  return finishFrame(path, prepared, outputs, threshold, performance.now() - t0);
+}
+
+/**
+ * Runs a blank input through the model and its output decoder: the first runs pick kernels and allocate
+ * buffers, and the decoder's code gets compiled, before the first real frame pays for it.
+ */
+export async function warmUpFramePath(path: Pick<FramePath, 'model' | 'run' | 'decodeOutputs'>, runs = 2): Promise<void> {
+  const { input } = path.model.manifest;
+  const dims = inputDims(input);
+  const size = dims.reduce((a, b) => a * b, 1);
+  for (let i = 0; i < runs; i++) {
+    const data = input.dtype === 'uint8' ? new Uint8Array(size) : new Float32Array(size);
+    path.decodeOutputs(await path.run({ [input.name]: { dtype: input.dtype, dims, data } }), 1);
+  }
+}

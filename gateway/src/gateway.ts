@@ -12,7 +12,7 @@ import type { Logger } from './logger.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { ModelRegistry } from './models/model-registry.ts';
 import { Detector } from './pipeline/detector.ts';
-import { InferencePool } from './pipeline/inference-pool.ts';
+import { InferencePool, type DispatchGate } from './pipeline/inference-pool.ts';
 import { Lifecycle } from './lifecycle.ts';
 import { FairScheduler } from './scheduling/fair-scheduler.ts';
 import { AccessPolicy } from './security/access-policy.ts';
@@ -48,7 +48,13 @@ export interface RunningGateway {
   close(): Promise<void>;
 }
 
-export async function startGateway(config: GatewayConfig, logger: Logger): Promise<RunningGateway> {
+/** Seams for tests that drive a gateway in-process; the command line passes none. */
+export interface GatewaySeams {
+  /** Frames pass it before they reach an inference worker (open while the gateway warms up). */
+  inferenceGate?: DispatchGate;
+}
+
+export async function startGateway(config: GatewayConfig, logger: Logger, seams: GatewaySeams = {}): Promise<RunningGateway> {
   const registry = await ModelRegistry.load(config.modelsDir, {
     defaultModel: config.defaultModel,
     scoreThreshold: config.scoreThreshold,
@@ -62,6 +68,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     turbo: config.jpegDecoder === 'turbo',
     logger,
     onRun: (wide) => metrics.inferenceRuns.inc({ threads: wide ? 'all' : 'shared' }),
+    ...(seams.inferenceGate ? { gate: seams.inferenceGate } : {}),
   });
   logger.info(
     { models: registry.names, defaultModel: registry.defaultModel, threads: config.threads, workers: config.workers },

@@ -1,4 +1,5 @@
 /** Command-line entry: `pnpm start` (or `node --import tsx src/main.ts --help`). */
+import './runtime-check.ts';
 import { loadConfig } from './config.ts';
 import { startGateway } from './gateway.ts';
 import { createLogger } from './logger.ts';

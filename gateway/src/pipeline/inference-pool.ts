@@ -63,6 +63,18 @@ export interface InferencePoolOptions {
   logger: Logger;
   /** Called as each run starts: `wide` when it has every thread. */
   onRun?: (wide: boolean) => void;
+  /** Every frame passes it before it is queued for a worker (see DispatchGate). */
+  gate?: DispatchGate;
+}
+
+/**
+ * Holds frames that are being processed, as far as the scheduler knows, before they reach a worker: the
+ * seam the integration tests use to keep frames in flight for as long as they need to, so what they assert
+ * (which frames wait, which are refused, what a drain answers) does not depend on how fast inference is.
+ * The gateway itself passes none.
+ */
+export interface DispatchGate {
+  wait(): Promise<void>;
 }
 
 /**
@@ -99,8 +111,9 @@ export class InferencePool {
     return !this.closed && this.slots.length === this.options.workers;
   }
 
-  run(job: InferenceJob): Promise<InferenceResult> {
-    if (this.closed) return Promise.reject(new ProtocolError('internal', 'the gateway is shutting down'));
+  async run(job: InferenceJob): Promise<InferenceResult> {
+    if (this.options.gate) await this.options.gate.wait();
+    if (this.closed) throw new ProtocolError('internal', 'the gateway is shutting down');
     return new Promise<InferenceResult>((resolve, reject) => {
       this.waiting.push({
         ...job,

@@ -9,6 +9,7 @@ import { encode as msgpackEncode } from '@msgpack/msgpack';
 import { PROTOCOL_VERSION, type DetectionsMessage, type ErrorMessage } from '@sightline/shared/protocol';
 import type { RunningGateway } from '../../src/gateway.ts';
 import { photo, pngBombHeader } from '../support/images.ts';
+import { InferenceHold } from '../support/inference-hold.ts';
 import { missingLabels } from '../support/labels.ts';
 import { startTestGateway } from '../support/test-gateway.ts';
 import { TestClient } from '../support/ws-client.ts';
@@ -16,9 +17,10 @@ import { TestClient } from '../support/ws-client.ts';
 const MAX_MESSAGE_BYTES = 1024 * 1024;
 let gateway: RunningGateway;
 let wsUrl: string;
+const hold = new InferenceHold();
 
 beforeAll(async () => {
-  gateway = await startTestGateway({ maxInFlight: 1, queueLength: 1, maxMessageBytes: MAX_MESSAGE_BYTES });
+  gateway = await startTestGateway({ maxInFlight: 1, queueLength: 1, maxMessageBytes: MAX_MESSAGE_BYTES }, { inferenceGate: hold });
   wsUrl = `ws://127.0.0.1:${gateway.port}/ws`;
 });
 afterAll(() => gateway?.close());
@@ -109,10 +111,21 @@ describe('flow control', () => {
   it('answers every frame of a burst exactly once: the newest frames win, the rest are dropped', async () => {
     const client = await TestClient.connect(wsUrl);
     const ids = Array.from({ length: 12 }, (_, i) => i + 1);
-    // The first frame starts on its own; the other eleven arrive while it is being processed.
+    // The first frame is held in flight, so the other eleven all arrive while it is being processed.
+    hold.hold();
+    const reached = hold.reached;
     client.send({ type: 'frame', id: 1, ts: 1, image: dog }, 'msgpack');
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await hold.whenReached(reached + 1);
     for (const id of ids.slice(1)) client.send({ type: 'frame', id, ts: id, image: dog }, 'msgpack');
+    // maxInFlight 1 + queueLength 1: each arrival pushes the one waiting out; the last one stays.
+    const pushedOut = ids.slice(1, -1);
+    await client.waitFor(() => pushedOut.every((id) => client.answersTo(id).length > 0));
+    expect(client.answersTo(1)).toHaveLength(0);
+    expect(client.answersTo(12)).toHaveLength(0);
+    const heldFrom = performance.now();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const heldMs = performance.now() - heldFrom;
+    hold.release();
     await client.waitFor(() => ids.every((id) => client.answersTo(id).length > 0));
     await new Promise((resolve) => setTimeout(resolve, 300)); // a duplicate answer would arrive by now
     const outcomes = ids.map((id) => {
@@ -120,18 +133,14 @@ describe('flow control', () => {
       expect(answers).toHaveLength(1);
       return answers[0]!.message;
     });
-    const dropped = outcomes.filter((m) => m.type === 'dropped');
-    const detected = outcomes.filter((m) => m.type === 'detections');
-    expect(dropped.length + detected.length).toBe(ids.length);
-    // maxInFlight 1 + queueLength 1: the first frame runs, the last one is the survivor in the queue.
-    expect(detected.length).toBeGreaterThanOrEqual(2);
-    expect(dropped.length).toBeGreaterThanOrEqual(1);
-    expect(outcomes[0]!.type).toBe('detections');
-    expect(outcomes.at(-1)!.type).toBe('detections');
-    for (const m of dropped) expect(m).toMatchObject({ reason: 'superseded' });
-    // The survivor waited behind the first frame: that wait is reported as queueing.
+    expect(outcomes.map((m) => (m.type === 'dropped' ? `dropped:${m.reason}` : m.type))).toEqual([
+      'detections',
+      ...Array(10).fill('dropped:superseded'),
+      'detections',
+    ]);
+    // The survivor waited behind the held frame at least as long as it was held after the survivor arrived.
     const survivor = outcomes.at(-1) as DetectionsMessage;
-    expect(survivor.timings.queueMs).toBeGreaterThan((outcomes[0] as DetectionsMessage).timings.queueMs);
+    expect(survivor.timings.queueMs).toBeGreaterThanOrEqual(heldMs - 0.01);
     expect(survivor.timings.serverMs).toBeGreaterThanOrEqual(survivor.timings.queueMs + survivor.timings.inferenceMs);
     client.close();
   });
@@ -263,17 +272,26 @@ describe('overload', () => {
     });
 
   it('refuses frames outright with `overloaded` once the gateway holds maxPending waiting, and answers every one', async () => {
-    const small = await startTestGateway({ maxPending: 1, maxProcessing: 1, maxInFlight: 1, queueLength: 8, queueBudgetMs: 10_000 });
+    const smallHold = new InferenceHold();
+    const small = await startTestGateway(
+      { maxPending: 1, maxProcessing: 1, maxInFlight: 1, queueLength: 8, queueBudgetMs: 10_000 },
+      { inferenceGate: smallHold },
+    );
     try {
       const client = await TestClient.connect(`ws://127.0.0.1:${small.port}/ws`);
       const ids = Array.from({ length: 8 }, (_, i) => i + 1);
+      smallHold.hold();
+      const reached = smallHold.reached;
       client.send({ type: 'frame', id: 1, ts: 1, image: dog }, 'msgpack');
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      await smallHold.whenReached(reached + 1);
+      // Frame 1 is in flight (held); frame 2 takes the one waiting place; the rest find none.
       for (const id of ids.slice(1)) client.send({ type: 'frame', id, ts: id, image: dog }, 'msgpack');
+      await client.waitFor(() => ids.slice(2).every((id) => client.answersTo(id).length === 1));
+      expect(kinds(client, ids.slice(2))).toEqual(Array(6).fill('overloaded'));
+      expect(client.answersTo(1).length + client.answersTo(2).length).toBe(0);
+      smallHold.release();
       await client.waitFor(() => ids.every((id) => client.answersTo(id).length === 1));
-      const got = kinds(client, ids);
-      expect(got.slice(0, 2)).toEqual(['detections', 'detections']);
-      expect(got.slice(2)).toEqual(Array(6).fill('overloaded'));
+      expect(kinds(client, [1, 2])).toEqual(['detections', 'detections']);
       client.close();
     } finally {
       await small.close();
@@ -281,18 +299,26 @@ describe('overload', () => {
   });
 
   it('answers a frame that cannot start within the latency budget `dropped` / `overloaded` at once, not late', async () => {
-    const small = await startTestGateway({ maxProcessing: 1, maxInFlight: 1, queueLength: 2, queueBudgetMs: 1 });
+    const smallHold = new InferenceHold();
+    const small = await startTestGateway(
+      { maxProcessing: 1, maxInFlight: 1, queueLength: 2, queueBudgetMs: 1 },
+      { inferenceGate: smallHold },
+    );
     try {
       const busy = await TestClient.connect(`ws://127.0.0.1:${small.port}/ws`);
       const late = await TestClient.connect(`ws://127.0.0.1:${small.port}/ws`);
+      smallHold.hold();
+      const reached = smallHold.reached;
       busy.send({ type: 'frame', id: 1, ts: 1, image: dog }, 'msgpack');
+      await smallHold.whenReached(reached + 1);
       late.send({ type: 'frame', id: 1, ts: 1, image: dog }, 'msgpack');
+      // Refused while the busy frame is still in flight (held), not after it.
       await late.waitFor(() => late.answersTo(1).length === 1);
+      expect(kinds(late, [1])).toEqual(['dropped:overloaded']);
+      expect(busy.answersTo(1)).toHaveLength(0);
+      smallHold.release();
       await busy.waitFor(() => busy.answersTo(1).length === 1);
       expect(kinds(busy, [1])).toEqual(['detections']);
-      expect(kinds(late, [1])).toEqual(['dropped:overloaded']);
-      // Refused while the busy frame was still being detected, not after it.
-      expect(late.answersTo(1)[0]!.at).toBeLessThan(busy.answersTo(1)[0]!.at);
       busy.close();
       late.close();
     } finally {

@@ -1,13 +1,13 @@
 /** Starts a real gateway (real models, real inference worker) on an ephemeral loopback port. */
 import { parseConfig, type GatewayConfig } from '../../src/config.ts';
-import { startGateway, type RunningGateway } from '../../src/gateway.ts';
+import { startGateway, type GatewaySeams, type RunningGateway } from '../../src/gateway.ts';
 import { createLogger } from '../../src/logger.ts';
 
 /**
  * A generous latency budget unless a test sets one: on a shared 2-core machine a burst of test frames may
  * wait longer than the production default, and only the overload tests are about that.
  */
-export function startTestGateway(overrides: Partial<GatewayConfig> = {}): Promise<RunningGateway> {
+export function startTestGateway(overrides: Partial<GatewayConfig> = {}, seams: GatewaySeams = {}): Promise<RunningGateway> {
   const config = parseConfig({ port: 0, host: '127.0.0.1', logLevel: 'silent', queueBudgetMs: 10_000, ...overrides });
-  return startGateway(config, createLogger(config.logLevel));
+  return startGateway(config, createLogger(config.logLevel), seams);
 }

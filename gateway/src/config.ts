@@ -8,10 +8,12 @@ import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
 import { z } from 'zod';
 import { cpuBudget } from './cpu-budget.ts';
+import { largestDecodeBytes } from './pipeline/frame-admission.ts';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 /** The cores this process may run on, capped by a container's CPU quota: threads sized to the host would be throttled. */
 const cpus = cpuBudget().cpus;
+const MIB = 1024 * 1024;
 
 /** A comma-separated list in one variable or flag. */
 const list = z
@@ -69,8 +71,10 @@ const configSchema = z
     maxPending: z.coerce.number().int().min(1).max(10_000),
     /** Frames processed at once across the gateway (decode to reply); the rest wait, fairly per connection. Default: workers + 1. */
     maxProcessing: z.coerce.number().int().min(1).max(256).optional(),
-    /** Longest a frame waits to start before it is answered `dropped` / `overloaded` instead. */
+    /** Longest predicted wait for a place a frame is accepted with; a frame predicted to wait longer is refused on receipt. */
     queueBudgetMs: z.coerce.number().int().min(0).max(60_000),
+    /** MiB of decoded pixels of the frames processed at once; a large frame waits for room. */
+    decodeBudgetMb: z.coerce.number().int().min(1).max(65_536),
     /** Per connection: bytes waiting to be sent (replies, pongs) before the connection is closed as a slow consumer. */
     maxBufferedBytes: z.coerce.number().int().min(1024),
     /** Per connection: messages per second before `rate_limited`; persisting past it closes the connection. */
@@ -89,6 +93,10 @@ const configSchema = z
   .refine((config) => Boolean(config.tlsCert) === Boolean(config.tlsKey), {
     message: 'give both the certificate and its key, or neither',
     path: ['tlsCert'],
+  })
+  .refine((config) => config.decodeBudgetMb * MIB >= largestDecodeBytes(config.maxPixels), {
+    message: 'too small for one image of SIGHTLINE_MAX_PIXELS: raise it, or lower the pixel limit (docs/RELIABILITY.md)',
+    path: ['decodeBudgetMb'],
   });
 
 export type GatewayConfig = z.output<typeof configSchema>;
@@ -113,13 +121,14 @@ export const DEFAULT_CONFIG: GatewayConfig = {
   queueLength: 2,
   maxPending: 64,
   queueBudgetMs: 25,
+  decodeBudgetMb: 128,
   maxBufferedBytes: 1024 * 1024,
   maxMessagesPerSecond: 200,
   jpegDecoder: 'turbo',
   heartbeatMs: 5000,
   drainTimeoutMs: 5000,
   maxMessageBytes: 10 * 1024 * 1024,
-  maxPixels: 40_000_000,
+  maxPixels: 16_777_216,
   maxConnections: 256,
   logLevel: 'info',
 };
@@ -221,7 +230,12 @@ const SETTINGS: Record<keyof GatewayConfig, { flags: string; env: string; help: 
   queueBudgetMs: {
     flags: '--queue-budget-ms <ms>',
     env: 'SIGHTLINE_QUEUE_BUDGET_MS',
-    help: `longest a frame waits to start before it is answered dropped/overloaded (default ${DEFAULT_CONFIG.queueBudgetMs})`,
+    help: `longest predicted wait a frame is accepted with; longer ones are answered overloaded at once, with retryAfterMs (default ${DEFAULT_CONFIG.queueBudgetMs})`,
+  },
+  decodeBudgetMb: {
+    flags: '--decode-budget-mb <MiB>',
+    env: 'SIGHTLINE_DECODE_BUDGET_MB',
+    help: `decoded pixels of the frames processed at once, MiB; a large frame waits for room (default ${DEFAULT_CONFIG.decodeBudgetMb})`,
   },
   maxBufferedBytes: {
     flags: '--max-buffered-bytes <n>',
@@ -253,7 +267,11 @@ const SETTINGS: Record<keyof GatewayConfig, { flags: string; env: string; help: 
     env: 'SIGHTLINE_MAX_MESSAGE_BYTES',
     help: 'largest accepted message (default 10 MiB)',
   },
-  maxPixels: { flags: '--max-pixels <n>', env: 'SIGHTLINE_MAX_PIXELS', help: 'largest accepted image, width x height (default 40 M)' },
+  maxPixels: {
+    flags: '--max-pixels <n>',
+    env: 'SIGHTLINE_MAX_PIXELS',
+    help: 'largest accepted image, width x height (default 16 M = 4096 x 4096: a 12 MP phone photo passes)',
+  },
   maxConnections: {
     flags: '--max-connections <n>',
     env: 'SIGHTLINE_MAX_CONNECTIONS',

@@ -75,7 +75,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, seams:
     'models loaded',
   );
 
-  const detector = new Detector(registry, pool);
+  const detector = new Detector(registry, pool, config.maxPixels);
   await warmUp(detector, registry.names);
   const limits: Limits = {
     maxMessageBytes: config.maxMessageBytes,
@@ -84,11 +84,13 @@ export async function startGateway(config: GatewayConfig, logger: Logger, seams:
     queueLength: config.queueLength,
     maxMessagesPerSecond: config.maxMessagesPerSecond,
     maxBufferedBytes: config.maxBufferedBytes,
+    queueBudgetMs: config.queueBudgetMs,
   };
   const scheduler = new FairScheduler({
     capacity: config.maxProcessing ?? config.workers + 1,
     budgetMs: config.queueBudgetMs,
     maxWaiting: config.maxPending,
+    memoryBudgetBytes: config.decodeBudgetMb * 1024 * 1024,
   });
   const lifecycle = new Lifecycle();
   const exposure = await resolveExposure(config);

@@ -57,12 +57,17 @@ export interface FailureReply {
  * The `error` answer for anything a frame path threw. A ProtocolError is the client's to read; any other
  * error is the gateway's fault and goes out as `internal` without its details.
  */
-export function errorReply(error: unknown, id?: number): FailureReply {
+export function errorReply(error: unknown, id?: number, retryAfterMs?: number): FailureReply {
   const known = error instanceof ProtocolError ? error : new ProtocolError('internal', 'internal error while processing the frame');
   const messageId = id ?? known.id;
   // Every message is bounded here too, whatever built it: an error must never echo a payload back.
   const message = excerpt(known.message, MAX_ERROR_MESSAGE_CHARS);
-  const reply: ErrorMessage =
-    messageId === undefined ? { type: 'error', code: known.code, message } : { type: 'error', id: messageId, code: known.code, message };
+  const reply: ErrorMessage = {
+    type: 'error',
+    ...(messageId === undefined ? {} : { id: messageId }),
+    code: known.code,
+    message,
+    ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+  };
   return error instanceof ProtocolError ? { reply } : { reply, fault: error };
 }

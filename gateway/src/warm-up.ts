@@ -21,7 +21,7 @@ export async function warmUp(detector: Detector, models: readonly string[]): Pro
   const images = await Promise.all([frame(320, 240, 'jpeg'), frame(640, 480, 'jpeg'), frame(320, 240, 'png')]);
   for (const model of models) {
     for (const image of images) {
-      for (let i = 0; i < 3; i++) await detector.detect({ image, model });
+      for (let i = 0; i < 3; i++) await detector.detect(detector.admit({ image, model }));
     }
   }
 }

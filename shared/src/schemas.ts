@@ -93,6 +93,11 @@ export const limitsSchema = z.object({
   maxMessagesPerSecond: z.number().optional(),
   /** Bytes of answers waiting to be sent before the connection is closed as a slow consumer (4002). */
   maxBufferedBytes: z.number().optional(),
+  /**
+   * Longest predicted wait for a place a frame is accepted with, ms: a frame predicted to wait longer is
+   * answered at once, `overloaded`, with `retryAfterMs` (optional: gateways before it did not send it).
+   */
+  queueBudgetMs: z.number().optional(),
 });
 
 /** Sent once, as JSON text, when a WebSocket connection opens. */
@@ -126,7 +131,15 @@ export const pongSchema = z.object({
   serverTs: timestamp,
 });
 
-export const droppedSchema = z.object({ type: z.literal('dropped'), id: messageId, reason: z.enum(DROP_REASONS) });
+/** When to send the next frame, ms from now: the gateway's estimate of when it will have a place (`overloaded` only). */
+const retryAfterMs = z.number().int().min(0);
+
+export const droppedSchema = z.object({
+  type: z.literal('dropped'),
+  id: messageId,
+  reason: z.enum(DROP_REASONS),
+  retryAfterMs: retryAfterMs.optional(),
+});
 
 export const errorSchema = z.object({
   type: z.literal('error'),
@@ -135,6 +148,7 @@ export const errorSchema = z.object({
   code: z.enum(ERROR_CODES),
   /** A sentence for people. */
   message: z.string(),
+  retryAfterMs: retryAfterMs.optional(),
 });
 
 export const serverMessageSchema = z.discriminatedUnion('type', [helloSchema, detectionsSchema, pongSchema, droppedSchema, errorSchema]);

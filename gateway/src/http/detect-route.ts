@@ -55,22 +55,26 @@ export function detectRouter(deps: {
     const codec = replyCodec(request);
     let requestCodec: Codec | 'raw' = 'raw';
     let id: number | undefined;
+    let retryAfterMs: number | undefined;
     try {
       const parsed = readRequest(request);
       requestCodec = parsed.codec;
       id = parsed.body.id;
-      deps.detector.resolveModel(parsed.body.model);
+      // Checked on receipt, before the queue: model, image format, pixel limit.
+      const admitted = deps.detector.admit(parsed.body);
       // An HTTP frame waits for its turn like a WebSocket frame, and is refused or dropped by the same rules.
-      const outcome = await deps.scheduler.runOnce((waitedMs) =>
-        deps.detector.detect(parsed.body).then((result) => ({ result, waitedMs })),
+      const outcome = await deps.scheduler.runOnce(
+        (waitedMs) => deps.detector.detect(admitted).then((result) => ({ result, waitedMs })),
+        admitted.decodeBytes,
       );
       if (!outcome.ran) {
-        response.setHeader('Retry-After', '1');
+        retryAfterMs = outcome.retryAfterMs;
+        response.setHeader('Retry-After', String(Math.max(1, Math.ceil(retryAfterMs / 1000))));
         throw new ProtocolError(
           'overloaded',
           outcome.reason === 'refused'
             ? 'the gateway holds too many frames waiting; retry later'
-            : 'the gateway could not start this frame in time; retry later',
+            : 'the gateway cannot start this frame within its latency budget; retry later',
         );
       }
       const { result, waitedMs } = outcome.value;
@@ -79,7 +83,7 @@ export function detectRouter(deps: {
       deps.metrics.frames.inc({ transport: 'http', codec: requestCodec, outcome: 'detections' });
       observeStages(deps.metrics, reply.model, reply.timings, result.decoder);
     } catch (error) {
-      const code = sendError(response, error, { codec, id, logger: deps.logger, context: 'detect request' });
+      const code = sendError(response, error, { codec, id, retryAfterMs, logger: deps.logger, context: 'detect request' });
       deps.metrics.frames.inc({ transport: 'http', codec: requestCodec, outcome: code });
     }
   });

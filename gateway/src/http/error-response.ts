@@ -26,6 +26,8 @@ export interface ErrorResponseOptions {
   codec?: Codec;
   /** The request's message id, when it had a readable one. */
   id?: number | undefined;
+  /** When to send again (an `overloaded` refusal). */
+  retryAfterMs?: number | undefined;
   /** Where the gateway's own faults are logged (they are never sent). */
   logger: Logger;
   /** What the request was, for the log line of a fault. */
@@ -34,7 +36,7 @@ export interface ErrorResponseOptions {
 
 /** Answers `error` with the status its code maps to; returns the code sent (for metrics). */
 export function sendError(response: Response, error: unknown, options: ErrorResponseOptions): ErrorCode {
-  const { reply, fault } = errorReply(error, options.id);
+  const { reply, fault } = errorReply(error, options.id, options.retryAfterMs);
   if (fault !== undefined) options.logger.error({ err: fault }, `${options.context} failed`);
   sendMessage(response, HTTP_STATUS_BY_ERROR[reply.code], reply, options.codec);
   return reply.code;

@@ -1,17 +1,26 @@
 /**
- * A frame's detection, shared by the WebSocket and HTTP paths: the model resolved, the bytes handed to an
- * inference worker, which runs the whole frame path (decode, tensor, run, output decoding, boxes) and
- * times each stage; the wait for a worker becomes the frame's queueMs.
+ * A frame's detection, shared by the WebSocket and HTTP paths, in two steps. On receipt, `admit` resolves
+ * the model and checks the image's header (frame-admission.ts), so a frame that cannot be detected is
+ * refused before it is queued. In its turn, `detect` hands the bytes to an inference worker, which runs
+ * the whole frame path (decode, tensor, run, output decoding, boxes) and times each stage; the wait for a
+ * worker becomes the frame's queueMs.
  */
 import type { Detection, StageTimings } from '@sightline/shared/protocol';
 import type { ModelSpec } from '../models/manifest.ts';
 import type { ModelRegistry } from '../models/model-registry.ts';
+import { admitImage, type FrameAdmission } from './frame-admission.ts';
 import type { InferencePool } from './inference-pool.ts';
 
 export interface DetectRequest {
   image: Uint8Array;
   model?: string | undefined;
   threshold?: number | undefined;
+}
+
+/** A request that passed the checks on receipt: its model, its header, its decode's memory cost. */
+export interface AdmittedFrame extends FrameAdmission {
+  request: DetectRequest;
+  model: ModelSpec;
 }
 
 export interface DetectResult {
@@ -32,15 +41,17 @@ export class Detector {
   constructor(
     private readonly registry: ModelRegistry,
     private readonly pool: InferencePool,
+    private readonly maxPixels: number,
   ) {}
 
-  /** Throws ProtocolError `unknown_model` before any work is queued. */
-  resolveModel(name: string | undefined): ModelSpec {
-    return this.registry.resolve(name);
+  /** Throws ProtocolError `unknown_model`, `bad_image` or `too_large`: checked on receipt, before any queue. */
+  admit(request: DetectRequest): AdmittedFrame {
+    const model = this.registry.resolve(request.model);
+    const admission = admitImage(request.image, model.manifest.input, { maxPixels: this.maxPixels, turbo: this.pool.decodesJpeg });
+    return { request, model, ...admission };
   }
 
-  async detect(request: DetectRequest): Promise<DetectResult> {
-    const model = this.registry.resolve(request.model);
+  async detect({ request, model }: AdmittedFrame): Promise<DetectResult> {
     const { name } = model.manifest;
     // A copy the worker can take over: a WebSocket message's bytes may share their buffer with others.
     const image = new Uint8Array(request.image);

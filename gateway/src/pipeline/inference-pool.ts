@@ -93,7 +93,7 @@ export class InferencePool {
   private readonly slots: Slot[] = [];
   private nextJobId = 1;
   private closed = false;
-  private warnedNoTurbo = false;
+  private turboInWorkers = true;
 
   private constructor(private readonly options: InferencePoolOptions) {}
 
@@ -105,6 +105,11 @@ export class InferencePool {
 
   get pending(): number {
     return this.waiting.length;
+  }
+
+  /** The workers decode JPEG with libjpeg-turbo (found, and not turned off): decode plans may pick it. */
+  get decodesJpeg(): boolean {
+    return this.options.turbo && this.turboInWorkers;
   }
 
   get healthy(): boolean {
@@ -171,10 +176,10 @@ export class InferencePool {
       worker.on('message', (reply: WorkerReply) => {
         if (reply.type === 'ready') {
           ready = true;
-          if (this.options.turbo && !reply.turbo && !this.warnedNoTurbo) {
-            this.warnedNoTurbo = true;
+          if (this.options.turbo && !reply.turbo && this.turboInWorkers) {
             this.options.logger.warn('libjpeg-turbo is not available on this platform: sharp decodes every frame');
           }
+          this.turboInWorkers &&= reply.turbo;
           this.slots.push(slot);
           resolveReady();
           this.dispatch();

@@ -3,39 +3,40 @@
  *
  * Each connection (and each HTTP request) has a lane: up to `maxInFlight` of its frames are processed at
  * once and up to `queueLength` wait, the newest winning. At most `capacity` frames are processed
- * gateway-wide (decode to reply). When a place frees up, the lane served longest ago that has a frame
- * waiting gets it: round-robin by connection, so a client that sends more cannot take more than its share.
+ * gateway-wide (decode to reply), and at most `memoryBudgetBytes` of decoded pixels: a large frame waits
+ * for room. When a place frees up, the lane served longest ago that has a frame waiting gets it:
+ * round-robin by connection, so a client that sends more cannot take more than its share.
  *
  * Places are handed out at the end of the event loop's I/O phase (setImmediate), not as each frame is
  * read: the loop reads sockets in a fixed order, and a place given to the first frame read would go to
  * the same few connections again and again whenever the queue had emptied (measured: 12 to 58 frames per
  * client in one overload soak). An idle gateway still starts a frame within the same turn.
  *
- * Under overload most frames cannot be processed at all, and the only question is how late the others
- * are. A frame that has not started within `budgetMs` is answered at once (`dropped` / `overloaded`)
- * instead of being processed late: a live client would rather send its next frame than get an answer a
- * second old. Frames are refused before anything is decoded, so refusing costs next to nothing.
- *
- * A lane can only be served while it has a frame waiting, and cameras send on a fixed period: when the
- * places free up at the same moments of every frame interval (steady processing times), the connections
- * whose frames wait at those moments are served every time and the others hardly ever (measured: 296 to
- * 612 frames per client over a 300-s soak). So a lane that has missed a whole round of turns (more turns
- * since it was last served than there are lanes) keeps its frame waiting `BEHIND_BUDGET_FACTOR` times as
- * long: it is then the least recently served lane at the next free place, which takes it. Only the frames
- * of lanes behind their share wait longer, and only until that next place.
+ * A frame is refused on receipt, not after waiting: its wait is predicted from where it would stand in
+ * the round-robin order (the waiting frames of the lanes served before its own, its lane's own backlog)
+ * and how long a frame holds a place now (ServiceTime). A frame predicted to start within `budgetMs` is
+ * accepted, and is not dropped for lateness later unless it waits LATE_FACTOR times the budget (the
+ * prediction was wrong: a stalled worker); any other is answered `dropped` / `overloaded` at once, before
+ * a byte of it is decoded, with `retryAfterMs`: when to send again (RetryPacer). So a client that keeps
+ * one frame in flight, whose wait is bounded by the number of clients, is served; a camera sending faster
+ * than its share learns when its next frame has a place instead of uploading frames to be refused.
  */
 import type { DropReason } from '@sightline/shared/protocol';
+import { RetryPacer } from './retry-pacer.ts';
+import { ServiceTime } from './service-time.ts';
 
-/** How much longer than the budget the frame of a lane behind its share may wait (see above). */
-export const BEHIND_BUDGET_FACTOR = 4;
+/** An accepted frame still waiting after this many budgets is dropped after all (the prediction failed). */
+export const LATE_FACTOR = 4;
 
 export interface SchedulerOptions {
   /** Frames processed at once across the gateway, from decode to reply. */
   capacity: number;
-  /** Longest a frame may wait for a place before it is answered `overloaded` instead. */
+  /** Longest predicted wait for a place a frame is accepted with. */
   budgetMs: number;
   /** Frames waiting across every lane; past it a new frame is refused outright. */
   maxWaiting: number;
+  /** Bytes of decoded pixels of the frames processed at once (Infinity: no limit). */
+  memoryBudgetBytes?: number;
   now?: () => number;
 }
 
@@ -45,18 +46,21 @@ export interface LaneOptions<T> {
   queueLength: number;
   /** Processes one frame and answers it; `waitedMs` is how long it waited in this lane for a place. */
   process: (item: T, waitedMs: number) => Promise<void>;
-  /** Answers one frame that will not be processed. */
-  drop: (item: T, reason: DropReason) => void;
+  /** Answers one frame that will not be processed; `retryAfterMs` when the client should send its next one. */
+  drop: (item: T, reason: DropReason, retryAfterMs?: number) => void;
+  /** Bytes the frame will need while it is processed (its decoded pixels); 0 when not known. */
+  cost?: (item: T) => number;
 }
 
 export type PushResult = 'accepted' | 'refused';
 
 /** What became of a single scheduled piece of work (an HTTP request's frame). */
-export type ScheduledOutcome<T> = { ran: true; value: T } | { ran: false; reason: DropReason | 'refused' };
+export type ScheduledOutcome<T> = { ran: true; value: T } | { ran: false; reason: DropReason | 'refused'; retryAfterMs: number };
 
 interface Waiting<T> {
   item: T;
   since: number;
+  cost: number;
 }
 
 /** What the scheduler needs of a lane, whatever its frames are. */
@@ -64,11 +68,13 @@ interface ScheduledLane {
   inFlight: number;
   lastTurn: number;
   readonly maxInFlight: number;
+  readonly waitingCount: number;
   /** When the oldest waiting frame arrived; undefined when none waits. */
   readonly headSince: number | undefined;
-  expire(now: number, budgetMs: number): void;
+  readonly headCost: number;
+  expire(now: number, lateMs: number): void;
   refuseUnstarted(): void;
-  startHead(now: number): Promise<void>;
+  startHead(now: number): { done: Promise<void>; cost: number };
   settleIdle(): void;
 }
 
@@ -86,8 +92,10 @@ export class Lane<T> implements ScheduledLane {
   ) {}
 
   /**
-   * Takes a frame: started at once when there is room, else queued. `refused` when the gateway already
-   * holds `maxWaiting` frames; the caller answers that one, every other frame is answered through the lane.
+   * Takes a frame: started at once when there is room, queued when it is predicted to start within the
+   * budget, otherwise answered `overloaded` with when to retry. `refused` when the gateway already holds
+   * `maxWaiting` frames; the caller answers that one (scheduler.retryAfterMs()), every other frame is
+   * answered through the lane.
    */
   push(item: T): PushResult {
     if (this.closedWith) {
@@ -98,8 +106,13 @@ export class Lane<T> implements ScheduledLane {
       this.scheduler.forget(1);
       this.options.drop(this.waiting.shift()!.item, 'superseded');
     }
+    const late = this.scheduler.refusalFor(this);
+    if (late !== undefined) {
+      this.options.drop(item, 'overloaded', late);
+      return 'accepted';
+    }
     if (!this.scheduler.admit()) return 'refused';
-    this.waiting.push({ item, since: this.scheduler.now() });
+    this.waiting.push({ item, since: this.scheduler.now(), cost: this.options.cost?.(item) ?? 0 });
     this.scheduler.schedule();
     return 'accepted';
   }
@@ -108,8 +121,16 @@ export class Lane<T> implements ScheduledLane {
     return this.options.maxInFlight;
   }
 
+  get waitingCount(): number {
+    return this.waiting.length;
+  }
+
   get headSince(): number | undefined {
     return this.waiting[0]?.since;
+  }
+
+  get headCost(): number {
+    return this.waiting[0]?.cost ?? 0;
   }
 
   get idle(): boolean {
@@ -140,12 +161,12 @@ export class Lane<T> implements ScheduledLane {
     this.settleIdle();
   }
 
-  /** @internal Answers the waiting frames that did not start within the budget. */
-  expire(now: number, budgetMs: number): void {
+  /** @internal Answers the waiting frames that have waited `lateMs`: accepted, but the prediction failed. */
+  expire(now: number, lateMs: number): void {
     let expired = 0;
-    while (this.waiting.length > 0 && now - this.waiting[0]!.since >= budgetMs) {
+    while (this.waiting.length > 0 && now - this.waiting[0]!.since >= lateMs) {
       this.scheduler.forget(1);
-      this.options.drop(this.waiting.shift()!.item, 'overloaded');
+      this.options.drop(this.waiting.shift()!.item, 'overloaded', this.scheduler.retryAfterMs());
       expired++;
     }
     if (expired > 0) this.settleIdle();
@@ -154,16 +175,19 @@ export class Lane<T> implements ScheduledLane {
   /** @internal With no queue, a frame that could not start in this round is answered now. */
   refuseUnstarted(): void {
     if (this.options.queueLength > 0 || this.waiting.length === 0) return;
-    const reason = this.inFlight >= this.options.maxInFlight ? 'superseded' : 'overloaded';
+    const overloaded = this.inFlight < this.options.maxInFlight;
     this.scheduler.forget(this.waiting.length);
-    for (const { item } of this.waiting.splice(0)) this.options.drop(item, reason);
+    for (const { item } of this.waiting.splice(0)) {
+      if (overloaded) this.options.drop(item, 'overloaded', this.scheduler.retryAfterMs());
+      else this.options.drop(item, 'superseded');
+    }
     this.settleIdle();
   }
 
   /** @internal Takes the oldest waiting frame out and processes it. */
-  startHead(now: number): Promise<void> {
-    const { item, since } = this.waiting.shift()!;
-    return this.options.process(item, now - since);
+  startHead(now: number): { done: Promise<void>; cost: number } {
+    const { item, since, cost } = this.waiting.shift()!;
+    return { done: this.options.process(item, now - since), cost };
   }
 
   /** @internal */
@@ -183,10 +207,13 @@ export class FairScheduler {
   private readonly lanes = new Set<ScheduledLane>();
   private running = 0;
   private waitingTotal = 0;
+  private memoryInUse = 0;
   private turn = 0;
   private expiryTimer: ReturnType<typeof setTimeout> | undefined;
   private expiryAt = Infinity;
   private pumpScheduled = false;
+  private readonly service = new ServiceTime();
+  private readonly pacer = new RetryPacer();
   readonly now: () => number;
 
   constructor(private readonly options: SchedulerOptions) {
@@ -203,11 +230,12 @@ export class FairScheduler {
    * One frame that is not part of a connection (an HTTP request): it waits for a place like any lane's
    * frame, so it is refused, dropped for lateness or started by the same rules. `work` may throw.
    */
-  runOnce<T>(work: (waitedMs: number) => Promise<T>): Promise<ScheduledOutcome<T>> {
+  runOnce<T>(work: (waitedMs: number) => Promise<T>, cost = 0): Promise<ScheduledOutcome<T>> {
     return new Promise<ScheduledOutcome<T>>((resolve, reject) => {
       const lane = this.lane<null>({
         maxInFlight: 1,
         queueLength: 1,
+        cost: () => cost,
         process: async (_item, waitedMs) => {
           try {
             resolve({ ran: true, value: await work(waitedMs) });
@@ -217,14 +245,14 @@ export class FairScheduler {
             lane.detach();
           }
         },
-        drop: (_item, reason) => {
+        drop: (_item, reason, retryAfterMs) => {
           lane.detach();
-          resolve({ ran: false, reason });
+          resolve({ ran: false, reason, retryAfterMs: retryAfterMs ?? this.retryAfterMs() });
         },
       });
       if (lane.push(null) === 'refused') {
         lane.detach();
-        resolve({ ran: false, reason: 'refused' });
+        resolve({ ran: false, reason: 'refused', retryAfterMs: this.retryAfterMs() });
       }
     });
   }
@@ -232,6 +260,49 @@ export class FairScheduler {
   /** Frames being processed and frames waiting, gateway-wide. */
   get load(): { running: number; waiting: number } {
     return { running: this.running, waiting: this.waitingTotal };
+  }
+
+  /** How long a frame holds a place now, ms (the estimate predictions use). */
+  get serviceMs(): number {
+    return this.service.meanMs;
+  }
+
+  /**
+   * When a refused client should send again, for a refusal that is not about one lane's place in the
+   * order (the gateway holds maxWaiting frames, a frame expired): one slot after the others refused.
+   */
+  retryAfterMs(): number {
+    const slotMs = this.service.meanMs / this.options.capacity;
+    return this.pacer.next(this.now(), slotMs, slotMs);
+  }
+
+  /**
+   * @internal Undefined when a frame of `lane` arriving now is predicted to start within the budget;
+   * otherwise when its client should send again.
+   */
+  refusalFor(lane: ScheduledLane): number | undefined {
+    const waitMs = this.predictWait(lane);
+    if (waitMs <= this.options.budgetMs) return undefined;
+    return this.pacer.next(this.now(), waitMs - this.options.budgetMs, this.service.meanMs / this.options.capacity);
+  }
+
+  /**
+   * How long a frame of `lane` arriving now would wait for a place: the frames that start before it under
+   * round-robin (one per lane served before this one, then, for each of its own frames already waiting, a
+   * whole round), beyond the places free now, each taking one place's share of the service time.
+   */
+  predictWait(lane: ScheduledLane): number {
+    const free = this.options.capacity - this.running;
+    let lanesBefore = 0;
+    let lanesWaiting = 0;
+    for (const other of this.lanes) {
+      if (other === lane || other.waitingCount === 0) continue;
+      lanesWaiting++;
+      if (other.lastTurn < lane.lastTurn || (other.lastTurn === lane.lastTurn && other.headSince !== undefined)) lanesBefore++;
+    }
+    const ahead = lanesBefore + lane.waitingCount * (lanesWaiting + 1);
+    if (ahead < free) return 0;
+    return ((ahead - free + 1) * this.service.meanMs) / this.options.capacity;
   }
 
   /** @internal A lane wants to queue one frame. */
@@ -264,26 +335,25 @@ export class FairScheduler {
   /** Starts waiting frames while there is room, least recently served lane first. */
   private pump(): void {
     const now = this.now();
-    for (const lane of this.lanes) lane.expire(now, this.budgetFor(lane));
+    const lateMs = this.options.budgetMs * LATE_FACTOR;
+    for (const lane of this.lanes) lane.expire(now, lateMs);
     while (this.running < this.options.capacity) {
       const lane = this.nextLane();
       if (!lane) break;
       this.start(lane, now);
     }
     for (const lane of this.lanes) lane.refuseUnstarted();
-    this.scheduleExpiry(this.earliestDeadline());
-  }
-
-  /** The budget of a lane's waiting frame: longer for a lane that missed a whole round of turns. */
-  private budgetFor(lane: ScheduledLane): number {
-    const behind = this.turn - lane.lastTurn > this.lanes.size;
-    return behind ? this.options.budgetMs * BEHIND_BUDGET_FACTOR : this.options.budgetMs;
+    this.scheduleExpiry(this.earliestDeadline(lateMs));
   }
 
   private nextLane(): ScheduledLane | undefined {
+    const room = (this.options.memoryBudgetBytes ?? Infinity) - this.memoryInUse;
     let best: ScheduledLane | undefined;
     for (const lane of this.lanes) {
       if (lane.headSince === undefined || lane.inFlight >= lane.maxInFlight) continue;
+      // A frame larger than the room left waits for frames to finish; alone it always fits (the pixel limit
+      // keeps one frame within the budget).
+      if (lane.headCost > room && this.running > 0) continue;
       if (!best || lane.lastTurn < best.lastTurn) best = lane;
     }
     return best;
@@ -294,23 +364,27 @@ export class FairScheduler {
     this.running++;
     lane.inFlight++;
     lane.lastTurn = ++this.turn;
+    const { done, cost } = lane.startHead(now);
+    this.memoryInUse += cost;
     let settled = false;
-    const done = () => {
+    const finish = () => {
       if (settled) return;
       settled = true;
+      this.service.record(this.now() - now);
       this.running--;
+      this.memoryInUse -= cost;
       lane.inFlight--;
       lane.settleIdle();
       this.schedule();
     };
     // process() answers its own failures; a rejection here must not leak the place.
-    lane.startHead(now).then(done, done);
+    done.then(finish, finish);
   }
 
-  private earliestDeadline(): number {
+  private earliestDeadline(lateMs: number): number {
     let earliest = Infinity;
     for (const lane of this.lanes) {
-      if (lane.headSince !== undefined) earliest = Math.min(earliest, lane.headSince + this.budgetFor(lane));
+      if (lane.headSince !== undefined) earliest = Math.min(earliest, lane.headSince + lateMs);
     }
     return earliest;
   }

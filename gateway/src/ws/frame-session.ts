@@ -19,7 +19,7 @@ import {
 } from '@sightline/shared/protocol';
 import type { Logger } from '../logger.ts';
 import { observeStages, type Metrics } from '../metrics.ts';
-import type { Detector } from '../pipeline/detector.ts';
+import type { AdmittedFrame, Detector } from '../pipeline/detector.ts';
 import { detectionsReply, errorReply } from '../replies.ts';
 import type { FairScheduler, Lane } from '../scheduling/fair-scheduler.ts';
 import { closeWithin } from './close-socket.ts';
@@ -27,6 +27,7 @@ import { MessageRateLimiter } from './message-rate-limiter.ts';
 
 interface QueuedFrame {
   frame: FrameMessage;
+  admitted: AdmittedFrame;
   codec: Codec;
   receivedAt: number;
 }
@@ -60,7 +61,8 @@ export class FrameSession {
       maxInFlight: options.limits.maxInFlight,
       queueLength: options.limits.queueLength,
       process: (item) => this.process(item),
-      drop: (item, reason) => this.drop(item, reason),
+      drop: (item, reason, retryAfterMs) => this.drop(item, reason, retryAfterMs),
+      cost: (item) => item.admitted.decodeBytes,
     });
     this.rate = new MessageRateLimiter(options.maxMessagesPerSecond);
     socket.on('message', (data, isBinary) => this.receive(data as Buffer, isBinary));
@@ -136,28 +138,30 @@ export class FrameSession {
       this.send({ type: 'pong', id: message.id, ts: message.ts, serverTs: Date.now() }, codec);
       return;
     }
+    let admitted: AdmittedFrame;
     try {
-      // Refused here, not after queueing, so a typo in `model` costs no place in the queue.
-      this.options.detector.resolveModel(message.model);
+      // Refused here, not after queueing: an unknown model, a bad image or a pixel bomb takes no place in the queue.
+      admitted = this.options.detector.admit(message);
     } catch (error) {
       this.fail(codec, error, message.id);
       return;
     }
-    if (this.lane.push({ frame: message, codec, receivedAt }) === 'refused') {
+    if (this.lane.push({ frame: message, admitted, codec, receivedAt }) === 'refused') {
       const waiting = this.options.maxPending;
       this.fail(
         codec,
         new ProtocolError('overloaded', `the gateway already holds ${waiting} frames waiting; send the next one later`),
         message.id,
+        this.options.scheduler.retryAfterMs(),
       );
     }
   }
 
-  private async process({ frame, codec, receivedAt }: QueuedFrame): Promise<void> {
+  private async process({ frame, admitted, codec, receivedAt }: QueuedFrame): Promise<void> {
     if (this.closing) return;
     try {
       const connectionQueueMs = performance.now() - receivedAt;
-      const result = await this.options.detector.detect(frame);
+      const result = await this.options.detector.detect(admitted);
       const reply = detectionsReply(frame, result, { receivedAt, connectionQueueMs });
       this.send(reply, codec);
       this.options.metrics.frames.inc({ transport: 'ws', codec, outcome: 'detections' });
@@ -167,13 +171,13 @@ export class FrameSession {
     }
   }
 
-  private drop({ frame, codec }: QueuedFrame, reason: DropReason): void {
-    this.send({ type: 'dropped', id: frame.id, reason }, codec);
+  private drop({ frame, codec }: QueuedFrame, reason: DropReason, retryAfterMs?: number): void {
+    this.send({ type: 'dropped', id: frame.id, reason, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) }, codec);
     this.options.metrics.frames.inc({ transport: 'ws', codec, outcome: 'dropped' });
   }
 
-  private fail(codec: Codec, error: unknown, id?: number): void {
-    const { reply, fault } = errorReply(error, id);
+  private fail(codec: Codec, error: unknown, id?: number, retryAfterMs?: number): void {
+    const { reply, fault } = errorReply(error, id, retryAfterMs);
     if (fault !== undefined) this.options.logger.error({ err: fault, id: reply.id }, 'frame failed');
     else this.options.logger.debug({ code: reply.code, id: reply.id, message: reply.message }, 'frame refused');
     this.send(reply, codec);

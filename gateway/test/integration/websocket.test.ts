@@ -12,7 +12,7 @@ import { photo, pngBombHeader } from '../support/images.ts';
 import { InferenceHold } from '../support/inference-hold.ts';
 import { missingLabels } from '../support/labels.ts';
 import { startTestGateway } from '../support/test-gateway.ts';
-import { TestClient } from '../support/ws-client.ts';
+import { WireClient as TestClient } from '../../src/client/index.ts';
 
 const MAX_MESSAGE_BYTES = 1024 * 1024;
 let gateway: RunningGateway;
@@ -291,6 +291,33 @@ describe('overload', () => {
       expect(client.answersTo(1).length + client.answersTo(2).length).toBe(0);
       smallHold.release();
       await client.waitFor(() => ids.every((id) => client.answersTo(id).length === 1));
+      expect(kinds(client, [1, 2])).toEqual(['detections', 'detections']);
+      client.close();
+    } finally {
+      await small.close();
+    }
+  });
+
+  it('checks size, format and pixels on receipt: a bomb is `too_large` even when every place is taken, and takes none', async () => {
+    const smallHold = new InferenceHold();
+    const small = await startTestGateway(
+      { maxPending: 1, maxProcessing: 1, maxInFlight: 1, queueLength: 8, queueBudgetMs: 10_000 },
+      { inferenceGate: smallHold },
+    );
+    try {
+      const client = await TestClient.connect(`ws://127.0.0.1:${small.port}/ws`);
+      smallHold.hold();
+      const reached = smallHold.reached;
+      client.send({ type: 'frame', id: 1, ts: 1, image: dog }, 'msgpack');
+      await smallHold.whenReached(reached + 1);
+      client.send({ type: 'frame', id: 2, ts: 2, image: dog }, 'msgpack'); // the one waiting place
+      client.send({ type: 'frame', id: 3, ts: 3, image: pngBombHeader() }, 'msgpack');
+      client.send({ type: 'frame', id: 4, ts: 4, image: Buffer.from('not an image at all') }, 'msgpack');
+      client.send({ type: 'frame', id: 5, ts: 5, image: dog }, 'msgpack'); // no place left
+      await client.waitFor(() => [3, 4, 5].every((id) => client.answersTo(id).length === 1));
+      expect(kinds(client, [3, 4, 5])).toEqual(['too_large', 'bad_image', 'overloaded']);
+      smallHold.release();
+      await client.waitFor(() => [1, 2].every((id) => client.answersTo(id).length === 1));
       expect(kinds(client, [1, 2])).toEqual(['detections', 'detections']);
       client.close();
     } finally {

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { DropReason } from '@sightline/shared/protocol';
-import { BEHIND_BUDGET_FACTOR, FairScheduler, type LaneOptions } from '../../../src/scheduling/fair-scheduler.ts';
+import { FairScheduler, LATE_FACTOR, type LaneOptions } from '../../../src/scheduling/fair-scheduler.ts';
 
 /** Lets the event loop finish its turn: promise callbacks, then the scheduler's end-of-turn hand-out. */
 async function turn(): Promise<void> {
@@ -12,7 +12,7 @@ async function turn(): Promise<void> {
 /** A lane whose frames finish when the test says so, recording what happened to each. */
 function recorder(scheduler: FairScheduler, options: Partial<LaneOptions<string>> = {}) {
   const started: Array<{ item: string; waitedMs: number }> = [];
-  const dropped: Array<{ item: string; reason: DropReason }> = [];
+  const dropped: Array<{ item: string; reason: DropReason; retryAfterMs?: number }> = [];
   const finishers = new Map<string, () => void>();
   const lane = scheduler.lane<string>({
     maxInFlight: 1,
@@ -21,7 +21,7 @@ function recorder(scheduler: FairScheduler, options: Partial<LaneOptions<string>
       started.push({ item, waitedMs });
       return new Promise<void>((resolve) => finishers.set(item, resolve));
     },
-    drop: (item, reason) => dropped.push({ item, reason }),
+    drop: (item, reason, retryAfterMs) => dropped.push({ item, reason, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) }),
     ...options,
   });
   const finish = async (item: string) => {
@@ -126,46 +126,89 @@ describe('fair scheduler', () => {
     expect(s.load).toEqual({ running: 1, waiting: 2 });
   });
 
-  it('answers a frame that could not start within the budget `overloaded`, at once', async () => {
-    const s = scheduler({ budgetMs: 50 });
+  /** Runs one frame of `lane` for `ms`, so the scheduler learns how long a frame holds a place. */
+  async function serve(lane: ReturnType<typeof recorder>, item: string, ms: number): Promise<void> {
+    lane.lane.push(item);
+    await turn();
+    vi.advanceTimersByTime(ms);
+    await lane.finish(item);
+  }
+
+  it('refuses on receipt a frame predicted to wait past the budget, and says when to send again', async () => {
+    const s = scheduler({ capacity: 1, budgetMs: 30 });
     const busy = recorder(s);
     const late = recorder(s);
+    await serve(busy, 'b0', 40); // a frame holds the place 40 ms
     busy.lane.push('b1');
-    late.lane.push('l1');
     await turn();
-    vi.advanceTimersByTime(48);
-    expect(late.dropped).toEqual([]);
-    vi.advanceTimersByTime(2);
-    expect(late.dropped).toEqual([{ item: 'l1', reason: 'overloaded' }]);
+    late.lane.push('l1'); // behind the running frame: 40 ms predicted
+    expect(late.dropped).toEqual([{ item: 'l1', reason: 'overloaded', retryAfterMs: 10 }]);
+    expect(late.started).toEqual([]);
     expect(s.load.waiting).toBe(0);
   });
 
-  it('lets the frame of a lane that missed a whole round of turns wait longer, so it gets the next place', async () => {
-    const s = scheduler({ budgetMs: 50 });
+  it('accepts a frame predicted to start within the budget, and drops it only if it waits LATE_FACTOR budgets', async () => {
+    const s = scheduler({ capacity: 1, budgetMs: 50 });
+    const busy = recorder(s);
+    const next = recorder(s);
+    await serve(busy, 'b0', 20);
+    busy.lane.push('b1');
+    await turn();
+    next.lane.push('n1'); // 20 ms predicted: accepted
+    await turn();
+    vi.advanceTimersByTime(LATE_FACTOR * 50 - 1);
+    expect(next.dropped).toEqual([]);
+    vi.advanceTimersByTime(1); // the running frame stalled: the prediction failed
+    expect(next.dropped).toEqual([{ item: 'n1', reason: 'overloaded', retryAfterMs: expect.any(Number) }]);
+    expect(s.load.waiting).toBe(0);
+  });
+
+  it('predicts a shorter wait for the lane served longest ago: it goes first in the round-robin order', async () => {
+    const s = scheduler({ capacity: 1, budgetMs: 25 });
     const busy = recorder(s);
     const quiet = recorder(s);
-    // Three turns go to the busy lane while the quiet one has nothing waiting: it is now a round behind.
-    for (const item of ['b1', 'b2', 'b3']) {
-      busy.lane.push(item);
-      await turn();
-      await busy.finish(item);
-    }
-    busy.lane.push('b4');
+    const other = recorder(s);
+    await serve(other, 'o0', 20);
+    await serve(busy, 'b0', 20);
+    busy.lane.push('b1');
     await turn();
+    other.lane.push('o1'); // behind the running frame: 20 ms
+    // quiet has never been served: ahead of `other` in the order, 20 ms; busy, just served: behind it, 40 ms.
+    expect(s.predictWait(quiet.lane)).toBe(20);
+    expect(s.predictWait(busy.lane)).toBe(40);
     quiet.lane.push('q1');
-    await turn();
-    vi.advanceTimersByTime(60); // past the plain budget
+    expect(s.predictWait(busy.lane)).toBe(60);
+    busy.lane.push('b2');
     expect(quiet.dropped).toEqual([]);
-    await busy.finish('b4');
-    expect(quiet.started).toEqual([{ item: 'q1', waitedMs: 60 }]);
-    // Served again, it is back to the plain budget.
-    busy.lane.push('b5');
-    quiet.lane.push('q2');
-    await quiet.finish('q1');
-    vi.advanceTimersByTime(50);
-    expect(busy.started.map((f) => f.item)).toContain('b5');
-    expect(quiet.dropped).toEqual([{ item: 'q2', reason: 'overloaded' }]);
-    expect(BEHIND_BUDGET_FACTOR * 50).toBeGreaterThan(60);
+    expect(busy.dropped).toEqual([{ item: 'b2', reason: 'overloaded', retryAfterMs: expect.any(Number) }]);
+  });
+
+  it('spreads the retries of frames refused together, one per place freed', async () => {
+    const s = scheduler({ capacity: 1, budgetMs: 10 });
+    const busy = recorder(s);
+    await serve(busy, 'b0', 40);
+    busy.lane.push('b1');
+    await turn();
+    const lanes = [recorder(s), recorder(s), recorder(s)];
+    lanes.forEach((lane, i) => lane.lane.push(`x${i}`));
+    const retries = lanes.map((lane) => lane.dropped[0]!.retryAfterMs!);
+    expect(retries).toEqual([30, 70, 110]);
+  });
+
+  it('keeps the decoded pixels of the frames processed at once within the memory budget', async () => {
+    const s = scheduler({ capacity: 3, memoryBudgetBytes: 100 });
+    const cost = (item: string) => Number(item.split(':')[1]);
+    const a = recorder(s, { cost });
+    const b = recorder(s, { cost });
+    const c = recorder(s, { cost });
+    a.lane.push('a:60');
+    b.lane.push('b:60');
+    c.lane.push('c:30');
+    await turn();
+    // 60 + 30 fit; the second 60 waits for room although a place is free.
+    expect([a.started.length, b.started.length, c.started.length]).toEqual([1, 0, 1]);
+    await a.finish('a:60');
+    expect(b.started.map((x) => x.item)).toEqual(['b:60']);
   });
 
   it('refuses a frame outright once the gateway holds maxWaiting frames', async () => {
@@ -187,7 +230,7 @@ describe('fair scheduler', () => {
     b.lane.push('b2');
     await turn();
     expect(a.dropped).toEqual([{ item: 'a2', reason: 'superseded' }]);
-    expect(b.dropped).toEqual([{ item: 'b2', reason: 'overloaded' }]);
+    expect(b.dropped).toEqual([{ item: 'b2', reason: 'overloaded', retryAfterMs: expect.any(Number) }]);
   });
 
   it('on close, answers waiting and later frames with the reason, lets running ones finish, then reports idle', async () => {
@@ -235,10 +278,11 @@ describe('fair scheduler, single requests', () => {
       await turn();
       const second = s.runOnce(async () => 'second');
       const third = s.runOnce(async () => 'third');
-      await expect(third).resolves.toEqual({ ran: false, reason: 'refused' });
+      await expect(third).resolves.toEqual({ ran: false, reason: 'refused', retryAfterMs: expect.any(Number) });
       await turn();
-      vi.advanceTimersByTime(30);
-      await expect(second).resolves.toEqual({ ran: false, reason: 'overloaded' });
+      // Nothing has finished yet, so nothing predicts a wait: the second waits, and is dropped once it is late.
+      vi.advanceTimersByTime(30 * LATE_FACTOR);
+      await expect(second).resolves.toEqual({ ran: false, reason: 'overloaded', retryAfterMs: expect.any(Number) });
       release();
       await expect(first).resolves.toEqual({ ran: true, value: 'first' });
       await turn();

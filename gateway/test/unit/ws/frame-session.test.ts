@@ -50,7 +50,7 @@ function session(overrides: Partial<FrameSessionOptions> = {}) {
   const socket = new FakeSocket();
   const finishers: Array<() => void> = [];
   const detector = {
-    resolveModel: () => undefined,
+    admit: (request: unknown) => ({ request, decodeBytes: 0 }),
     detect: () => new Promise<DetectResult>((resolve) => finishers.push(() => resolve(result))),
   } as unknown as Detector;
   const options: FrameSessionOptions = {

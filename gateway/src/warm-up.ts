@@ -6,16 +6,15 @@
  * every decode path is compiled in every worker.
  */
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import type { Detector } from './pipeline/detector.ts';
 
-export function warmUpPhotoPath(): string {
-  return createRequire(import.meta.url).resolve('@sightline/models/warm-up.jpg');
-}
+/** Beside the model folders, in the repository and in the production image alike (deploy/image/assemble.mjs). */
+export const WARM_UP_PHOTO = fileURLToPath(new URL('../../models/warm-up.jpg', import.meta.url));
 
 export async function warmUp(detector: Detector, models: readonly string[]): Promise<void> {
-  const photo = readFileSync(warmUpPhotoPath());
+  const photo = readFileSync(WARM_UP_PHOTO);
   const frame = (width: number, height: number, format: 'jpeg' | 'png') =>
     sharp(photo).resize(width, height, { fit: 'fill' }).toFormat(format).toBuffer();
   const images = await Promise.all([frame(320, 240, 'jpeg'), frame(640, 480, 'jpeg'), frame(320, 240, 'png')]);

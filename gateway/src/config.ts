@@ -87,6 +87,8 @@ const configSchema = z
     drainTimeoutMs: z.coerce.number().int().min(0).max(600_000),
     maxMessageBytes: z.coerce.number().int().min(1024),
     maxPixels: z.coerce.number().int().min(1),
+    /** Model files larger than this are refused (reported, not served). */
+    maxModelMb: z.coerce.number().int().min(1),
     maxConnections: z.coerce.number().int().min(1),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
   })
@@ -129,6 +131,7 @@ export const DEFAULT_CONFIG: GatewayConfig = {
   drainTimeoutMs: 5000,
   maxMessageBytes: 10 * 1024 * 1024,
   maxPixels: 16_777_216,
+  maxModelMb: 512,
   maxConnections: 256,
   logLevel: 'info',
 };
@@ -271,6 +274,11 @@ const SETTINGS: Record<keyof GatewayConfig, { flags: string; env: string; help: 
     flags: '--max-pixels <n>',
     env: 'SIGHTLINE_MAX_PIXELS',
     help: 'largest accepted image, width x height (default 16 M = 4096 x 4096: a 12 MP phone photo passes)',
+  },
+  maxModelMb: {
+    flags: '--max-model-mb <MiB>',
+    env: 'SIGHTLINE_MAX_MODEL_MB',
+    help: `model files larger than this are refused and reported (default ${DEFAULT_CONFIG.maxModelMb})`,
   },
   maxConnections: {
     flags: '--max-connections <n>',

@@ -11,6 +11,8 @@ import { createApp, metricsHandler } from './http/app.ts';
 import type { Logger } from './logger.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { ModelRegistry } from './models/model-registry.ts';
+import { ModelSync, type SyncReport } from './models/model-sync.ts';
+import { watchModels } from './models/model-watcher.ts';
 import { Detector } from './pipeline/detector.ts';
 import { InferencePool, type DispatchGate } from './pipeline/inference-pool.ts';
 import { Lifecycle } from './lifecycle.ts';
@@ -37,6 +39,8 @@ export interface RunningGateway {
   /** Every URL the gateway can be opened at, with the token where one is needed. */
   access: AccessInfo;
   exposure: Exposure;
+  /** Reads the models directory again and applies what changed (SIGHUP; the watcher does it by itself). */
+  reloadModels(): Promise<SyncReport>;
   /**
    * Graceful shutdown: readiness fails at once, no new connections or requests; frames waiting are
    * answered `dropped` / `shutting_down`, frames and HTTP requests in flight finish and are answered,
@@ -55,13 +59,9 @@ export interface GatewaySeams {
 }
 
 export async function startGateway(config: GatewayConfig, logger: Logger, seams: GatewaySeams = {}): Promise<RunningGateway> {
-  const registry = await ModelRegistry.load(config.modelsDir, {
-    defaultModel: config.defaultModel,
-    scoreThreshold: config.scoreThreshold,
-  });
+  const registry = new ModelRegistry({ defaultModel: config.defaultModel, scoreThreshold: config.scoreThreshold });
   const metrics = createMetrics(config.instance);
   const pool = await InferencePool.start({
-    models: registry.specs,
     threads: config.threads,
     workers: config.workers,
     maxPixels: config.maxPixels,
@@ -70,8 +70,16 @@ export async function startGateway(config: GatewayConfig, logger: Logger, seams:
     onRun: (wide) => metrics.inferenceRuns.inc({ threads: wide ? 'all' : 'shared' }),
     ...(seams.inferenceGate ? { gate: seams.inferenceGate } : {}),
   });
+  const modelSync = new ModelSync(config.modelsDir, registry, pool, logger, { maxModelBytes: config.maxModelMb * 1024 * 1024 });
+  await modelSync.sync();
   logger.info(
-    { models: registry.names, defaultModel: registry.defaultModel, threads: config.threads, workers: config.workers },
+    {
+      models: registry.names,
+      unavailable: registry.problems,
+      defaultModel: registry.defaultModel,
+      threads: config.threads,
+      workers: config.workers,
+    },
     'models loaded',
   );
 
@@ -135,8 +143,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, seams:
     maxPending: config.maxPending,
     maxBufferedBytes: config.maxBufferedBytes,
     maxMessagesPerSecond: config.maxMessagesPerSecond,
-    defaultModel: registry.defaultModel,
-    models: registry.names,
+    models: () => ({ defaultModel: registry.defaultModel ?? '', models: registry.names }),
     maxConnections: config.maxConnections,
     maxConnectionsPerIp: config.maxConnectionsPerIp,
     trustProxy: config.trustProxy,
@@ -154,8 +161,11 @@ export async function startGateway(config: GatewayConfig, logger: Logger, seams:
     'sightline gateway listening',
   );
 
+  // A model folder added, replaced or removed takes effect without a restart (SIGHUP asks at once).
+  const stopWatching = watchModels(config.modelsDir, () => void modelSync.sync(), logger);
   let drained: Promise<DrainReport> | undefined;
   const drain = (deadlineMs: number): Promise<DrainReport> => {
+    stopWatching();
     drained ??= drainGateway({ server, sockets, pool, lifecycle, logger }, deadlineMs);
     return drained;
   };
@@ -166,6 +176,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, seams:
     registry,
     access,
     exposure,
+    reloadModels: () => modelSync.sync(),
     drain,
     close: () =>
       drain(0).then(async () => {

@@ -35,6 +35,11 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+  // The models directory again, now (the watcher does it by itself a moment after a change).
+  process.on('SIGHUP', () => {
+    logger.info('SIGHUP: reading the models directory again');
+    void gateway.reloadModels();
+  });
 }
 
 main().catch((error: unknown) => {

@@ -141,4 +141,5 @@ export type {
   AccessInfo,
   ServerMessage,
   StageTimings,
+  UnavailableModel,
 } from './schemas.ts';

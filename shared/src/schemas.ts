@@ -249,10 +249,16 @@ export const modelInfoSchema = z.object({
   onDevice: onDeviceModelSchema.optional(),
 });
 
+/** A model folder the gateway found but cannot serve, and why (for the person who put it there). */
+export const unavailableModelSchema = z.object({ name: z.string(), reason: z.string() });
+
 export const modelsResponseSchema = z.object({
   protocol: z.number().int(),
+  /** Empty when no model is being served. */
   defaultModel: z.string(),
   models: z.array(modelInfoSchema),
+  /** Optional: gateways before it did not send it. */
+  unavailable: z.array(unavailableModelSchema).optional(),
 });
 
 export const GATEWAY_STATES = ['ready', 'draining'] as const;
@@ -267,6 +273,8 @@ export const healthResponseSchema = z.object({
   /** Which gateway (replica) answered. */
   instance: z.string().optional(),
   modelsLoaded: z.array(z.string()),
+  /** Model folders that could not be served, with the reason. Optional: gateways before it did not send it. */
+  modelsUnavailable: z.array(unavailableModelSchema).optional(),
   uptimeS: z.number().min(0),
 });
 
@@ -286,6 +294,7 @@ export const accessInfoSchema = z.object({
 });
 
 export type ModelInfo = z.output<typeof modelInfoSchema>;
+export type UnavailableModel = z.output<typeof unavailableModelSchema>;
 export type OnDeviceModel = z.output<typeof onDeviceModelSchema>;
 export type AccessInfo = z.output<typeof accessInfoSchema>;
 export type ModelsResponse = z.output<typeof modelsResponseSchema>;

@@ -22,9 +22,9 @@ import type { InferencePool } from '../pipeline/inference-pool.ts';
 // Probes must never be cached by a proxy between the orchestrator and the gateway.
 const noStore = (response: { setHeader(name: string, value: string): unknown }) => response.setHeader('Cache-Control', 'no-store');
 
-export function probeRoutes(deps: { lifecycle: Lifecycle; pool: InferencePool }): Router {
+export function probeRoutes(deps: { lifecycle: Lifecycle; pool: InferencePool; registry: ModelRegistry }): Router {
   const router = Router();
-  const { lifecycle, pool } = deps;
+  const { lifecycle, pool, registry } = deps;
 
   router.get(LIVE_PATH, (_request, response) => {
     noStore(response);
@@ -36,6 +36,7 @@ export function probeRoutes(deps: { lifecycle: Lifecycle; pool: InferencePool })
     let body: ReadinessResponse = { ready: true };
     if (lifecycle.draining) body = { ready: false, reason: 'draining: the gateway is shutting down' };
     else if (!pool.healthy) body = { ready: false, reason: 'inference workers are not all up' };
+    else if (registry.names.length === 0) body = { ready: false, reason: 'no model can be served (GET /healthz says why)' };
     response.status(body.ready ? 200 : 503).json(body);
   });
 
@@ -54,6 +55,7 @@ export function healthRoute(deps: { lifecycle: Lifecycle; pool: InferencePool; r
       state: lifecycle.state,
       instance,
       modelsLoaded: pool.healthy ? registry.names : [],
+      modelsUnavailable: registry.problems,
       uptimeS: Math.round((Date.now() - lifecycle.startedAt) / 1000),
     };
     response.status(ok ? 200 : 503).json(body);

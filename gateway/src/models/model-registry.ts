@@ -1,85 +1,92 @@
-/** The models this gateway serves: manifests read and checked once at start. */
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { modelFilePath, PROTOCOL_VERSION, type ModelInfo, type ModelsResponse } from '@sightline/shared/protocol';
+/**
+ * The models this gateway serves now, and the ones it cannot serve with the reason why. Models come and go
+ * while it runs (model-sync.ts): a folder added, replaced or removed changes this registry, never the
+ * gateway's life. A name asked for that is unavailable is answered `unknown_model` with that reason.
+ */
+import { modelFilePath, PROTOCOL_VERSION, type ModelInfo, type ModelsResponse, type UnavailableModel } from '@sightline/shared/protocol';
 import { ProtocolError } from '@sightline/shared/validation';
-import { readModelSpecs, type ModelSpec } from './manifest.ts';
+import type { ModelSpec } from './manifest.ts';
 
-/** The file's SHA-256 and size, from one read. */
-async function digestOf(path: string): Promise<{ sha256: string; bytes: number }> {
-  const hash = createHash('sha256');
-  let bytes = 0;
-  for await (const chunk of createReadStream(path)) {
-    hash.update(chunk as Buffer);
-    bytes += (chunk as Buffer).byteLength;
-  }
-  return { sha256: hash.digest('hex'), bytes };
+export interface RegistryOptions {
+  /** The operator's choice (SIGHTLINE_MODEL); otherwise the manifest marked default, otherwise the first by name. */
+  defaultModel?: string | undefined;
+  /** Overrides every model's own threshold (SIGHTLINE_THRESHOLD). */
+  scoreThreshold?: number | undefined;
+}
+
+interface Served {
+  spec: ModelSpec;
+  /** Size of the model's file, for clients that download it. */
+  bytes: number;
 }
 
 export class ModelRegistry {
-  private constructor(
-    private readonly models: Map<string, ModelSpec>,
-    readonly defaultModel: string,
-    /** Size in bytes of each model's file, by name (for clients that download it). */
-    private readonly fileBytes: ReadonlyMap<string, number>,
-  ) {}
+  private readonly served = new Map<string, Served>();
+  private readonly unavailable = new Map<string, string>();
 
-  /**
-   * Reads every manifest under `modelsDir` and verifies each model file against its recorded sha256,
-   * so a corrupt or swapped file fails at start, not as odd detections later.
-   */
-  static async load(
-    modelsDir: string,
-    options: { defaultModel?: string | undefined; scoreThreshold?: number | undefined } = {},
-  ): Promise<ModelRegistry> {
-    const specs = readModelSpecs(modelsDir);
-    if (specs.length === 0) throw new Error(`no model manifests found under ${modelsDir}`);
-    const models = new Map<string, ModelSpec>();
-    const fileBytes = new Map<string, number>();
-    for (const spec of specs) {
-      const { sha256: actual, bytes } = await digestOf(spec.modelPath);
-      if (actual !== spec.manifest.sha256) {
-        throw new Error(
-          `${spec.modelPath}: sha256 ${actual} does not match the manifest's ${spec.manifest.sha256} (${spec.manifest.name})`,
-        );
-      }
-      fileBytes.set(spec.manifest.name, bytes);
-      models.set(spec.manifest.name, {
-        ...spec,
-        scoreThreshold: options.scoreThreshold ?? spec.manifest.scoreThreshold,
-      });
-    }
-    const defaultModel = options.defaultModel ?? specs.find((s) => s.manifest.default)?.manifest.name ?? specs[0]!.manifest.name;
-    if (!models.has(defaultModel)) {
-      throw new Error(`default model ${defaultModel} is not one of: ${[...models.keys()].join(', ')}`);
-    }
-    return new ModelRegistry(models, defaultModel, fileBytes);
+  constructor(private readonly options: RegistryOptions = {}) {}
+
+  /** Serves `spec` (a new model, or a new version replacing the old under the same name). */
+  serve(spec: ModelSpec, bytes: number): void {
+    const scoreThreshold = this.options.scoreThreshold ?? spec.manifest.scoreThreshold;
+    this.served.set(spec.manifest.name, { spec: { ...spec, scoreThreshold }, bytes });
+  }
+
+  /** Stops serving `name` (its folder is gone). */
+  withdraw(name: string): void {
+    this.served.delete(name);
+    this.unavailable.delete(name);
+  }
+
+  /** Records why `name` cannot be served (or, with undefined, that the reason no longer holds). */
+  setUnavailable(name: string, reason: string | undefined): void {
+    if (reason === undefined) this.unavailable.delete(name);
+    else this.unavailable.set(name, reason);
   }
 
   get names(): string[] {
-    return [...this.models.keys()];
+    return [...this.served.keys()].sort();
   }
 
-  /** The named model, or the default; throws `unknown_model` for a name this gateway lacks. */
-  resolve(name: string | undefined): ModelSpec {
-    const model = this.models.get(name ?? this.defaultModel);
-    if (!model) {
-      throw new ProtocolError('unknown_model', `unknown model "${name}"; available: ${this.names.join(', ')}`);
-    }
-    return model;
-  }
-
-  /** Every model, for the inference workers and the benchmark's bare loops. */
+  /** Every model served, for the benchmark's bare loops and the start-up log. */
   get specs(): ModelSpec[] {
-    return [...this.models.values()];
+    return this.names.map((name) => this.served.get(name)!.spec);
+  }
+
+  /** Models that could not be served, with the reason, by name. */
+  get problems(): UnavailableModel[] {
+    return [...this.unavailable].sort(([a], [b]) => a.localeCompare(b)).map(([name, reason]) => ({ name, reason }));
+  }
+
+  get defaultModel(): string | undefined {
+    const wanted = this.options.defaultModel;
+    if (wanted !== undefined) return this.served.has(wanted) ? wanted : undefined;
+    return this.specs.find((spec) => spec.manifest.default)?.manifest.name ?? this.names[0];
+  }
+
+  /** The named model, or the default; throws `unknown_model` (with the reason, for a broken one). */
+  resolve(name: string | undefined): ModelSpec {
+    const wanted = name ?? this.defaultModel;
+    const model = wanted === undefined ? undefined : this.served.get(wanted);
+    if (model) return model.spec;
+    const reason = wanted === undefined ? undefined : this.unavailable.get(wanted);
+    const available = this.names.length > 0 ? this.names.join(', ') : 'none';
+    if (reason !== undefined) throw new ProtocolError('unknown_model', `model "${wanted}" is unavailable: ${reason}`);
+    if (name === undefined) throw new ProtocolError('unknown_model', `no default model is being served; available: ${available}`);
+    throw new ProtocolError('unknown_model', `unknown model "${name}"; available: ${available}`);
+  }
+
+  fileBytes(name: string): number | undefined {
+    return this.served.get(name)?.bytes;
   }
 
   describe(): ModelsResponse {
-    const models: ModelInfo[] = [...this.models.values()].map(({ manifest, labels, scoreThreshold }) => ({
+    const defaultModel = this.defaultModel;
+    const models: ModelInfo[] = this.specs.map(({ manifest, labels, scoreThreshold }) => ({
       name: manifest.name,
       title: manifest.title,
       kind: manifest.kind,
-      default: manifest.name === this.defaultModel,
+      default: manifest.name === defaultModel,
       input: {
         width: manifest.input.width,
         height: manifest.input.height,
@@ -93,7 +100,7 @@ export class ModelRegistry {
         file: {
           url: `${modelFilePath(manifest.name)}?sha256=${manifest.sha256}`,
           sha256: manifest.sha256,
-          bytes: this.fileBytes.get(manifest.name)!,
+          bytes: this.served.get(manifest.name)!.bytes,
         },
         license: manifest.license,
         input: { ...manifest.input },
@@ -105,6 +112,6 @@ export class ModelRegistry {
         maxDetections: manifest.maxDetections,
       },
     }));
-    return { protocol: PROTOCOL_VERSION, defaultModel: this.defaultModel, models };
+    return { protocol: PROTOCOL_VERSION, defaultModel: defaultModel ?? '', models, unavailable: this.problems };
   }
 }

@@ -4,10 +4,8 @@ import type { FrameResult } from '@sightline/shared/model';
 import type { ModelSpec } from '../models/manifest.ts';
 
 export interface WorkerSetup {
-  /** One session per model for each of these intra-op thread counts (inference-schedule.ts). */
+  /** Each model gets one session for each of these intra-op thread counts (inference-schedule.ts). */
   threadCounts: number[];
-  /** The worker builds each model's session and frame path from its spec. */
-  models: ModelSpec[];
   /** Every decoder refuses anything larger, as the header check does. */
   maxPixels: number;
   /** Decode JPEG with libjpeg-turbo (false: sharp decodes every frame). */
@@ -15,11 +13,14 @@ export interface WorkerSetup {
 }
 
 export type WorkerRequest =
+  /** Open (or replace) a model: its sessions, warmed up; the replaced ones are released once no frame runs on them. */
+  | { type: 'load'; requestId: number; spec: ModelSpec }
+  | { type: 'unload'; requestId: number; model: string }
   | {
       type: 'run';
       jobId: number;
       model: string;
-      /** Which of the worker's sessions: one of its setup's thread counts. */
+      /** Which of the model's sessions: one of the setup's thread counts. */
       threads: number;
       threshold: number;
       /** The frame's encoded bytes, in a buffer of their own (transferred, not copied). */
@@ -30,8 +31,11 @@ export type WorkerRequest =
 
 export type WorkerReply =
   | { type: 'ready'; turbo: boolean }
-  | { type: 'load_failed'; message: string }
+  | { type: 'loaded'; requestId: number }
+  /** The model could not be opened here: onnxruntime's or the decoder's reason. */
+  | { type: 'load_failed'; requestId: number; message: string }
+  | { type: 'unloaded'; requestId: number }
   /** The whole frame path ran in the worker: only the detections and the stage timings cross back. */
   | { type: 'done'; jobId: number; result: FrameResult }
-  /** `code` is the protocol's when the frame was refused (bad_image, too_large), `internal` for a fault. */
+  /** `code` is the protocol's when the frame was refused (bad_image, too_large, unknown_model), `internal` for a fault. */
   | { type: 'failed'; jobId: number; code: ErrorCode; message: string };

@@ -42,6 +42,8 @@ interface Job extends InferenceJob {
 interface Slot {
   worker: Worker;
   job: Job | undefined;
+  /** Model loads and unloads sent to this worker, by request id. */
+  requests: Map<number, { resolve: () => void; reject: (error: Error) => void }>;
   /** Called once the running job settles (close() waits for them). */
   idleWaiters: (() => void)[];
   /** The running job has every thread. */
@@ -51,7 +53,6 @@ interface Slot {
 }
 
 export interface InferencePoolOptions {
-  models: ModelSpec[];
   /** Intra-op threads of a frame that runs alone. */
   threads: number;
   /** Frames that may run side by side when they queue up, each on an equal share of `threads`. */
@@ -94,13 +95,52 @@ export class InferencePool {
   private nextJobId = 1;
   private closed = false;
   private turboInWorkers = true;
+  /** What every worker has open (a replacement worker opens them all before it takes frames). */
+  private readonly models = new Map<string, ModelSpec>();
+  private nextRequestId = 1;
 
   private constructor(private readonly options: InferencePoolOptions) {}
 
+  /** Starts the workers with no model open; `load` opens each. */
   static async start(options: InferencePoolOptions): Promise<InferencePool> {
     const pool = new InferencePool(options);
     await Promise.all(Array.from({ length: options.workers }, (_, i) => pool.spawnSlot(i === 0)));
     return pool;
+  }
+
+  /** The models every worker has open. */
+  get modelNames(): string[] {
+    return [...this.models.keys()];
+  }
+
+  /**
+   * Opens `spec` in every worker, replacing a model of the same name: frames dispatched from then on run
+   * on it, a frame already running finishes on the old one. Rejects with onnxruntime's reason when any
+   * worker cannot open it, and then leaves what was open before as it was.
+   */
+  async load(spec: ModelSpec): Promise<void> {
+    const name = spec.manifest.name;
+    const results = await Promise.allSettled(this.slots.map((slot) => this.request(slot, { type: 'load', spec })));
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) {
+      const previous = this.models.get(name);
+      // The workers that did open it go back to what the others still have.
+      await Promise.allSettled(
+        this.slots.map((slot, i) =>
+          results[i]!.status !== 'fulfilled'
+            ? undefined
+            : this.request(slot, previous ? { type: 'load', spec: previous } : { type: 'unload', model: name }),
+        ),
+      );
+      throw failed.reason as Error;
+    }
+    this.models.set(name, spec);
+  }
+
+  /** Closes a model in every worker once no frame runs on it; frames asking for it from then on are `unknown_model`. */
+  async unload(name: string): Promise<void> {
+    this.models.delete(name);
+    await Promise.allSettled(this.slots.map((slot) => this.request(slot, { type: 'unload', model: name })));
   }
 
   get pending(): number {
@@ -166,25 +206,46 @@ export class InferencePool {
     }
   }
 
+  /** Sends a load or unload to one worker; resolves on its answer. */
+  private request(slot: Slot, message: DistributiveOmit<Extract<WorkerRequest, { requestId: number }>, 'requestId'>): Promise<void> {
+    const requestId = this.nextRequestId++;
+    return new Promise<void>((resolve, reject) => {
+      slot.requests.set(requestId, { resolve, reject });
+      slot.worker.postMessage({ ...message, requestId } as WorkerRequest);
+    });
+  }
+
   private spawnSlot(canRunWide: boolean): Promise<void> {
     const threadCounts = [...new Set(canRunWide ? [this.options.threads, this.sharedThreads] : [this.sharedThreads])];
-    const setup: WorkerSetup = { threadCounts, models: this.options.models, maxPixels: this.options.maxPixels, turbo: this.options.turbo };
+    const setup: WorkerSetup = { threadCounts, maxPixels: this.options.maxPixels, turbo: this.options.turbo };
     const worker = new Worker(WORKER_URL, { workerData: setup });
-    const slot: Slot = { worker, job: undefined, idleWaiters: [], wide: false, canRunWide };
+    const slot: Slot = { worker, job: undefined, requests: new Map(), idleWaiters: [], wide: false, canRunWide };
     return new Promise<void>((resolveReady, rejectReady) => {
       let ready = false;
       worker.on('message', (reply: WorkerReply) => {
         if (reply.type === 'ready') {
-          ready = true;
           if (this.options.turbo && !reply.turbo && this.turboInWorkers) {
             this.options.logger.warn('libjpeg-turbo is not available on this platform: sharp decodes every frame');
           }
           this.turboInWorkers &&= reply.turbo;
-          this.slots.push(slot);
-          resolveReady();
-          this.dispatch();
-        } else if (reply.type === 'load_failed') {
-          rejectReady(new Error(`inference worker could not load the models: ${reply.message}`));
+          // A replacement opens every model the others have before it takes a frame.
+          Promise.all([...this.models.values()].map((spec) => this.request(slot, { type: 'load', spec }))).then(
+            () => {
+              ready = true;
+              this.slots.push(slot);
+              resolveReady();
+              this.dispatch();
+            },
+            (error: unknown) => {
+              rejectReady(error as Error);
+              void worker.terminate();
+            },
+          );
+        } else if (reply.type === 'loaded' || reply.type === 'unloaded' || reply.type === 'load_failed') {
+          const pending = slot.requests.get(reply.requestId);
+          slot.requests.delete(reply.requestId);
+          if (reply.type === 'load_failed') pending?.reject(new Error(reply.message));
+          else pending?.resolve();
         } else {
           this.settle(slot, reply);
         }
@@ -200,6 +261,8 @@ export class InferencePool {
         slot.job = undefined;
         slot.wide = false;
         for (const resolve of slot.idleWaiters.splice(0)) resolve();
+        for (const pending of slot.requests.values()) pending.reject(new Error(`inference worker exited (code ${code})`));
+        slot.requests.clear();
         if (!ready) rejectReady(new Error(`inference worker exited during start (code ${code})`));
         // A crashed worker is replaced so one bad frame cannot take the gateway's inference down for good.
         if (ready && !this.closed) {
@@ -229,6 +292,8 @@ export class InferencePool {
     this.dispatch();
   }
 }
+
+type DistributiveOmit<T, K extends keyof T> = T extends unknown ? Omit<T, K> : never;
 
 /** Asks an idle worker to release its sessions and end; terminates it only if it does not. */
 function stopWorker(worker: Worker): Promise<void> {

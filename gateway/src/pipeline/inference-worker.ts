@@ -4,10 +4,15 @@
  * input tensor, run, output decoding, boxes. So a frame crosses threads once (compressed bytes in, a few
  * detections out) and the gateway's event loop stays free for sockets and pings. onnxruntime-node runs a
  * model synchronously on the calling thread, which is why it lives here at all.
+ *
+ * Models come and go while the gateway runs (a folder added or replaced): a model is opened beside the
+ * one it replaces, frames from then on run on the new one, and the old sessions are released only once
+ * the frame running on them, if any, has finished.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { runFrame, warmUpFramePath, type FramePath } from '@sightline/shared/model';
 import { ProtocolError } from '@sightline/shared/validation';
+import type { ModelSpec } from '../models/manifest.ts';
 import { createFrameDecoder } from './frame-decoder.ts';
 import type { WorkerReply, WorkerRequest, WorkerSetup } from './inference-messages.ts';
 import { TurboJpegDecoder } from './jpeg-turbo.ts';
@@ -17,37 +22,69 @@ const setup = workerData as WorkerSetup;
 const jpeg = setup.turbo ? TurboJpegDecoder.open(setup.maxPixels) : undefined;
 const decode = createFrameDecoder({ maxPixels: setup.maxPixels, jpeg });
 
-/** Keyed by pathKey(model, threads). This worker runs one frame at a time, so each path reuses one input buffer. */
-const paths = new Map<string, FramePath>();
-const runners: OnnxRunner[] = [];
-const pathKey = (model: string, threads: number) => `${model}/${threads}`;
+interface OpenModel {
+  /** By thread count. This worker runs one frame at a time, so each path reuses one input buffer. */
+  paths: Map<number, FramePath>;
+  runners: OnnxRunner[];
+}
 
-async function load(): Promise<void> {
-  for (const spec of setup.models) {
+const models = new Map<string, OpenModel>();
+/** The frame running now, if any: replaced sessions wait for it before they are released. */
+let running: Promise<unknown> = Promise.resolve();
+
+async function open(spec: ModelSpec): Promise<OpenModel> {
+  const opened: OpenModel = { paths: new Map(), runners: [] };
+  try {
     for (const threads of setup.threadCounts) {
       const runner = await openOnnxRunner(spec, threads);
-      runners.push(runner);
+      opened.runners.push(runner);
       const path = framePathOf(spec, decode, runner.run);
       await warmUpFramePath(path);
-      paths.set(pathKey(spec.manifest.name, threads), path);
+      opened.paths.set(threads, path);
     }
+    return opened;
+  } catch (error) {
+    await release(opened);
+    throw error;
   }
+}
+
+async function release(model: OpenModel | undefined): Promise<void> {
+  if (!model) return;
+  await running.catch(() => undefined);
+  for (const runner of model.runners) await runner.release().catch(() => undefined);
+}
+
+async function load({ requestId, spec }: Extract<WorkerRequest, { type: 'load' }>): Promise<void> {
+  try {
+    const opened = await open(spec);
+    const previous = models.get(spec.manifest.name);
+    models.set(spec.manifest.name, opened);
+    reply({ type: 'loaded', requestId });
+    await release(previous);
+  } catch (error) {
+    reply({ type: 'load_failed', requestId, message: error instanceof Error ? error.message : String(error) });
+  }
+}
+
+async function unload({ requestId, model }: Extract<WorkerRequest, { type: 'unload' }>): Promise<void> {
+  const previous = models.get(model);
+  models.delete(model);
+  await release(previous);
+  reply({ type: 'unloaded', requestId });
 }
 
 async function run(request: Extract<WorkerRequest, { type: 'run' }>): Promise<void> {
   const { jobId } = request;
-  const path = paths.get(pathKey(request.model, request.threads));
+  const path = models.get(request.model)?.paths.get(request.threads);
   if (!path) {
-    reply({
-      type: 'failed',
-      jobId,
-      code: 'internal',
-      message: `model ${request.model} with ${request.threads} thread(s) is not loaded here`,
-    });
+    reply({ type: 'failed', jobId, code: 'unknown_model', message: `model "${request.model}" is no longer served here` });
     return;
   }
+  const frame = runFrame(path, request.image, request.threshold);
+  running = frame;
   try {
-    reply({ type: 'done', jobId, result: await runFrame(path, request.image, request.threshold) });
+    reply({ type: 'done', jobId, result: await frame });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     reply({ type: 'failed', jobId, code: error instanceof ProtocolError ? error.code : 'internal', message });
@@ -55,8 +92,8 @@ async function run(request: Extract<WorkerRequest, { type: 'run' }>): Promise<vo
 }
 
 async function stop(): Promise<void> {
-  for (const runner of runners) await runner.release();
-  paths.clear();
+  for (const model of models.values()) await release(model);
+  models.clear();
   jpeg?.close();
   // Nothing left on this thread's event loop: it ends by itself, cleanly, instead of being torn down.
   parentPort!.close();
@@ -68,10 +105,9 @@ function reply(message: WorkerReply): void {
 
 parentPort!.on('message', (request: WorkerRequest) => {
   if (request.type === 'run') void run(request);
-  else if (request.type === 'stop') void stop();
+  else if (request.type === 'load') void load(request);
+  else if (request.type === 'unload') void unload(request);
+  else void stop();
 });
 
-load().then(
-  () => reply({ type: 'ready', turbo: jpeg !== undefined }),
-  (error: unknown) => reply({ type: 'load_failed', message: error instanceof Error ? error.message : String(error) }),
-);
+reply({ type: 'ready', turbo: jpeg !== undefined });

@@ -40,8 +40,8 @@ export interface FrameSessionOptions {
   maxPending: number;
   maxBufferedBytes: number;
   maxMessagesPerSecond: number;
-  defaultModel: string;
-  models: string[];
+  /** The models served now (they change while the gateway runs), for `hello`. */
+  models: () => { defaultModel: string; models: string[] };
   /** This gateway's name, in `hello`. */
   instance: string;
   logger: Logger;
@@ -77,8 +77,7 @@ export class FrameSession {
         type: 'hello',
         protocol: PROTOCOL_VERSION,
         instance: options.instance,
-        defaultModel: options.defaultModel,
-        models: options.models,
+        ...options.models(),
         limits: options.limits,
       },
       'json',

@@ -1,0 +1,116 @@
+/**
+ * Keeps what the gateway serves in step with the models directory: at start, and whenever a folder is
+ * added, replaced or removed while it runs (model-watcher.ts, SIGHUP). Each folder is read on its own
+ * (model-folder.ts), then opened in every inference worker; whatever fails is recorded with its reason and
+ * the rest is served. A replacement that cannot be opened leaves the previous version serving. Syncs never
+ * overlap: a change during one is picked up by the next.
+ */
+import { existsSync, readdirSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import type { Logger } from '../logger.ts';
+import type { InferencePool } from '../pipeline/inference-pool.ts';
+import { readModelFolder, type FolderModel, type FolderOptions } from './model-folder.ts';
+import type { ModelRegistry } from './model-registry.ts';
+
+export interface SyncReport {
+  loaded: string[];
+  replaced: string[];
+  removed: string[];
+  unavailable: string[];
+}
+
+export class ModelSync {
+  /** What is served now, by name: the fingerprint of the folder it came from. */
+  private readonly served = new Map<string, string>();
+  private running: Promise<SyncReport> | undefined;
+  private queued: Promise<SyncReport> | undefined;
+
+  constructor(
+    private readonly modelsDir: string,
+    private readonly registry: ModelRegistry,
+    private readonly pool: Pick<InferencePool, 'load' | 'unload'>,
+    private readonly logger: Logger,
+    private readonly options: FolderOptions,
+  ) {}
+
+  /**
+   * Reads the directory and applies what changed. A call during a sync gets the next one (the one under
+   * way may have read the directory before the caller's change); calls meanwhile share it.
+   */
+  sync(): Promise<SyncReport> {
+    if (!this.running) {
+      this.running = this.apply().finally(() => (this.running = undefined));
+      return this.running;
+    }
+    const next = () => {
+      this.queued = undefined;
+      return this.sync();
+    };
+    this.queued ??= this.running.then(next, next);
+    return this.queued;
+  }
+
+  private async apply(): Promise<SyncReport> {
+    const report: SyncReport = { loaded: [], replaced: [], removed: [], unavailable: [] };
+    const seen = new Set<string>();
+    for (const folder of this.folders()) {
+      const read = await readModelFolder(folder, this.options).catch((error: unknown): FolderModel => ({
+        kind: 'unavailable',
+        name: basename(folder),
+        reason: error instanceof Error ? error.message : String(error),
+      }));
+      if (read.kind === 'none') continue;
+      const name = read.kind === 'model' ? read.spec.manifest.name : read.name;
+      seen.add(name);
+      const previous = this.served.get(name);
+      if (read.kind === 'unavailable') {
+        this.markUnavailable(name, read.reason, previous !== undefined, report);
+        continue;
+      }
+      if (previous === read.fingerprint) continue;
+      try {
+        await this.pool.load(read.spec);
+      } catch (error) {
+        this.markUnavailable(
+          name,
+          `onnxruntime cannot load it: ${error instanceof Error ? error.message : String(error)}`,
+          previous !== undefined,
+          report,
+        );
+        continue;
+      }
+      this.registry.serve(read.spec, read.bytes);
+      this.registry.setUnavailable(name, undefined);
+      this.served.set(name, read.fingerprint);
+      (previous === undefined ? report.loaded : report.replaced).push(name);
+      this.logger.info({ model: name, file: read.spec.modelPath }, previous === undefined ? 'model loaded' : 'model replaced');
+    }
+    for (const name of [...this.served.keys()].filter((n) => !seen.has(n))) {
+      this.served.delete(name);
+      this.registry.withdraw(name);
+      await this.pool.unload(name);
+      report.removed.push(name);
+      this.logger.info({ model: name }, 'model removed');
+    }
+    for (const { name } of this.registry.problems) if (!seen.has(name)) this.registry.setUnavailable(name, undefined);
+    return report;
+  }
+
+  private markUnavailable(name: string, reason: string, stillServing: boolean, report: SyncReport): void {
+    const shown = stillServing ? `the new version cannot be served (${reason}); still serving the previous one` : reason;
+    this.registry.setUnavailable(name, shown);
+    report.unavailable.push(name);
+    this.logger.warn({ model: name, reason }, stillServing ? 'model replacement refused' : 'model unavailable');
+  }
+
+  private folders(): string[] {
+    if (!existsSync(this.modelsDir)) {
+      this.logger.warn({ modelsDir: this.modelsDir }, 'models directory not found');
+      return [];
+    }
+    return readdirSync(this.modelsDir, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.') && entry.name !== 'node_modules')
+      .map((entry) => join(this.modelsDir, entry.name))
+      .sort();
+  }
+}

@@ -9,8 +9,14 @@
  * - HTTP: POST {@link DETECT_PATH}, GET {@link MODELS_PATH}, GET {@link MODEL_FILE_PATH}, GET {@link HEALTH_PATH}.
  */
 
-/** Bumped on any incompatible change to a message. */
-export const PROTOCOL_VERSION = 1;
+/**
+ * Bumped whenever the protocol changes. 2 added tracking (TRACK_QUERY_PARAM, `trackId`), `retryAfterMs` on
+ * refusals and the models a gateway cannot serve; a client of version 1 is still served (every addition is
+ * a field it may ignore or a query it does not send).
+ */
+export const PROTOCOL_VERSION = 2;
+/** The versions a gateway of this build serves (`?protocol=`). */
+export const SUPPORTED_PROTOCOLS: readonly number[] = [1, 2];
 
 export const WS_PATH = '/ws';
 export const DETECT_PATH = '/api/detect';
@@ -36,6 +42,11 @@ export function modelFilePath(name: string): string {
 
 /** Query parameter a WebSocket client may set to the version it speaks; a mismatch closes the socket. */
 export const PROTOCOL_QUERY_PARAM = 'protocol';
+/**
+ * `?track=1` on the WebSocket: the gateway tracks objects across this connection's frames (per model, the
+ * frames' `ts` taken as their capture times, ms) and each detection of a confirmed track carries `trackId`.
+ */
+export const TRACK_QUERY_PARAM = 'track';
 
 export const MSGPACK_CONTENT_TYPE = 'application/msgpack';
 export const JSON_CONTENT_TYPE = 'application/json';

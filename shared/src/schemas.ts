@@ -67,6 +67,8 @@ const detectionSchema = z.object({
   score: z.number().min(0).max(1),
   /** Pixels of the submitted image (after EXIF orientation), x1 < x2, y1 < y2. */
   box,
+  /** The object's identity across frames, on a connection that asked for tracking (`?track=1`); absent until confirmed. */
+  trackId: z.number().int().positive().optional(),
 });
 
 export const stageTimingsSchema = z.object({
@@ -109,6 +111,8 @@ export const helloSchema = z.object({
   defaultModel: z.string(),
   models: z.array(z.string()),
   limits: limitsSchema,
+  /** This connection asked for tracking (`?track=1`): detections carry `trackId`. */
+  tracking: z.boolean().optional(),
 });
 
 export const detectionsSchema = z.object({

@@ -22,6 +22,7 @@ import { observeStages, type Metrics } from '../metrics.ts';
 import type { AdmittedFrame, Detector } from '../pipeline/detector.ts';
 import { detectionsReply, errorReply } from '../replies.ts';
 import type { FairScheduler, Lane } from '../scheduling/fair-scheduler.ts';
+import { ConnectionTracks } from '../tracking/connection-tracks.ts';
 import { closeWithin } from './close-socket.ts';
 import { MessageRateLimiter } from './message-rate-limiter.ts';
 
@@ -44,6 +45,8 @@ export interface FrameSessionOptions {
   models: () => { defaultModel: string; models: string[] };
   /** This gateway's name, in `hello`. */
   instance: string;
+  /** The client asked for tracking (`?track=1`): detections carry `trackId`. */
+  tracking?: boolean;
   logger: Logger;
   metrics: Metrics;
 }
@@ -51,6 +54,7 @@ export interface FrameSessionOptions {
 export class FrameSession {
   private readonly lane: Lane<QueuedFrame>;
   private readonly rate: MessageRateLimiter;
+  private readonly tracks: ConnectionTracks | undefined;
   private closing = false;
 
   constructor(
@@ -65,6 +69,7 @@ export class FrameSession {
       cost: (item) => item.admitted.decodeBytes,
     });
     this.rate = new MessageRateLimiter(options.maxMessagesPerSecond);
+    this.tracks = options.tracking ? new ConnectionTracks() : undefined;
     socket.on('message', (data, isBinary) => this.receive(data as Buffer, isBinary));
     // ws answers protocol-level pings by itself: they count against the rate and the send buffer too.
     socket.on('ping', () => {
@@ -79,6 +84,7 @@ export class FrameSession {
         instance: options.instance,
         ...options.models(),
         limits: options.limits,
+        ...(options.tracking ? { tracking: true } : {}),
       },
       'json',
     );
@@ -160,7 +166,10 @@ export class FrameSession {
     if (this.closing) return;
     try {
       const connectionQueueMs = performance.now() - receivedAt;
-      const result = await this.options.detector.detect(admitted);
+      const detected = await this.options.detector.detect(admitted);
+      const result = this.tracks
+        ? { ...detected, detections: this.tracks.identify(detected.model, detected.detections, frame.ts) }
+        : detected;
       const reply = detectionsReply(frame, result, { receivedAt, connectionQueueMs });
       this.send(reply, codec);
       this.options.metrics.frames.inc({ transport: 'ws', codec, outcome: 'detections' });

@@ -7,7 +7,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import proxyAddr from 'proxy-addr';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { CLOSE_CODES, PROTOCOL_QUERY_PARAM, PROTOCOL_VERSION, WS_PATH } from '@sightline/shared/protocol';
+import { CLOSE_CODES, PROTOCOL_QUERY_PARAM, SUPPORTED_PROTOCOLS, TRACK_QUERY_PARAM, WS_PATH } from '@sightline/shared/protocol';
 import { excerpt } from '@sightline/shared/validation';
 import type { Logger } from '../logger.ts';
 import { PeerLogLimiter } from '../logging/peer-log-limiter.ts';
@@ -89,11 +89,11 @@ export function attachSocketServer(server: Server, options: SocketServerOptions)
 
   wss.on('connection', (ws: WebSocket, request: IncomingMessage, url: URL) => {
     const requested = url.searchParams.get(PROTOCOL_QUERY_PARAM);
-    if (requested !== null && Number(requested) !== PROTOCOL_VERSION) {
+    if (requested !== null && !SUPPORTED_PROTOCOLS.includes(Number(requested))) {
       closeWithin(
         ws,
         CLOSE_CODES.unsupportedProtocol,
-        `protocol ${excerpt(requested, 20)} unsupported; this gateway speaks ${PROTOCOL_VERSION}`,
+        `protocol ${excerpt(requested, 20)} unsupported; this gateway speaks ${SUPPORTED_PROTOCOLS.join(' and ')}`,
       );
       return;
     }
@@ -130,7 +130,8 @@ export function attachSocketServer(server: Server, options: SocketServerOptions)
         'websocket protocol error',
       );
     });
-    const session = new FrameSession(ws, { ...options, logger: log });
+    const tracking = ['1', 'true'].includes(url.searchParams.get(TRACK_QUERY_PARAM) ?? '');
+    const session = new FrameSession(ws, { ...options, logger: log, tracking });
     sessions.set(ws, session);
     ws.on('close', (code, reason) => {
       sessions.delete(ws);

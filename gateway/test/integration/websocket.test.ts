@@ -107,6 +107,42 @@ describe('WebSocket detection', () => {
   });
 });
 
+describe('tracking', () => {
+  it('on `?track=1`, gives each object a trackId that stays the same from frame to frame; without it, none', async () => {
+    const tracked = await TestClient.connect(`${wsUrl}?track=1`);
+    expect((await tracked.hello()).message).toMatchObject({ type: 'hello', protocol: PROTOCOL_VERSION, tracking: true });
+    const frames: DetectionsMessage[] = [];
+    // The same picture 40 ms apart: still objects, each confirmed at its second sighting.
+    for (let id = 1; id <= 4; id++) {
+      tracked.send({ type: 'frame', id, ts: 1000 + 40 * id, image: dog, threshold: 0.6 }, 'msgpack');
+      frames.push((await tracked.answer(id)).message as DetectionsMessage);
+    }
+    tracked.close();
+    expect(frames[0]!.detections.every((d) => d.trackId === undefined)).toBe(true);
+    const ids = frames.slice(1).map((f) => f.detections.map((d) => `${d.label}:${d.trackId}`).sort());
+    expect(ids[0]!.length).toBeGreaterThanOrEqual(2);
+    expect(ids[0]!.every((entry) => /:\d+$/.test(entry))).toBe(true);
+    expect(ids[1]).toEqual(ids[0]);
+    expect(ids[2]).toEqual(ids[0]);
+    expect(new Set(frames[1]!.detections.map((d) => d.trackId)).size).toBe(frames[1]!.detections.length);
+
+    const plain = await TestClient.connect(wsUrl);
+    expect((await plain.hello()).message).not.toHaveProperty('tracking');
+    for (let id = 1; id <= 2; id++) {
+      plain.send({ type: 'frame', id, ts: 1000 + 40 * id, image: dog }, 'msgpack');
+      expect(((await plain.answer(id)).message as DetectionsMessage).detections.every((d) => d.trackId === undefined)).toBe(true);
+    }
+    plain.close();
+  });
+
+  it('still serves a client of protocol version 1', async () => {
+    const old = await TestClient.connect(`${wsUrl}?protocol=1`);
+    old.send({ type: 'frame', id: 1, ts: 1, image: dog }, 'json');
+    expect((await old.answer(1)).message.type).toBe('detections');
+    old.close();
+  });
+});
+
 describe('flow control', () => {
   it('answers every frame of a burst exactly once: the newest frames win, the rest are dropped', async () => {
     const client = await TestClient.connect(wsUrl);

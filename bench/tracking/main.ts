@@ -1,0 +1,71 @@
+/**
+ * `pnpm track --det FILE --out FILE [--lag-frames N] [--fps F]`: the product's tracker
+ * (`@sightline/shared/tracking`) over a MOTChallenge det.txt, MOTChallenge results out.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { Command } from 'commander';
+import { detectionsByFrame, formatMotResults, parseMot } from './mot-file.ts';
+import { runTracker } from './run-tracker.ts';
+
+// Typed, so that program.error (never returns) narrows like a throw.
+const program: Command = new Command('track')
+  .description(
+    "Tracks a MOTChallenge det.txt (frame,id,x,y,w,h,conf,...) with Sightline's tracker and writes MOTChallenge results " +
+      '(frame,id,x,y,w,h,1,-1,-1,-1). With --lag-frames N the detections of frame t are known only at frame t+N, and each ' +
+      "frame's output is what the overlay draws then: every track predicted to that frame's time.",
+  )
+  .requiredOption('--det <file>', 'detections, MOTChallenge det.txt')
+  .requiredOption('--out <file>', 'results file to write')
+  .option('--lag-frames <n>', 'frames between capture and answer', '0')
+  .option('--fps <f>', 'frames per second of the sequence (TUD and most MOTChallenge sequences: 25)', '25')
+  .option('--no-prediction', "draw each answer's boxes where they were at its capture time (no latency compensation)")
+  .option(
+    '--image-size <WxH>',
+    "the sequence's image size (seqinfo.ini's imWidth x imHeight): tracks missed at the picture's edge are not drawn",
+  )
+  .option('--last-frame <n>', 'last frame of the sequence (default: the last frame with a detection)')
+  .parse();
+/** Paths are the caller's: pnpm runs scripts in the package folder and names the caller's in INIT_CWD. */
+const callerPath = (path: string) => resolve(process.env.INIT_CWD ?? process.cwd(), path);
+
+const o = program.opts<{
+  det: string;
+  out: string;
+  lagFrames: string;
+  fps: string;
+  prediction: boolean;
+  imageSize?: string;
+  lastFrame?: string;
+}>();
+
+const number = (name: string, value: string, integer: boolean) => {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0 || (integer && !Number.isInteger(n)))
+    program.error(`${name} must be a${integer ? 'n integer' : ' number'} >= 0 (got ${value})`);
+  return n;
+};
+const fps = number('--fps', o.fps, false);
+if (fps === 0) program.error('--fps must be positive');
+
+let frame: { width: number; height: number } | undefined;
+if (o.imageSize !== undefined) {
+  const size = /^(\d+)x(\d+)$/.exec(o.imageSize);
+  if (!size) program.error(`--image-size must be WIDTHxHEIGHT, e.g. 640x480 (got ${o.imageSize})`);
+  frame = { width: Number(size[1]), height: Number(size[2]) };
+}
+
+let rows: ReturnType<typeof parseMot>;
+try {
+  rows = parseMot(readFileSync(callerPath(o.det), 'utf8'));
+} catch (error) {
+  program.error(`${o.det}: ${(error as Error).message}`);
+}
+const results = runTracker(detectionsByFrame(rows), {
+  fps,
+  lagFrames: number('--lag-frames', o.lagFrames, true),
+  predict: o.prediction,
+  ...(frame ? { frame } : {}),
+  ...(o.lastFrame === undefined ? {} : { lastFrame: number('--last-frame', o.lastFrame, true) }),
+});
+writeFileSync(callerPath(o.out), formatMotResults(results));

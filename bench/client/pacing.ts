@@ -5,6 +5,17 @@
  * otherwise leave the stall out of its figures ("coordinated omission").
  */
 
+/** The clock a schedule is kept by; tests pass a fake one that moves only when told. */
+export interface PacingClock {
+  now(): number;
+  sleep(ms: number): Promise<void>;
+}
+
+export const realClock: PacingClock = {
+  now: () => performance.now(),
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+};
+
 /** When frame `index` (0-based) of a client that started at `start` is due, in the same clock as `start` (ms). */
 export function scheduledAt(start: number, index: number, rateFps: number): number {
   return start + (index * 1000) / rateFps;

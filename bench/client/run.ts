@@ -8,6 +8,7 @@ import { validateModelsResponse } from '@sightline/shared/validation';
 import { certificateHint, loadAccess, unauthorizedHint, type ClientAccess } from './access.ts';
 import { ArgsError, type BenchConfig } from './args.ts';
 import { getJson, type JsonResponse } from './get-json.ts';
+import { framesInDuration } from './pacing.ts';
 import { startDelayProxyFor, type DelayProxy } from '../proxy/delay-proxy.ts';
 import { RestDriver } from './transports/rest.ts';
 import type { WsConnectionOptions } from './transports/ws-connection.ts';
@@ -198,7 +199,14 @@ async function runRepeat(
       const offset = i * config.staggerMs;
       if (offset > 0) await sleep(offset);
       const clientStart = performance.now();
-      const limit = config.frames !== undefined ? { count: config.frames } : { deadline: clientStart + config.durationS! * 1000 };
+      // An open-loop client sends every frame scheduled before the end: a count its schedule fixes, however
+      // late the loop gets the CPU. The others send until the deadline.
+      const limit =
+        config.frames !== undefined
+          ? { count: config.frames }
+          : config.rateFps !== undefined
+            ? { count: framesInDuration(config.durationS! * 1000, config.rateFps) }
+            : { deadline: clientStart + config.durationS! * 1000 };
       if (config.pingIntervalMs > 0 && d.probe) {
         pingers.push(setInterval(() => void d.probe!(recorders[i]!), config.pingIntervalMs));
       }

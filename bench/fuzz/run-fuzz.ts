@@ -4,12 +4,14 @@
  * real frame is detected), unless the case closed it, in which case a new connection must work. HTTP and
  * raw-TCP cases are followed by a health check. Stops early only if the gateway dies.
  */
+import type { WireClient, WireEvent } from '@sightline/gateway/client';
 import { MODELS_PATH } from '@sightline/shared/protocol';
+import { realClock, type PacingClock } from '../client/pacing.ts';
 import { isRunning, readRssKb } from '../reliability/process-stats.ts';
 import { healthy } from '../reliability/gateway-under-test.ts';
 import { buildCorpus, type Corpus } from './corpus.ts';
 import { CATEGORIES, judge, LOAD_SHEDDING_WS, type Category, type FuzzCase, type Observation } from './fuzz-case.ts';
-import { FuzzSocket, observe, type SocketEvent } from './fuzz-socket.ts';
+import { nextAnswer, observe, openGreeted, pingThrough } from './answers.ts';
 import { httpProbe } from './http-probe.ts';
 import { generateCase, type GatewayFacts } from './malformed-inputs.ts';
 import { tcpProbe, wsFrameProbe } from './tcp-probe.ts';
@@ -98,9 +100,9 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 /** The limits and models a generator needs, from the hello and GET /api/models. */
 export async function readFacts(url: string, timeoutMs = 10_000): Promise<GatewayFacts> {
-  const socket = await FuzzSocket.open(url, timeoutMs);
-  const limits = (socket.hello?.limits ?? {}) as Record<string, unknown>;
-  await socket.close();
+  const client = await openGreeted(url, timeoutMs);
+  const limits = (client.greeting?.limits ?? {}) as Record<string, unknown>;
+  await client.close(1000);
   const models = (await (await fetch(`${url}${MODELS_PATH}`, { signal: AbortSignal.timeout(timeoutMs) })).json()) as {
     models: Array<{ name: string }>;
   };
@@ -114,27 +116,31 @@ export async function readFacts(url: string, timeoutMs = 10_000): Promise<Gatewa
 
 /** Spaces messages evenly at no more than `perSecond`. */
 export class Pacer {
-  private next = 0;
-  constructor(private readonly perSecond: number) {}
+  private next = Number.NEGATIVE_INFINITY;
+  constructor(
+    private readonly perSecond: number,
+    private readonly clock: PacingClock = realClock,
+  ) {}
 
-  async wait(now = () => performance.now()): Promise<void> {
-    const at = Math.max(now(), this.next);
+  /** Resolves when the next message may go: at once if the last went long enough ago. */
+  async wait(): Promise<void> {
+    const at = Math.max(this.clock.now(), this.next);
     this.next = at + 1000 / this.perSecond;
-    const delay = at - now();
-    if (delay > 0) await sleep(delay);
+    const delay = at - this.clock.now();
+    if (delay > 0) await this.clock.sleep(delay);
   }
 }
 
 /** The run's WebSocket: reopened whenever a case (or the gateway) closed it. */
 class Connection {
   private opened = 0;
-  private socket: FuzzSocket | undefined;
+  private socket: WireClient | undefined;
   constructor(
     private readonly url: string,
     private readonly timeoutMs: number,
   ) {}
 
-  get current(): FuzzSocket | undefined {
+  get current(): WireClient | undefined {
     return this.socket?.open ? this.socket : undefined;
   }
 
@@ -143,9 +149,9 @@ class Connection {
     return Math.max(0, this.opened - 1);
   }
 
-  async get(): Promise<FuzzSocket> {
+  async get(): Promise<WireClient> {
     if (this.socket?.open) return this.socket;
-    this.socket = await FuzzSocket.open(this.url, this.timeoutMs);
+    this.socket = await openGreeted(this.url, this.timeoutMs);
     this.opened++;
     return this.socket;
   }
@@ -156,7 +162,7 @@ class Connection {
   }
 
   async close(): Promise<void> {
-    await this.socket?.close();
+    await this.socket?.close(1000);
   }
 }
 
@@ -205,9 +211,9 @@ export class FuzzRunner {
     }
 
     let seen: Observation;
-    let event: SocketEvent | undefined;
+    let event: WireEvent | undefined;
     for (let attempt = 0; ; attempt++) {
-      let socket: FuzzSocket;
+      let socket: WireClient;
       try {
         socket = await this.connection.get();
       } catch (error) {
@@ -217,8 +223,8 @@ export class FuzzRunner {
         };
       }
       await this.pacer.wait();
-      socket.send(input.data, input.channel === 'ws-text');
-      event = await socket.next(this.timeoutMs);
+      socket.sendRaw(input.data, { text: input.channel === 'ws-text' });
+      event = await nextAnswer(socket, this.timeoutMs);
       seen = event ? observe(event) : { outcome: 'timeout' };
       if (!event) this.connection.drop();
       const limited = seen.outcome === 'error:rate_limited' || seen.outcome === 'close:1008';
@@ -257,10 +263,10 @@ export class FuzzRunner {
     return undefined;
   }
 
-  private async ping(socket: FuzzSocket, codec: 'json' | 'msgpack'): Promise<string | undefined> {
+  private async ping(socket: WireClient, codec: 'json' | 'msgpack'): Promise<string | undefined> {
     for (let attempt = 0; ; attempt++) {
       await this.pacer.wait();
-      const result = await socket.ping(this.nextCheckId++, codec, this.timeoutMs);
+      const result = await pingThrough(socket, this.nextCheckId++, codec, this.timeoutMs);
       const extras = result.extras.map((e) => observe(e).outcome);
       const limited = extras.length > 0 && extras.every((o) => o === 'error:rate_limited');
       if (limited && attempt < MAX_RETRIES) {
@@ -278,12 +284,12 @@ export class FuzzRunner {
     }
   }
 
-  private async validFrame(socket: FuzzSocket, codec: 'json' | 'msgpack'): Promise<string | undefined> {
+  private async validFrame(socket: WireClient, codec: 'json' | 'msgpack'): Promise<string | undefined> {
     this.sinceValidFrame = 0;
     const id = this.nextCheckId++;
     await this.pacer.wait();
-    socket.send(encodeValue({ type: 'frame', id, ts: 1, image: this.corpus.small }, codec), codec === 'json');
-    const event = await socket.next(this.timeoutMs);
+    socket.sendRaw(encodeValue({ type: 'frame', id, ts: 1, image: this.corpus.small }, codec), { text: codec === 'json' });
+    const event = await nextAnswer(socket, this.timeoutMs);
     const seen = event ? observe(event) : { outcome: 'timeout' };
     if ((seen.outcome === 'detections' || LOAD_SHEDDING_WS.includes(seen.outcome)) && seen.id === id) return undefined;
     this.connection.drop();

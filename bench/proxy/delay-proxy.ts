@@ -50,32 +50,37 @@ interface Delivery {
 /** Largest piece scheduled at once when a bandwidth cap is set, so pacing is smooth. */
 const PACE_CHUNK = 16 * 1024;
 
-/** One direction of one connection: reads `from`, writes `to` later. */
-class DelayedPipe {
-  private readonly queue: Delivery[] = [];
-  private timer: NodeJS.Timeout | undefined;
+/**
+ * When bytes sent one way over the emulated link reach the far side: once the link has serialised them at
+ * its capped rate (if any), plus the one-way delay; never before bytes sent earlier, and not before
+ * `holdUntil`. Pure arithmetic on the times it is given.
+ */
+export class LinkSchedule {
   /** When the capped link is free to start serialising the next byte. */
   private linkFreeAt = 0;
   private lastAt = 0;
-  private stopped = false;
 
   constructor(
-    private readonly from: net.Socket,
-    private readonly to: net.Socket,
     private readonly delayMs: number,
     /** Bytes per ms, or 0 for no cap. */
     private readonly bytesPerMs: number,
-    /** Nothing is sent before this time (performance.now()). */
-    private readonly holdUntil: number,
-  ) {
-    from.on('data', (chunk: Buffer) => this.onData(chunk));
-    from.on('end', () => this.push({ at: this.departure(0), end: true }));
-    to.on('drain', () => from.resume());
+    /** Nothing is sent before this time. */
+    private readonly holdUntil = 0,
+  ) {}
+
+  /** A bandwidth cap is set: large chunks are paced in pieces. */
+  get capped(): boolean {
+    return this.bytesPerMs > 0;
   }
 
-  /** Time the last of `bytes` bytes arriving now reaches the far side. */
-  private departure(bytes: number): number {
-    const now = Math.max(performance.now(), this.holdUntil);
+  /** Neither delay nor cap: bytes go through as they come. */
+  get immediate(): boolean {
+    return this.delayMs === 0 && this.bytesPerMs === 0;
+  }
+
+  /** Time the last of `bytes` bytes arriving at `arrivedAt` reaches the far side. */
+  departure(arrivedAt: number, bytes: number): number {
+    const now = Math.max(arrivedAt, this.holdUntil);
     let sentAt = now;
     if (this.bytesPerMs > 0) {
       sentAt = Math.max(now, this.linkFreeAt) + bytes / this.bytesPerMs;
@@ -85,9 +90,38 @@ class DelayedPipe {
     this.lastAt = Math.max(this.lastAt, sentAt + this.delayMs);
     return this.lastAt;
   }
+}
+
+/**
+ * Until when a connection accepted at `acceptedAt` holds the client's first bytes: the round trip its
+ * SYN / SYN-ACK would have cost (0, not at all, without handshake emulation).
+ */
+export function handshakeHold(acceptedAt: number, delayMs: number, emulateHandshake: boolean): number {
+  return emulateHandshake ? acceptedAt + 2 * delayMs : 0;
+}
+
+/** One direction of one connection: reads `from`, writes `to` when the link's schedule says. */
+class DelayedPipe {
+  private readonly queue: Delivery[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly from: net.Socket,
+    private readonly to: net.Socket,
+    private readonly link: LinkSchedule,
+  ) {
+    from.on('data', (chunk: Buffer) => this.onData(chunk));
+    from.on('end', () => this.push({ at: this.departure(0), end: true }));
+    to.on('drain', () => from.resume());
+  }
+
+  private departure(bytes: number): number {
+    return this.link.departure(performance.now(), bytes);
+  }
 
   private onData(chunk: Buffer): void {
-    if (this.bytesPerMs > 0 && chunk.length > PACE_CHUNK) {
+    if (this.link.capped && chunk.length > PACE_CHUNK) {
       for (let offset = 0; offset < chunk.length; offset += PACE_CHUNK) {
         const piece = chunk.subarray(offset, offset + PACE_CHUNK);
         this.push({ at: this.departure(piece.length), chunk: piece });
@@ -100,7 +134,7 @@ class DelayedPipe {
   private push(delivery: Delivery): void {
     if (this.stopped) return;
     this.queue.push(delivery);
-    if (this.delayMs === 0 && this.bytesPerMs === 0 && delivery.at <= performance.now()) this.deliver();
+    if (this.link.immediate && delivery.at <= performance.now()) this.deliver();
     else if (!this.timer) this.schedule();
   }
 
@@ -176,9 +210,9 @@ export class DelayProxy {
     client.setNoDelay(true);
     this.sockets.add(client);
     this.sockets.add(upstream);
-    const hold = this.options.emulateHandshake === false ? 0 : acceptedAt + 2 * delayMs;
-    const up = new DelayedPipe(client, upstream, delayMs, bytesPerMs, hold);
-    const down = new DelayedPipe(upstream, client, delayMs, bytesPerMs, 0);
+    const hold = handshakeHold(acceptedAt, delayMs, this.options.emulateHandshake !== false);
+    const up = new DelayedPipe(client, upstream, new LinkSchedule(delayMs, bytesPerMs, hold));
+    const down = new DelayedPipe(upstream, client, new LinkSchedule(delayMs, bytesPerMs));
     this.pipes.add(up);
     this.pipes.add(down);
     let closed = 0;

@@ -6,7 +6,7 @@
  */
 import { Command } from 'commander';
 import { DETECT_PATH, JSON_CONTENT_TYPE, MSGPACK_CONTENT_TYPE, type Codec } from '@sightline/shared/protocol';
-import { FuzzSocket, observe } from '../fuzz/fuzz-socket.ts';
+import { nextAnswer, observe, openGreeted } from '../fuzz/answers.ts';
 import { httpProbe } from '../fuzz/http-probe.ts';
 import { encodeValue } from '../fuzz/wire-input.ts';
 import { markdownTable, provenance, writeReliabilitySection } from './reliability-doc.ts';
@@ -34,16 +34,16 @@ try {
   const rows: string[][] = [];
 
   for (const codec of ['json', 'msgpack'] as Codec[]) {
-    const socket = await FuzzSocket.open(target.url, 10_000);
+    const socket = await openGreeted(target.url, 10_000);
     const data = encodeValue(withKey({ type: 'frame', ...body }), codec);
-    socket.send(data, codec === 'json');
-    const event = await socket.next(10_000);
+    socket.sendRaw(data, { text: codec === 'json' });
+    const event = await nextAnswer(socket, 10_000);
     const seen = event ? observe(event) : { outcome: 'timeout' as const, replyBytes: 0, message: '' };
     rows.push([
       `WebSocket ${codec}: reply to a frame with a ${keyBytes.toLocaleString('en-US')}-char unknown key`,
       `${seen.outcome}, ${(seen.replyBytes ?? 0).toLocaleString('en-US')} bytes (message ${(seen.message ?? '').length.toLocaleString('en-US')} chars)`,
     ]);
-    await socket.close();
+    await socket.close(1000);
   }
   for (const codec of ['json', 'msgpack'] as Codec[]) {
     const seen = await httpProbe(
@@ -67,9 +67,9 @@ try {
   const closes: Record<string, number> = {};
   const invalid = new Uint8Array([0x7b, 0x22, 0x74, 0xff, 0xfe, 0x22, 0x7d]); // {"t\xff\xfe"}
   for (let i = 0; i < flood; i++) {
-    const socket = await FuzzSocket.open(target.url, 10_000);
-    socket.send(invalid, true);
-    const event = await socket.next(5000);
+    const socket = await openGreeted(target.url, 10_000);
+    socket.sendRaw(invalid, { text: true });
+    const event = await nextAnswer(socket, 5000);
     const key = event ? observe(event).outcome : 'timeout';
     closes[key] = (closes[key] ?? 0) + 1;
     socket.terminate();

@@ -1,18 +1,19 @@
 /**
- * The gateway a reliability scenario measures, started by the scenario itself from a given folder (so an
- * older checkout can be measured with today's scripts): `node --import tsx src/main.ts` there, on a free
- * loopback port, ready once GET /healthz answers ok. The scenario owns the process: it can signal it, read
- * its memory, and count what it logs (lines, and lines carrying stack traces).
+ * The gateway a reliability scenario measures. Started by the scenario itself through the gateway's own
+ * process helper (`@sightline/gateway/process`), from this repository's gateway/ or another checkout's (so
+ * an older version can be measured with today's scripts), on a free loopback port, ready once /healthz
+ * answers ok, logging at `info` (the gateway's default, so its log volume is an operator's). The scenario
+ * owns the process: it can signal it, read its memory, and count what it logs (lines, and lines carrying
+ * stack traces).
  *
  * Or a gateway already running at --url, which the scenario only talks to (memory only with --pid).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startGatewayProcess, type GatewayProcess } from '@sightline/gateway/process';
 import { HEALTH_PATH } from '@sightline/shared/protocol';
-import { isRunning, readRssKb } from './process-stats.ts';
+import { readRssKb } from './process-stats.ts';
 
 /** The repository's own gateway package. */
 export const DEFAULT_GATEWAY_DIR = fileURLToPath(new URL('../../gateway/', import.meta.url));
@@ -25,54 +26,50 @@ export interface LogTally {
   stackLines: number;
 }
 
-export interface ExitInfo {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  /** performance.now() when the process was seen gone. */
-  at: number;
+/** How the gateway process ended, and performance.now() when it was seen gone. */
+export type ExitInfo = Awaited<NonNullable<GatewayProcess['exited']>>;
+
+export function isStackLine(line: string): boolean {
+  return line.includes('stack') || line.includes('    at ');
 }
 
-const TAIL_LINES = 40;
-const live = new Set<ChildProcess>();
+/** Tallies output lines as the text comes, a line possibly in several pieces. */
+export class LogCounter {
+  readonly tally: LogTally = { lines: 0, bytes: 0, stackLines: 0 };
+  private partial = '';
+
+  add(text: string): void {
+    this.tally.bytes += Buffer.byteLength(text);
+    const lines = (this.partial + text).split('\n');
+    this.partial = lines.pop() ?? '';
+    for (const line of lines) {
+      this.tally.lines++;
+      if (isStackLine(line)) this.tally.stackLines++;
+    }
+  }
+}
+
+const live = new Set<GatewayProcess>();
 let guarded = false;
 
 /**
- * However the scenario ends, its gateways end with it: at exit, and on Ctrl-C or a signal, when 'exit'
- * handlers do not run. Installed with the first gateway, so importing this module changes nothing.
+ * However the scenario ends, its gateways end with it. The process helper kills them when this process
+ * exits; on Ctrl-C or a signal 'exit' handlers do not run, so those are caught here. Installed with the
+ * first gateway, so importing this module changes nothing.
  */
-function guardChildren(): void {
+function guardSignals(): void {
   if (guarded) return;
   guarded = true;
-  const killAll = () => {
-    for (const child of live) child.kill('SIGKILL');
-  };
-  process.once('exit', killAll);
   for (const [signal, code] of [
     ['SIGINT', 130],
     ['SIGTERM', 143],
     ['SIGHUP', 129],
   ] as const) {
     process.once(signal, () => {
-      killAll();
+      for (const gateway of live) gateway.signal('SIGKILL');
       process.exit(code);
     });
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.unref();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolvePort(port));
-    });
-  });
-}
-
-export function isStackLine(line: string): boolean {
-  return line.includes('stack') || line.includes('    at ');
 }
 
 export interface StartOptions {
@@ -80,110 +77,60 @@ export interface StartOptions {
   dir?: string;
   /** Added to the environment (SIGHTLINE_*); LOG_LEVEL is `info` (the gateway's default) unless set. */
   env?: Record<string, string>;
-  startTimeoutMs?: number;
 }
 
 export class OwnedGateway {
-  readonly tally: LogTally = { lines: 0, bytes: 0, stackLines: 0 };
-  readonly exited: Promise<ExitInfo>;
-  private readonly tail: string[] = [];
-  private partial = '';
-  private exitInfo: ExitInfo | undefined;
-
   private constructor(
-    readonly child: ChildProcess,
-    readonly port: number,
+    readonly process: GatewayProcess,
     readonly dir: string,
-  ) {
-    live.add(child);
-    const take = (chunk: Buffer) => this.count(chunk.toString('utf8'));
-    child.stdout?.on('data', take);
-    child.stderr?.on('data', take);
-    this.exited = new Promise((resolveExit) => {
-      child.once('exit', (code, signal) => {
-        this.exitInfo = { code, signal, at: performance.now() };
-        live.delete(child);
-        resolveExit(this.exitInfo);
-      });
-    });
-  }
+    private readonly log: LogCounter,
+  ) {}
 
   static async start(options: StartOptions = {}): Promise<OwnedGateway> {
     const dir = resolve(options.dir ?? DEFAULT_GATEWAY_DIR);
     if (!existsSync(join(dir, 'src', 'main.ts'))) throw new Error(`${dir} is not a gateway package (no src/main.ts)`);
-    const port = await freePort();
-    guardChildren();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      cwd: dir,
-      env: { ...process.env, LOG_LEVEL: 'info', ...options.env, PORT: String(port), HOST: '127.0.0.1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const gateway = new OwnedGateway(child, port, dir);
-    await gateway.waitHealthy(options.startTimeoutMs ?? 120_000);
-    return gateway;
+    guardSignals();
+    const log = new LogCounter();
+    const gateway = await startGatewayProcess({ dir, env: { LOG_LEVEL: 'info', ...options.env }, onOutput: (text) => log.add(text) });
+    live.add(gateway);
+    void gateway.exited?.then(() => live.delete(gateway));
+    return new OwnedGateway(gateway, dir, log);
+  }
+
+  get tally(): LogTally {
+    return this.log.tally;
   }
 
   get url(): string {
-    return `http://127.0.0.1:${this.port}`;
+    return this.process.url;
   }
 
   get pid(): number {
-    return this.child.pid!;
-  }
-
-  get running(): boolean {
-    return this.exitInfo === undefined && isRunning(this.pid);
+    return this.process.pid!;
   }
 
   rssKb(): number | undefined {
     return readRssKb(this.pid);
   }
 
-  /** The last lines it printed, for error messages. */
-  lastLines(): string {
-    return [...this.tail, this.partial].join('\n').trim();
+  /** Resolves once the process is gone. */
+  get exited(): Promise<ExitInfo> {
+    return this.process.exited!;
   }
 
   signal(signal: NodeJS.Signals): void {
-    if (this.exitInfo === undefined) this.child.kill(signal);
+    this.process.signal(signal);
+  }
+
+  /** Its last output lines, for error messages. */
+  lastLines(count = 40): string {
+    return this.process.output().trim().split('\n').slice(-count).join('\n');
   }
 
   /** SIGTERM, then SIGKILL after `graceMs`; resolves once it is gone. */
   async stop(graceMs = 10_000): Promise<ExitInfo> {
-    if (this.exitInfo) return this.exitInfo;
-    this.signal('SIGTERM');
-    const timer = setTimeout(() => this.signal('SIGKILL'), graceMs);
-    try {
-      return await this.exited;
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  private count(text: string): void {
-    this.tally.bytes += Buffer.byteLength(text);
-    const lines = (this.partial + text).split('\n');
-    this.partial = lines.pop() ?? '';
-    for (const line of lines) {
-      this.tally.lines++;
-      if (isStackLine(line)) this.tally.stackLines++;
-      this.tail.push(line.length > 500 ? `${line.slice(0, 500)}...` : line);
-      if (this.tail.length > TAIL_LINES) this.tail.shift();
-    }
-  }
-
-  private async waitHealthy(timeoutMs: number): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      if (this.exitInfo)
-        throw new Error(`gateway in ${this.dir} exited (code ${this.exitInfo.code}) before it was healthy:\n${this.lastLines()}`);
-      if (await healthy(this.url, 2000)) return;
-      if (Date.now() > deadline) {
-        await this.stop();
-        throw new Error(`gateway in ${this.dir} not healthy after ${timeoutMs} ms:\n${this.lastLines()}`);
-      }
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    await this.process.stop('SIGTERM', graceMs);
+    return this.exited;
   }
 }
 
@@ -208,8 +155,8 @@ export interface GatewayTarget {
 }
 
 export async function openTarget(options: {
-  url?: string;
-  pid?: number;
+  url?: string | undefined;
+  pid?: number | undefined;
   gatewayDir?: string;
   env?: Record<string, string>;
 }): Promise<GatewayTarget> {
@@ -217,6 +164,9 @@ export async function openTarget(options: {
     if (!(await healthy(options.url))) throw new Error(`no healthy gateway at ${options.url}`);
     return { url: options.url.replace(/\/+$/, ''), pid: options.pid, owned: undefined, label: options.url };
   }
-  const owned = await OwnedGateway.start({ dir: options.gatewayDir, env: options.env });
+  const owned = await OwnedGateway.start({
+    ...(options.gatewayDir ? { dir: options.gatewayDir } : {}),
+    ...(options.env ? { env: options.env } : {}),
+  });
   return { url: owned.url, pid: owned.pid, owned, label: owned.dir };
 }

@@ -1,31 +1,59 @@
 /**
- * Figures of a load run that the benchmark's report does not give: the latency percentile per time window
- * (is it flat, or does it grow?), how evenly the clients were served, and the longest silence a client saw.
+ * Figures of a load run that the benchmark's report does not give: what the frames got and their latency
+ * percentiles per window of scheduled send time (flat, or growing? a server whose queues, heap or caches
+ * grow shows it as a rising p95 long before anything fails), how evenly the clients were served, and the
+ * longest silence a client saw. Used by the soak and by `pnpm bench:stability`.
  */
 import { percentile } from '@sightline/shared/stats';
+import { UNANSWERED, type FrameMeasurement } from '../client/types.ts';
 
-/** p`q` of the values in each `windowMs` window of `at` (ms from the start), windows in order; empty windows NaN. */
-export function windowPercentiles(
-  samples: ReadonlyArray<{ at: number; value: number }>,
-  windowMs: number,
-  q: number,
-  totalMs?: number,
-): number[] {
-  const end = totalMs ?? Math.max(0, ...samples.map((s) => s.at + 1e-9));
-  const windows = Math.max(1, Math.ceil(end / windowMs));
-  const buckets: number[][] = Array.from({ length: windows }, () => []);
+export interface WindowFigures {
+  /** Window start and end, seconds from the start of the measured phase. */
+  fromS: number;
+  toS: number;
+  sent: number;
+  detected: number;
+  /** Answered `dropped` or `error`. */
+  refused: number;
+  unanswered: number;
+  /** Latency of detected frames from their scheduled send time, ms (NaN when none). */
+  p50: number;
+  p95: number;
+  p99: number;
+}
+
+/** Measured frames by window of `windowMs`, over `totalMs` (a frame scheduled at the very end counts in the last). */
+export function windowFigures(samples: readonly FrameMeasurement[], windowMs: number, totalMs: number): WindowFigures[] {
+  const count = Math.max(1, Math.ceil(totalMs / windowMs - 1e-9));
+  const windows = Array.from({ length: count }, () => [] as FrameMeasurement[]);
   for (const s of samples) {
-    const w = Math.min(windows - 1, Math.max(0, Math.floor(s.at / windowMs)));
-    buckets[w]!.push(s.value);
+    if (s.warmup) continue;
+    windows[Math.min(count - 1, Math.max(0, Math.floor(s.startMs / windowMs)))]!.push(s);
   }
-  return buckets.map((b) =>
-    b.length
-      ? percentile(
-          b.sort((x, y) => x - y),
-          q,
-        )
-      : Number.NaN,
-  );
+  return windows.map((frames, i) => {
+    const latencies = frames
+      .filter((f) => f.outcome === 'ok')
+      .map((f) => f.latencyMs)
+      .sort((a, b) => a - b);
+    const unanswered = frames.filter((f) => UNANSWERED.has(f.outcome)).length;
+    return {
+      fromS: (i * windowMs) / 1000,
+      toS: Math.min(totalMs, (i + 1) * windowMs) / 1000,
+      sent: frames.length,
+      detected: latencies.length,
+      refused: frames.length - latencies.length - unanswered,
+      unanswered,
+      p50: percentile(latencies, 50),
+      p95: percentile(latencies, 95),
+      p99: percentile(latencies, 99),
+    };
+  });
+}
+
+/** The last window's p95 over the first's (NaN with fewer than two windows or an empty one). */
+export function p95Drift(windows: readonly WindowFigures[]): number {
+  if (windows.length < 2) return Number.NaN;
+  return windows[windows.length - 1]!.p95 / windows[0]!.p95;
 }
 
 /** Largest over smallest count: 1 is perfectly even; Infinity when a client got nothing. */

@@ -6,15 +6,13 @@
  * ordinary clients' latency and longest wait for an answer during the episode. Bounded: the episode ends
  * after --episode seconds whatever happens.
  */
-import type net from 'node:net';
 import { Command } from 'commander';
-import WebSocket from 'ws';
+import { WireClient } from '@sightline/gateway/client';
 import { METRICS_PATH } from '@sightline/shared/protocol';
 import { summarize } from '@sightline/shared/stats';
 import { fmt } from '../client/report.ts';
-import { WsConnection, wsUrl } from '../client/transports/ws-connection.ts';
+import { WsConnection } from '../client/transports/ws-connection.ts';
 import type { FrameInput } from '../client/types.ts';
-import { encodeValue } from '../fuzz/wire-input.ts';
 import { maxGap } from './load-stats.ts';
 import { mb } from './process-stats.ts';
 import { markdownTable, provenance, writeReliabilitySection } from './reliability-doc.ts';
@@ -79,65 +77,6 @@ async function ordinary(url: string, frame: FrameInput, answers: Answer[], stop:
   );
 }
 
-/** The client that stops reading: a plain `ws` socket whose TCP socket is paused. */
-class SlowReader {
-  sent = 0;
-  /** When this side saw the connection end (a write error or a close), performance.now(). */
-  endedAt: number | undefined;
-  closeCode: number | undefined;
-  closeReason = '';
-  error: string | undefined;
-  private constructor(
-    private readonly ws: WebSocket,
-    private readonly socket: net.Socket,
-  ) {
-    ws.on('close', (code, reason) => {
-      this.endedAt ??= performance.now();
-      this.closeCode = code;
-      this.closeReason = reason.toString();
-    });
-    ws.on('error', (error) => {
-      this.endedAt ??= performance.now();
-      this.error ??= (error as NodeJS.ErrnoException).code ?? error.message;
-    });
-    socket.on('error', (error: NodeJS.ErrnoException) => {
-      this.endedAt ??= performance.now();
-      this.error ??= error.code ?? error.message;
-    });
-  }
-
-  static async open(url: string): Promise<SlowReader> {
-    const ws = new WebSocket(wsUrl(url), { perMessageDeflate: false });
-    await new Promise<void>((resolve, reject) => {
-      ws.once('open', () => resolve());
-      ws.once('error', reject);
-    });
-    // ws keeps its TCP socket in a private field; pausing it is exactly "stops reading".
-    return new SlowReader(ws, (ws as unknown as { _socket: net.Socket })._socket);
-  }
-
-  get open(): boolean {
-    return this.endedAt === undefined && this.ws.readyState === WebSocket.OPEN;
-  }
-
-  pause(): void {
-    this.socket.pause();
-  }
-
-  resume(): void {
-    this.socket.resume();
-  }
-
-  send(message: unknown, codec: 'json' | 'msgpack'): void {
-    this.sent++;
-    this.ws.send(encodeValue(message, codec), { binary: codec === 'msgpack' });
-  }
-
-  terminate(): void {
-    this.ws.terminate();
-  }
-}
-
 async function metricsText(url: string): Promise<string | undefined> {
   try {
     return await (await fetch(`${url}${METRICS_PATH}`, { signal: AbortSignal.timeout(2000) })).text();
@@ -182,9 +121,12 @@ try {
   await sleep(baselineMs);
 
   const rssBefore = rss.sample();
-  const slow = await SlowReader.open(target.url);
-  await sleep(200); // its hello arrives while it still reads
-  slow.pause();
+  // The client that stops reading: it keeps nothing, it only sends.
+  const slow = await WireClient.connect(target.url, { record: false });
+  await slow.waitForHello(5000); // the hello arrives while it still reads
+  slow.pauseReading();
+  let sent = 0;
+  const stillOpen = () => slow.open && slow.endedAt === undefined;
   const gaugeWith = await connectionsGauge(target.url);
   const closesBefore = await closesByReason(target.url);
   const episodeStart = performance.now();
@@ -192,17 +134,15 @@ try {
   process.stderr.write(`slow client: ${o.variant} at ${rate}/s without reading, up to ${episodeMs / 1000} s...\n`);
   let gatewayClosedAt: number | undefined;
   const sender = setInterval(() => {
-    if (!slow.open) return;
+    if (!stillOpen()) return;
     const due = Math.floor(((performance.now() - episodeStart) / 1000) * rate);
-    for (let n = 0; n < Math.min(due - slow.sent, 2000) && slow.open; n++) {
-      const id = slow.sent + 1;
-      slow.send(
-        o.variant === 'pings' ? { type: 'ping', id, ts: 1 } : { type: 'frame', id, ts: 1, image: frame.bytes },
-        o.variant === 'pings' ? 'json' : 'msgpack',
-      );
+    for (let n = 0; n < Math.min(due - sent, 2000) && stillOpen(); n++) {
+      const id = ++sent;
+      if (o.variant === 'pings') slow.send({ type: 'ping', id, ts: 1 }, 'json');
+      else slow.send({ type: 'frame', id, ts: 1, image: frame.bytes }, 'msgpack');
     }
   }, 10);
-  while (performance.now() - episodeStart < episodeMs && slow.open && gatewayClosedAt === undefined) {
+  while (performance.now() - episodeStart < episodeMs && stillOpen() && gatewayClosedAt === undefined) {
     await sleep(500);
     const gauge = await connectionsGauge(target.url);
     if (gaugeWith !== undefined && gauge !== undefined && gauge < gaugeWith) gatewayClosedAt = performance.now();
@@ -212,9 +152,10 @@ try {
   rss.phase('recovery');
   const cutOff = gatewayClosedAt !== undefined || slow.endedAt !== undefined;
   // Reading again shows what the gateway last said: its close frame, if it sent one and it was not reset away.
-  slow.resume();
-  for (let i = 0; i < 30 && slow.closeCode === undefined && slow.error === undefined; i++) await sleep(100);
-  const seen = { code: slow.closeCode, reason: slow.closeReason, error: slow.error, sent: slow.sent };
+  slow.resumeReading();
+  await slow.until(() => slow.closeEvent !== undefined || slow.error !== undefined, 3000);
+  const errorCode = slow.error && ((slow.error as NodeJS.ErrnoException).code ?? slow.error.message);
+  const seen = { code: slow.closeEvent?.code, reason: slow.closeEvent?.reason ?? '', error: errorCode, sent };
   const gatewayReasons = closeReasonsSince(closesBefore, await closesByReason(target.url));
   slow.terminate();
   await sleep(recoveryMs);

@@ -19,7 +19,7 @@ import { UNANSWERED, type FrameMeasurement } from '../client/types.ts';
 import { formatFuzzReport, groupFailures } from '../fuzz/fuzz-report.ts';
 import { runFuzz, type FuzzReport } from '../fuzz/run-fuzz.ts';
 import { measureIdleServerTime, type IdleTiming } from './idle-server-time.ts';
-import { countBy, formatCounts, shareRatio, windowPercentiles } from './load-stats.ts';
+import { countBy, formatCounts, shareRatio, windowFigures } from './load-stats.ts';
 import { mb } from './process-stats.ts';
 import { markdownTable, provenance, writeReliabilitySection } from './reliability-doc.ts';
 import { startRssSampler, type RssSample } from './rss-sampler.ts';
@@ -113,12 +113,7 @@ function loadFigures(results: Array<{ result: BenchResult; clientOffset: number 
     outcomes: countBy(samples, outcomeKey),
     detectedFps: ok.length / durationS,
     latency: summarize(ok.map((s) => s.latencyMs)),
-    p95ByWindow: windowPercentiles(
-      ok.map((s) => ({ at: s.startMs, value: s.latencyMs })),
-      WINDOW_MS,
-      95,
-      durationS * 1000,
-    ),
+    p95ByWindow: windowFigures(samples, WINDOW_MS, durationS * 1000).map((w) => w.p95),
     perClientDetected: { min: Math.min(...perClient), max: Math.max(...perClient), ratio: shareRatio(perClient), counts: perClient },
     detectedByCodec: countBy(ok, (s) => (s.client < Math.ceil(clients / 2) ? 'msgpack' : 'json')),
     sendLag: summarize(samples.map((s) => s.sendLagMs ?? 0)),
@@ -235,8 +230,7 @@ try {
         '--label',
         h.codec,
         // Cameras are not in step: each half spreads its clients' schedules over one frame interval.
-        '--stagger',
-        o.together ? '0' : String(spreadStaggerMs(fps, h.count)),
+        ...(h.count > 1 ? ['--stagger', o.together ? '0' : String(spreadStaggerMs(fps, h.count))] : []),
       ];
       return { result: await runBenchmark(parseArgs(argv, undefined, { checkFiles: false }), [frame]), clientOffset: h.offset };
     }),

@@ -1,7 +1,7 @@
 """
 The inference-bound limit of Python's onnxruntime on this machine: a bare loop over the same model file, a
 fixed image-like tensor and the same session options as server.py, no decode and no I/O. The matrix runs it
-beside its Node twin (bench/matrix.ts) so each server is compared with its own runtime's limit.
+beside its Node twin (bench/bare/inference.ts, from bench/matrix/) so each server is compared with its own runtime's limit.
 
     python bare_loop.py --model-dir models/ssdlite-mobilenetv2-coco --threads 2 --seconds 5 [--streams 2]
 With --streams S, S sessions run side by side, each in its own thread with --threads intra-op threads

@@ -1,21 +1,12 @@
 /**
- * One WebSocket to the gateway: opens it (timing TCP connect and upgrade), records the `hello`, sends frames
- * and pings and matches the answers by id. Used by the serial, pipelined and short-connection drivers.
+ * One benchmark WebSocket to the gateway: the shared wire client (`@sightline/gateway/client`, recording
+ * nothing, so a run of minutes holds only its results) with what the benchmark measures on top: connect and
+ * upgrade time, bytes per message on the wire, each answer matched to its frame by id with its latency,
+ * ping round trips, and sends kept under the gateway's message-rate limit. Used by the serial, pipelined,
+ * open-loop and short-connection drivers and by the reliability scenarios.
  */
-import net from 'node:net';
-import tls from 'node:tls';
-import WebSocket from 'ws';
-import { decodeServerMessage, encodeMessage } from '@sightline/shared/codec';
-import {
-  PROTOCOL_QUERY_PARAM,
-  PROTOCOL_VERSION,
-  WS_PATH,
-  type Codec,
-  type DetectionsMessage,
-  type FrameMessage,
-  type HelloMessage,
-  type ServerMessage,
-} from '@sightline/shared/protocol';
+import { WireClient, type WireEvent } from '@sightline/gateway/client';
+import type { Codec, DetectionsMessage, FrameMessage, HelloMessage, ServerMessage } from '@sightline/shared/protocol';
 import { authHeaders, tlsOptions, unauthorizedHint, type ClientAccess } from '../access.ts';
 import { RateCap } from '../pacing.ts';
 import type { FrameInput, FrameResult } from '../types.ts';
@@ -29,19 +20,13 @@ export interface WsConnectionOptions {
   threshold?: number | undefined;
   /** Token and certificate trust, for a gateway that asks for them. */
   access?: ClientAccess | undefined;
+  /** The clock latencies are read from (performance.now); a test passes one it moves itself. */
+  now?: () => number;
 }
 
 /** Bytes of a WebSocket frame header for a payload of `length` bytes (client frames carry a 4-byte mask). */
 export function wsHeaderBytes(length: number, masked: boolean): number {
   return (length < 126 ? 2 : length < 65_536 ? 4 : 10) + (masked ? 4 : 0);
-}
-
-export function wsUrl(baseUrl: string): string {
-  const url = new URL(baseUrl);
-  url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
-  url.pathname = url.pathname.replace(/\/+$/, '') + WS_PATH;
-  url.searchParams.set(PROTOCOL_QUERY_PARAM, String(PROTOCOL_VERSION));
-  return url.toString();
 }
 
 interface Pending {
@@ -99,124 +84,94 @@ export class WsConnection {
   closeCode: number | undefined;
   closeText: string | undefined;
 
+  private client: WireClient | undefined;
   private readonly pending = new Map<number, Pending>();
   private readonly pings = new Map<number, { startedAt: number; resolve: (rtt: number | undefined) => void; timer: NodeJS.Timeout }>();
   private nextId = 1;
   private nextPingId = 1;
-  private socket: net.Socket | undefined;
-  private helloWaiters: Array<() => void> = [];
   private rateCap = new RateCap(undefined);
+  private readonly now: () => number;
 
-  private constructor(
-    private readonly ws: WebSocket,
-    private readonly options: WsConnectionOptions,
-  ) {}
+  private constructor(private readonly options: WsConnectionOptions) {
+    this.now = options.now ?? (() => performance.now());
+  }
 
   /** Connects; resolves once the upgrade completed (the hello may still be on its way). */
-  static open(options: WsConnectionOptions): Promise<WsConnection> {
-    const started = performance.now();
-    let socket: net.Socket | undefined;
-    let connectStart = Number.NaN;
-    let connectedAt = Number.NaN;
-    const secure = options.baseUrl.startsWith('https:');
-    const ws = new WebSocket(wsUrl(options.baseUrl), {
-      perMessageDeflate: false, // measure the protocol's bytes, not zlib's
-      handshakeTimeout: Math.max(options.timeoutMs, 10_000),
-      headers: authHeaders(options.access),
-      createConnection: (opts: net.NetConnectOpts & tls.ConnectionOptions & { socketPath?: string }) => {
-        connectStart = performance.now();
-        // Same as ws' own: the HTTP `path` is not a socket path.
-        const s = secure
-          ? tls.connect({ ...opts, path: undefined, ...tlsOptions(options.access) } as tls.ConnectionOptions)
-          : net.connect({ ...opts, path: opts.socketPath } as net.NetConnectOpts);
-        s.once(secure ? 'secureConnect' : 'connect', () => (connectedAt = performance.now()));
-        socket = s;
-        return s;
-      },
-    } as WebSocket.ClientOptions);
-    ws.binaryType = 'nodebuffer';
-    const connection = new WsConnection(ws, options);
-    return new Promise((resolve, reject) => {
-      const onError = (error: Error) => {
-        const hint = / 401\b/.test(error.message) ? ` (${unauthorizedHint(options.access?.token)})` : '';
-        reject(new Error(`WebSocket to ${wsUrl(options.baseUrl)} failed: ${error.message}${hint}`));
-      };
-      ws.once('error', onError);
-      ws.once('open', () => {
-        ws.off('error', onError);
-        connection.socket = socket;
-        connection.connectMs = connectedAt - connectStart;
-        connection.handshakeMs = performance.now() - started;
-        connection.attach();
-        resolve(connection);
+  static async open(options: WsConnectionOptions): Promise<WsConnection> {
+    // The connection exists before its socket does: the hello can arrive before `connect` resolves.
+    const connection = new WsConnection(options);
+    try {
+      connection.client = await WireClient.connect(options.baseUrl, {
+        record: false,
+        headers: authHeaders(options.access),
+        tls: tlsOptions(options.access),
+        handshakeTimeoutMs: Math.max(options.timeoutMs, 10_000),
+        onEvent: (event) => connection.onEvent(event),
       });
-    });
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      const hint = / 401\b/.test(message) ? ` (${unauthorizedHint(options.access?.token)})` : '';
+      throw new Error(`${message}${hint}`, { cause: error });
+    }
+    connection.connectMs = connection.client.connectMs;
+    connection.handshakeMs = connection.client.handshakeMs;
+    return connection;
   }
 
   get alive(): boolean {
-    return this.ws.readyState === WebSocket.OPEN;
+    return this.client?.open ?? false;
   }
 
   /** Bytes the socket wrote / read so far, all messages and the upgrade included. */
   get socketBytes(): { written: number; read: number } {
-    return { written: this.socket?.bytesWritten ?? 0, read: this.socket?.bytesRead ?? 0 };
+    return this.client?.socketBytes ?? { written: 0, read: 0 };
   }
 
   /** Resolves when the next frame may go out under the gateway's message-rate limit (at once when well under it). */
   whenSendAllowed(): Promise<void> | undefined {
-    const waitMs = this.rateCap.claim(performance.now());
+    const waitMs = this.rateCap.claim(this.now());
     return waitMs > 0 ? new Promise((resolve) => setTimeout(resolve, waitMs)) : undefined;
   }
 
   /** Resolves when the gateway's hello arrived, or after `ms` without it. */
-  waitForHello(ms = 2000): Promise<HelloMessage | undefined> {
-    if (this.hello || !this.alive) return Promise.resolve(this.hello);
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => resolve(this.hello), ms);
-      this.helloWaiters.push(() => {
-        clearTimeout(timer);
-        resolve(this.hello);
-      });
-    });
+  async waitForHello(ms = 2000): Promise<HelloMessage | undefined> {
+    await this.client?.waitForHello(ms);
+    return this.hello;
   }
 
-  private attach(): void {
-    this.ws.on('message', (data: Buffer, isBinary: boolean) => this.onMessage(data, isBinary));
-    this.ws.on('error', (error) => (this.closeReason ??= error.message));
-    this.ws.on('close', (code, reason) => {
-      this.closeCode = code;
-      this.closeText = reason.toString();
-      this.closeReason ??= `closed by the gateway (${code}${reason.length ? ` ${reason.toString()}` : ''})`;
+  private onEvent(event: WireEvent): void {
+    if (event.kind === 'close') {
+      this.closeCode = event.code;
+      this.closeText = event.reason;
+      this.closeReason ??=
+        this.client?.error?.message ?? `closed by the gateway (${event.code}${event.reason.length ? ` ${event.reason}` : ''})`;
       this.failAll(this.closeReason);
-    });
-  }
-
-  private onMessage(data: Buffer, isBinary: boolean): void {
-    const receivedAt = performance.now();
-    const bytesDown = data.byteLength + wsHeaderBytes(data.byteLength, false);
-    let message: ServerMessage;
-    try {
-      message = decodeServerMessage(isBinary ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : data.toString('utf8'));
-    } catch (error) {
-      // An answer we cannot read: charge it to the oldest frame so the count stays honest.
-      const oldest = this.pending.keys().next();
-      if (!oldest.done) {
-        this.settle(oldest.value, {
-          outcome: 'error',
-          latencyMs: receivedAt - this.pending.get(oldest.value)!.startedAt,
-          bytesUp: this.pending.get(oldest.value)!.bytesUp,
-          bytesDown,
-          errorCode: 'undecodable_reply',
-          errorMessage: error instanceof Error ? error.message : String(error),
-        });
-      } else this.unmatched++;
       return;
     }
-    const decodedAt = performance.now();
+    const answeredAt = this.now();
+    const bytesDown = event.bytes + wsHeaderBytes(event.bytes, false);
+    if (event.kind === 'unreadable') {
+      // An answer we cannot read: charge it to the oldest frame so the count stays honest.
+      const oldest = this.pending.keys().next();
+      if (oldest.done) {
+        this.unmatched++;
+        return;
+      }
+      const entry = this.pending.get(oldest.value)!;
+      this.settle(oldest.value, {
+        outcome: 'error',
+        latencyMs: answeredAt - entry.startedAt,
+        bytesUp: entry.bytesUp,
+        bytesDown,
+        errorCode: 'undecodable_reply',
+        errorMessage: event.problem,
+      });
+      return;
+    }
+    const message = event.message;
     if (message.type === 'hello') {
       this.hello = message;
       this.rateCap = new RateCap(message.limits.maxMessagesPerSecond);
-      for (const wake of this.helloWaiters.splice(0)) wake();
       return;
     }
     if (message.type === 'pong') {
@@ -224,7 +179,7 @@ export class WsConnection {
       if (ping) {
         this.pings.delete(message.id);
         clearTimeout(ping.timer);
-        ping.resolve(receivedAt - ping.startedAt);
+        ping.resolve(answeredAt - ping.startedAt);
       }
       return;
     }
@@ -235,7 +190,7 @@ export class WsConnection {
       this.unmatched++;
       return;
     }
-    this.settle(id, resultFromReply(message, decodedAt - entry.startedAt, entry.bytesUp, bytesDown));
+    this.settle(id, resultFromReply(message, answeredAt - entry.startedAt, entry.bytesUp, bytesDown));
   }
 
   private settle(id: number, result: FrameResult): void {
@@ -264,15 +219,16 @@ export class WsConnection {
       clearTimeout(ping.timer);
       ping.resolve(undefined);
     }
-    for (const wake of this.helloWaiters.splice(0)) wake();
   }
 
   /**
    * Sends one frame; resolves with its answer, `timeout`, or `failed`. Latency runs from just before encoding
-   * to the decoded answer; `startedAt` may be given to start the clock earlier (short mode: before connecting).
+   * to the decoded answer; `startedAt` may be given to start the clock earlier (short mode: before connecting;
+   * open loop: when the frame was due).
    */
-  request(input: FrameInput, startedAt = performance.now()): Promise<FrameResult> {
-    if (!this.alive) {
+  request(input: FrameInput, startedAt = this.now()): Promise<FrameResult> {
+    const client = this.client;
+    if (!client?.open) {
       return Promise.resolve({
         outcome: 'failed',
         latencyMs: Number.NaN,
@@ -286,17 +242,21 @@ export class WsConnection {
     const message: FrameMessage = { type: 'frame', id, ts: startedAt, image: input.bytes };
     if (this.options.model !== undefined) message.model = this.options.model;
     if (this.options.threshold !== undefined) message.threshold = this.options.threshold;
-    let payloadBytes: number;
-    let data: string | Uint8Array;
-    if (this.options.codec === 'json') {
-      data = encodeMessage(message, 'json');
-      payloadBytes = Buffer.byteLength(data, 'utf8');
-    } else {
-      data = encodeMessage(message, 'msgpack');
-      payloadBytes = data.byteLength;
-    }
-    const bytesUp = payloadBytes + wsHeaderBytes(payloadBytes, true);
     return new Promise<FrameResult>((resolve) => {
+      // The answer cannot come before this turn ends: the frame is registered right after it goes out.
+      const data = client.send(message, this.options.codec, (error) => {
+        if (error)
+          this.settle(id, {
+            outcome: 'failed',
+            latencyMs: Number.NaN,
+            bytesUp,
+            bytesDown: 0,
+            errorCode: 'send_failed',
+            errorMessage: error.message,
+          });
+      });
+      const payloadBytes = typeof data === 'string' ? Buffer.byteLength(data, 'utf8') : data.byteLength;
+      const bytesUp = payloadBytes + wsHeaderBytes(payloadBytes, true);
       const timer = setTimeout(
         () =>
           this.settle(id, {
@@ -310,33 +270,22 @@ export class WsConnection {
         this.options.timeoutMs,
       );
       this.pending.set(id, { startedAt, bytesUp, timer, resolve });
-      this.ws.send(data, { binary: this.options.codec === 'msgpack' }, (error) => {
-        if (error)
-          this.settle(id, {
-            outcome: 'failed',
-            latencyMs: Number.NaN,
-            bytesUp,
-            bytesDown: 0,
-            errorCode: 'send_failed',
-            errorMessage: error.message,
-          });
-      });
     });
   }
 
   /** One ping/pong round trip in ms, or undefined when no pong came within the timeout. */
   ping(): Promise<number | undefined> {
-    if (!this.alive) return Promise.resolve(undefined);
+    const client = this.client;
+    if (!client?.open) return Promise.resolve(undefined);
     const id = this.nextPingId++;
-    const startedAt = performance.now();
-    const data = encodeMessage({ type: 'ping', id, ts: startedAt }, this.options.codec);
+    const startedAt = this.now();
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         this.pings.delete(id);
         resolve(undefined);
       }, this.options.timeoutMs);
       this.pings.set(id, { startedAt, resolve, timer });
-      this.ws.send(data, { binary: this.options.codec === 'msgpack' });
+      client.send({ type: 'ping', id, ts: startedAt }, this.options.codec);
     });
   }
 
@@ -345,11 +294,11 @@ export class WsConnection {
    * fill, then the gateway's. Sending still works.
    */
   pauseReading(): void {
-    this.socket?.pause();
+    this.client?.pauseReading();
   }
 
   resumeReading(): void {
-    this.socket?.resume();
+    this.client?.resumeReading();
   }
 
   get inFlight(): number {
@@ -358,17 +307,6 @@ export class WsConnection {
 
   /** Closes with a normal close handshake (bounded wait), then drops the socket. */
   close(waitMs = 2000): Promise<void> {
-    if (this.ws.readyState === WebSocket.CLOSED) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.ws.terminate();
-        resolve();
-      }, waitMs);
-      this.ws.once('close', () => {
-        clearTimeout(timer);
-        resolve();
-      });
-      if (this.ws.readyState === WebSocket.OPEN || this.ws.readyState === WebSocket.CONNECTING) this.ws.close(1000);
-    });
+    return this.client?.close(waitMs) ?? Promise.resolve();
   }
 }

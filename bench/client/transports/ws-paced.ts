@@ -4,21 +4,10 @@
  * sees frames pile up exactly as a camera would pile them up, and every frame's latency counts from when it
  * was due.
  */
-import { delayUntil, scheduledAt } from '../pacing.ts';
+import { delayUntil, realClock, scheduledAt, type PacingClock } from '../pacing.ts';
 import type { FrameInput, FrameResult, Recorder, Workload } from '../types.ts';
 import type { WsConnectionOptions } from './ws-connection.ts';
 import { WsPersistentDriver } from './ws-serial.ts';
-
-/** The clock the loop schedules by; tests pass a fake one. */
-export interface PacingClock {
-  now(): number;
-  sleep(ms: number): Promise<void>;
-}
-
-export const realClock: PacingClock = {
-  now: () => performance.now(),
-  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-};
 
 /** What the loop needs of a connection: WsConnection, or a fake. `startedAt` is where latency counts from. */
 export interface FrameSender {

@@ -1,16 +1,16 @@
 /**
  * A client that streams frames as the dashboard does, through a load balancer: up to `window` frames in
  * flight (the dashboard's K in flight), each answer followed after a pause by the next frame, and a
- * reconnect (with a little jitter) whenever the connection closes. Every connection is recorded as a session: which gateway served it (`hello.instance`), what
- * was sent, what was answered, how it closed.
+ * reconnect (with a little jitter) whenever the connection closes, each connection the shared wire client
+ * (`@sightline/gateway/client`). Every connection is recorded as a session: which gateway served it
+ * (`hello.instance`), what was sent, what was answered, how it closed.
  *
  * Each frame is followed by a ping. The gateway reads a connection's messages in order and answers a ping
  * at once, so a pong proves that every frame sent before its ping was read: those frames must be
  * answered, even by a gateway that is shutting down. A frame sent after the last pong may have crossed
  * the gateway's close on the wire and never been read; it is counted apart.
  */
-import WebSocket from 'ws';
-import { decodeServerMessage, encodeMessage } from '@sightline/shared/codec';
+import { WireClient, type WireEvent } from '@sightline/gateway/client';
 import { WS_PATH } from '@sightline/shared/protocol';
 
 /** What a frame got: `detections`, `dropped:<reason>` or `error:<code>`. */
@@ -53,7 +53,7 @@ export interface StreamClientOptions {
 export class StreamClient {
   readonly sessions: Session[] = [];
   readonly reconnects: Reconnect[] = [];
-  private socket: WebSocket | undefined;
+  private socket: WireClient | undefined;
   private current: Session | undefined;
   private nextId = 1;
   private readonly outstanding = new Set<number>();
@@ -85,7 +85,7 @@ export class StreamClient {
   async stop(timeoutMs = 30_000): Promise<void> {
     this.stopping = true;
     const socket = this.socket;
-    if (this.outstanding.size > 0 && socket?.readyState === WebSocket.OPEN) {
+    if (this.outstanding.size > 0 && socket?.open) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, timeoutMs);
         this.onIdle = () => {
@@ -94,25 +94,22 @@ export class StreamClient {
         };
       });
     }
-    if (socket && socket.readyState !== WebSocket.CLOSED) {
-      const closed = new Promise((resolve) => socket.once('close', resolve));
-      socket.close(1000, 'done');
-      await closed;
-    }
+    await socket?.close(timeoutMs, 'done');
   }
 
   private connect(): void {
     if (this.stopping) return;
-    const socket = new WebSocket(`${this.baseUrl}${WS_PATH}`);
-    this.socket = socket;
     let session: Session | undefined;
-    socket.on('message', (data: Buffer, isBinary: boolean) => {
-      const message = decodeServerMessage(isBinary ? new Uint8Array(data) : data.toString('utf8'));
+    const onEvent = (event: WireEvent, socket: WireClient) => {
+      if (event.kind === 'close') return this.closed(session, event.code, event.at);
+      // Not a message of the protocol: nothing a frame can be charged with.
+      if (event.kind !== 'message') return;
+      const message = event.message;
       if (message.type === 'hello') {
         session = {
           client: this.index,
           instance: message.instance ?? '?',
-          openedAt: performance.now(),
+          openedAt: event.at,
           closedAt: undefined,
           closeCode: undefined,
           closedByPeer: false,
@@ -129,8 +126,9 @@ export class StreamClient {
         }
         this.onHello?.();
         this.onHello = undefined;
+        const opened = session;
         for (let i = 0; i < this.options.window; i++)
-          setTimeout(() => this.sendFrame(socket, session!), (i * this.options.thinkMs) / this.options.window);
+          setTimeout(() => this.sendFrame(socket, opened), (i * this.options.thinkMs) / this.options.window);
       } else if (!session) {
         return;
       } else if (message.type === 'pong') {
@@ -139,40 +137,44 @@ export class StreamClient {
         const answer =
           message.type === 'dropped' ? `dropped:${message.reason}` : message.type === 'error' ? `error:${message.code}` : message.type;
         if (message.id === undefined) return;
-        session.answers.set(message.id, { answer, at: performance.now() });
+        session.answers.set(message.id, { answer, at: event.at });
         if (!this.outstanding.delete(message.id)) return;
         if (this.stopping) {
           if (this.outstanding.size === 0) this.onIdle?.();
           return;
         }
-        setTimeout(() => this.sendFrame(socket, session!), this.options.thinkMs);
+        const current = session;
+        setTimeout(() => this.sendFrame(socket, current), this.options.thinkMs);
       }
-    });
-    // Refused, reset: the close that follows does the rest.
-    socket.on('error', () => undefined);
-    socket.on('close', (code) => {
-      const at = performance.now();
-      this.outstanding.clear();
-      this.onIdle?.();
-      if (session) {
-        session.closedAt = at;
-        session.closeCode = code;
-        session.closedByPeer = !this.stopping;
-      }
-      if (this.stopping) return;
-      // A connection that never got its hello (refused) is retried without counting as a session.
-      if (session) this.lastClose = { at, code, from: session.instance };
-      setTimeout(() => this.connect(), 20 + Math.random() * 60);
-    });
+    };
+    WireClient.connect(`${this.baseUrl}${WS_PATH}`, { record: false, onEvent }).then(
+      (socket) => (this.socket = socket),
+      // Refused or reset before the upgrade: the close that follows tries again.
+      () => undefined,
+    );
   }
 
-  private sendFrame(socket: WebSocket, session: Session): void {
-    if (this.stopping || socket.readyState !== WebSocket.OPEN || this.outstanding.size >= this.options.window) return;
+  private closed(session: Session | undefined, code: number, at: number): void {
+    this.outstanding.clear();
+    this.onIdle?.();
+    if (session) {
+      session.closedAt = at;
+      session.closeCode = code;
+      session.closedByPeer = !this.stopping;
+    }
+    if (this.stopping) return;
+    // A connection that never got its hello (refused) is retried without counting as a session.
+    if (session) this.lastClose = { at, code, from: session.instance };
+    setTimeout(() => this.connect(), 20 + Math.random() * 60);
+  }
+
+  private sendFrame(socket: WireClient, session: Session): void {
+    if (this.stopping || !socket.open || this.outstanding.size >= this.options.window) return;
     const id = this.nextId++;
     this.outstanding.add(id);
     session.sent.push(id);
-    socket.send(encodeMessage({ type: 'frame', id, ts: Date.now(), image: this.image }, 'msgpack'));
-    socket.send(encodeMessage({ type: 'ping', id, ts: Date.now() }, 'msgpack'));
+    socket.send({ type: 'frame', id, ts: Date.now(), image: this.image }, 'msgpack');
+    socket.send({ type: 'ping', id, ts: Date.now() }, 'msgpack');
   }
 }
 

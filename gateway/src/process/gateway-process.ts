@@ -11,7 +11,7 @@ import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from './free-port.ts';
-import { DEFAULT_START_TIMEOUT_MS, ServerProcess } from './server-process.ts';
+import { DEFAULT_START_TIMEOUT_MS, ServerProcess, type ProcessExit } from './server-process.ts';
 
 /** The gateway package's folder, where `src/main.ts` runs from. */
 const GATEWAY_DIR = fileURLToPath(new URL('../../', import.meta.url));
@@ -33,6 +33,10 @@ export interface GatewayProcessOptions {
   https?: boolean;
   /** The access token the gateway asks for (SIGHTLINE_TOKEN, which this also sets). */
   token?: string;
+  /** Another gateway package folder to run (an older checkout's, to compare); this one by default. */
+  dir?: string;
+  /** Sees everything the gateway prints, as it comes. */
+  onOutput?: (text: string) => void;
 }
 
 /** Log files of one process never share a name, however many gateways it starts and restarts. */
@@ -79,6 +83,16 @@ export class GatewayProcess {
     return this.server?.child;
   }
 
+  /** How the current (or last) process ended, once it has. */
+  get exited(): Promise<ProcessExit> | undefined {
+    return this.server?.exited;
+  }
+
+  /** Sends `signal` to the current process and returns at once. */
+  signal(signal: NodeJS.Signals): void {
+    this.server?.signal(signal);
+  }
+
   /** The last output of the current (or last) process. */
   output(): string {
     return this.server?.output() ?? '';
@@ -87,16 +101,17 @@ export class GatewayProcess {
   /** Spawns it and waits until /healthz answers ok. */
   async start(timeoutMs = this.options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS): Promise<void> {
     if (this.running) throw new Error(`gateway on port ${this.port} is already running`);
-    const { logDir, name = 'gateway', env, host = '127.0.0.1', https, token } = this.options;
+    const { logDir, name = 'gateway', env, host = '127.0.0.1', https, token, dir = GATEWAY_DIR, onOutput } = this.options;
     this.server = await ServerProcess.start({
       name: 'gateway',
       command: process.execPath,
       args: ['--import', 'tsx', 'src/main.ts'],
-      cwd: GATEWAY_DIR,
+      cwd: dir,
       port: this.port,
       env: { LOG_LEVEL: 'warn', ...env, PORT: String(this.port), HOST: host, ...(token ? { SIGHTLINE_TOKEN: token } : {}) },
       ...(https ? { https } : {}),
       ...(token ? { token } : {}),
+      ...(onOutput ? { onOutput } : {}),
       ...(logDir ? { logFile: join(logDir, `gateway-${name}-${this.port}-${process.pid}-${++logCounter}.log`) } : {}),
       startTimeoutMs: timeoutMs,
     });

@@ -33,6 +33,21 @@ export interface ServerProcessOptions {
   https?: boolean;
   /** Sent as `Authorization: Bearer` with the health check, for a server that asks for a token. */
   token?: string;
+  /** Sees everything the server prints (stdout and stderr, as it comes), e.g. to count its log lines. */
+  onOutput?: (text: string) => void;
+  /**
+   * Asked instead of GET /healthz, for a server of another protocol (Triton: its own readiness endpoints):
+   * resolves true once ready, else what it is still waiting for.
+   */
+  ready?: (url: string) => Promise<true | string>;
+}
+
+/** How a server process ended. */
+export interface ProcessExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** performance.now() when it was seen gone (its output drained). */
+  at: number;
 }
 
 export const DEFAULT_START_TIMEOUT_MS = 120_000;
@@ -56,7 +71,8 @@ export class ServerProcess {
   readonly url: string;
   private tail = '';
   private spawnError: Error | undefined;
-  private readonly exited: Promise<void>;
+  /** Resolves once the process is gone (or could not be spawned). */
+  readonly exited: Promise<ProcessExit>;
 
   private constructor(
     readonly options: ServerProcessOptions,
@@ -66,7 +82,9 @@ export class ServerProcess {
     this.url = `${options.https ? 'https' : 'http'}://127.0.0.1:${options.port}`;
     live.add(child);
     const keep = (chunk: Buffer) => {
-      this.tail = (this.tail + chunk.toString()).slice(-OUTPUT_TAIL_CHARS);
+      const text = chunk.toString();
+      this.tail = (this.tail + text).slice(-OUTPUT_TAIL_CHARS);
+      options.onOutput?.(text);
     };
     child.stdout?.on('data', keep);
     child.stderr?.on('data', keep);
@@ -80,13 +98,13 @@ export class ServerProcess {
         this.spawnError = error;
         live.delete(child);
         log?.end(`\n[process] ${now()} ${options.name} could not be started: ${error.message}\n`);
-        resolve();
+        resolve({ code: null, signal: null, at: performance.now() });
       });
       // 'close', not 'exit': stdout and stderr have been drained into the log by then.
       child.once('close', (code, signal) => {
         live.delete(child);
         log?.end(`\n[process] ${now()} ${options.name} exited code=${code} signal=${signal}\n`);
-        resolve();
+        resolve({ code, signal, at: performance.now() });
       });
     });
   }
@@ -127,14 +145,20 @@ export class ServerProcess {
     return this.tail;
   }
 
+  /** Sends `signal` and returns at once (`exited` says when and how it ended). */
+  signal(signal: NodeJS.Signals): void {
+    if (!this.running) return;
+    this.log?.write(`[process] ${now()} sending ${signal}\n`);
+    this.child.kill(signal);
+  }
+
   /**
    * SIGTERM asks for a graceful shutdown; SIGKILL is a crash (the kernel resets the connections). Either
    * way resolves once the process is gone and its port free; SIGKILL follows after `graceMs`.
    */
   async stop(signal: NodeJS.Signals = 'SIGTERM', graceMs = 10_000): Promise<void> {
     if (this.running) {
-      this.log?.write(`[process] ${now()} sending ${signal}\n`);
-      this.child.kill(signal);
+      this.signal(signal);
       const timer = setTimeout(() => this.child.kill('SIGKILL'), graceMs);
       try {
         await this.exited;
@@ -160,6 +184,11 @@ export class ServerProcess {
         throw new Error(`${name} on port ${port} ${how} before it was healthy${details()}`);
       }
       try {
+        if (this.options.ready) {
+          const verdict = await this.options.ready(this.url);
+          if (verdict === true) return;
+          throw new Error(verdict);
+        }
         const response = await getJson(`${this.url}${HEALTH_PATH}`, this.options.token);
         // Validated, not merely parsed: whatever answers on the port must be a server of this protocol.
         const health = validateHealthResponse(response.body);

@@ -15,7 +15,7 @@ import { GatewayProcess } from '../../src/process/index.ts';
 import { photo } from '../support/images.ts';
 import { InferenceHold } from '../support/inference-hold.ts';
 import { startTestGateway } from '../support/test-gateway.ts';
-import { TestClient } from '../support/ws-client.ts';
+import { WireClient as TestClient } from '../../src/client/index.ts';
 
 const DEADLINE_MS = 4000;
 

@@ -12,7 +12,7 @@ import { encodeMessage } from '@sightline/shared/codec';
 import { CLOSE_CODES } from '@sightline/shared/protocol';
 import { GatewayProcess } from '../../src/process/index.ts';
 import { photo } from '../support/images.ts';
-import { TestClient } from '../support/ws-client.ts';
+import { WireClient as TestClient } from '../../src/client/index.ts';
 
 const HEARTBEAT_MS = 1000;
 

@@ -2,7 +2,8 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
 import { encodeMessage, parseWire } from '@sightline/shared/codec';
-import { pacedLoop, type FrameSender, type PacingClock } from '../../../../client/transports/ws-paced.ts';
+import type { PacingClock } from '../../../../client/pacing.ts';
+import { pacedLoop, type FrameSender } from '../../../../client/transports/ws-paced.ts';
 import { WsConnection } from '../../../../client/transports/ws-connection.ts';
 import type { FrameInput, FrameResult, Recorder, Workload } from '../../../../client/types.ts';
 
@@ -47,7 +48,8 @@ describe('open-loop (paced) driver', () => {
     };
     const { recorder, frames } = recorded();
     const loop = pacedLoop(sender, countWorkload(5), recorder, 10, clock);
-    await new Promise((r) => setTimeout(r, 10));
+    // The fake clock's sleeps resolve as microtasks: one turn of the event loop sends everything due.
+    await new Promise((r) => setImmediate(r));
     expect(sentAt).toEqual([1000, 1100, 1200, 1300, 1400]);
     clock.t = 2000;
     release.forEach((r) => r());
@@ -86,47 +88,59 @@ describe('open-loop (paced) driver', () => {
     afterEach(() => server?.close());
 
     it('charges the stall to every frame due during it (no coordinated omission)', async () => {
+      // A server that answers nothing until the test lets it: a gateway stalled for as long as the test says.
       server = new WebSocketServer({ port: 0, host: '127.0.0.1' });
       await new Promise((r) => server!.once('listening', r));
-      const stallUntil = { at: 0 };
+      const held: Array<() => void> = [];
       server.on('connection', (ws) => {
         ws.on('message', (data: Buffer) => {
           const frame = parseWire(new Uint8Array(data), 'msgpack') as { id: number; ts: number };
-          const answer = () =>
-            ws.send(
-              encodeMessage(
-                {
-                  type: 'detections',
-                  id: frame.id,
-                  ts: frame.ts,
-                  model: 'm',
-                  width: 1,
-                  height: 1,
-                  detections: [],
-                  timings: { queueMs: 0, decodeMs: 0, preprocessMs: 0, inferenceMs: 0, postprocessMs: 0, serverMs: 0 },
-                },
-                'msgpack',
-              ),
-            );
-          // Frame 3 starts a 300 ms stall: it and everything behind it wait for its end.
-          if (frame.id === 3) stallUntil.at = performance.now() + 300;
-          const wait = stallUntil.at - performance.now();
-          if (wait > 0) setTimeout(answer, wait);
-          else answer();
+          held.push(() => ws.send(encodeMessage(detections(frame.id, frame.ts), 'msgpack')));
         });
       });
       const port = (server.address() as AddressInfo).port;
-      const connection = await WsConnection.open({ baseUrl: `http://127.0.0.1:${port}`, codec: 'msgpack', timeoutMs: 5000 });
+      // One clock for the schedule and for the connection's latencies, moved only by the loop and the test.
+      const clock = fakeClock();
+      const connection = await WsConnection.open({
+        baseUrl: `http://127.0.0.1:${port}`,
+        codec: 'msgpack',
+        timeoutMs: 60_000,
+        now: clock.now,
+      });
       const { recorder, frames } = recorded();
-      await pacedLoop(connection, countWorkload(12), recorder, 50, undefined);
+      const loop = pacedLoop(connection, countWorkload(12), recorder, 50, clock);
+      // Every frame went out on its schedule (20 ms apart from 1000), none answered.
+      await until(() => held.length === 12);
+      expect(frames).toEqual([]);
+      // The stall ends at 1500: everything answered then.
+      clock.t = 1500;
+      held.forEach((answer) => answer());
+      await loop;
       await connection.close();
-      const bySeq = frames.sort((a, b) => a.seq - b.seq).map((f) => f.result.latencyMs);
-      expect(frames.every((f) => f.result.outcome === 'ok')).toBe(true);
-      // Frame 3 (seq 2) waited the whole stall; frames due later waited less, by their 20 ms spacing.
-      expect(bySeq[2]!).toBeGreaterThanOrEqual(290);
-      expect(bySeq[6]!).toBeGreaterThanOrEqual(200);
-      expect(bySeq[2]! - bySeq[6]!).toBeGreaterThan(60);
-      expect(bySeq[0]!).toBeLessThan(150);
+      const bySeq = frames.sort((a, b) => a.seq - b.seq);
+      expect(bySeq.map((f) => f.result.outcome)).toEqual(Array(12).fill('ok'));
+      expect(bySeq.map((f) => f.due)).toEqual(Array.from({ length: 12 }, (_, i) => 1000 + 20 * i));
+      // Each frame waited from when it was due to the end of the stall: the earliest longest.
+      expect(bySeq.map((f) => f.result.latencyMs)).toEqual(Array.from({ length: 12 }, (_, i) => 500 - 20 * i));
+      expect(bySeq.map((f) => f.result.sendLagMs)).toEqual(Array(12).fill(0));
     });
   });
 });
+
+function detections(id: number, ts: number) {
+  return {
+    type: 'detections' as const,
+    id,
+    ts,
+    model: 'm',
+    width: 1,
+    height: 1,
+    detections: [],
+    timings: { queueMs: 0, decodeMs: 0, preprocessMs: 0, inferenceMs: 0, postprocessMs: 0, serverMs: 0 },
+  };
+}
+
+/** Resolves once `done()` holds, checking after each turn of the event loop (the server's reads). */
+async function until(done: () => boolean): Promise<void> {
+  while (!done()) await new Promise((resolve) => setImmediate(resolve));
+}

@@ -1,13 +1,24 @@
-/** The benchmark CLI against a real gateway child process: every transport answers every frame. */
+/**
+ * The benchmark CLI against a real gateway child process: every transport answers every frame. What is
+ * asserted is what the client controls (frames sent, answered, their count per client, the files it
+ * writes), never how fast anything was: the open loop's schedule and latencies are pinned down with a
+ * fake clock in the unit tests of ws-paced.ts.
+ */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { WebSocketServer } from 'ws';
+import { WireClient } from '@sightline/gateway/client';
 import { startGatewayProcess, type GatewayProcess } from '@sightline/gateway/process';
+import { encodeMessage } from '@sightline/shared/codec';
+import { MODELS_PATH } from '@sightline/shared/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-const BENCH_DIR = fileURLToPath(new URL('../../', import.meta.url));
+const BENCH_DIR = fileURLToPath(new URL('../../../', import.meta.url));
 
 let gateway: GatewayProcess;
 let scratch: string;
@@ -22,15 +33,28 @@ afterAll(async () => {
   if (scratch) rmSync(scratch, { recursive: true, force: true });
 });
 
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function cli(args: string[], url = gateway.url): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'client/main.ts', '--url', gateway.url, ...args], { cwd: BENCH_DIR });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'client/main.ts', '--url', url, ...args], { cwd: BENCH_DIR });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     child.on('exit', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/**
+ * Every frame sent got an answer: detections, or a refusal that is load shedding (newest wins, or a wait
+ * beyond the gateway's budget). Which of them a frame gets depends on how fast the gateway ran, so only
+ * their sum is asserted.
+ */
+const LOAD_SHEDDING = new Set(['dropped:superseded', 'dropped:overloaded', 'error:overloaded']);
+function expectEveryFrameAnswered(summary: { overall: { counts: Record<string, number>; reasons: Record<string, number> } }, sent: number) {
+  const { counts, reasons } = summary.overall;
+  expect(counts).toMatchObject({ sent, unanswered: 0 });
+  expect(counts.ok! + counts.dropped! + counts.errors!).toBe(sent);
+  expect(Object.keys(reasons).filter((reason) => !LOAD_SHEDDING.has(reason))).toEqual([]);
 }
 
 const RUNS: Array<[string, string[]]> = [
@@ -52,8 +76,8 @@ describe('bench CLI against a real gateway', () => {
     expect(lines).toHaveLength(1);
     const summary = JSON.parse(lines[0]!);
     const clients = args.includes('--clients') ? 2 : 1;
-    expect(summary.overall.counts).toMatchObject({ sent: 5 * clients, unanswered: 0, errors: 0 });
-    expect(summary.overall.counts.ok + summary.overall.counts.dropped).toBe(5 * clients);
+    expectEveryFrameAnswered(summary, 5 * clients);
+    // A client's first frame finds the gateway idle: it is always detected.
     expect(summary.overall.counts.ok).toBeGreaterThan(0);
     expect(summary.overall.latency.mean).toBeGreaterThan(0);
     expect(summary.overall.serverMs.mean).toBeGreaterThan(0);
@@ -62,7 +86,7 @@ describe('bench CLI against a real gateway', () => {
     expect(summary.ok).toBe(true);
   });
 
-  it('open loop: sends on schedule for the duration, both codecs, latency from the schedule', async () => {
+  it('open loop: every frame scheduled in the duration sent and answered, both codecs', async () => {
     for (const codec of ['json', 'msgpack']) {
       const { code, stdout, stderr } = await cli([
         '--rate',
@@ -84,10 +108,9 @@ describe('bench CLI against a real gateway', () => {
       const summary = JSON.parse(stdout.trim());
       expect(summary.rateFps).toBe(10);
       expect(summary.setup).toContain('open-loop 10 fps');
-      expect(summary.overall.counts).toMatchObject({ sent: 40, unanswered: 0 }); // 2 clients x 2 s x 10 fps
+      // 2 clients x 2 s x 10 fps: the schedule's count, however late the loop ran.
+      expectEveryFrameAnswered(summary, 40);
       expect(summary.overall.sendLagMs.count).toBe(40);
-      // Answered frames were sent on schedule whatever the answers: latency is at least the gateway's time.
-      expect(summary.overall.latency.min).toBeGreaterThanOrEqual(summary.overall.serverMs.min);
     }
   });
 
@@ -125,13 +148,20 @@ describe('bench CLI against a real gateway', () => {
     expect(code, stderr).toBe(0);
     const bytes = readFileSync(chart);
     expect(bytes.subarray(1, 4).toString('ascii')).toBe('PNG');
-    expect(bytes.length).toBeGreaterThan(5000);
+    // The SVG's 880 px width at density 144: twice as many pixels. IHDR holds width, then height.
+    expect(bytes.readUInt32BE(16)).toBe(1760);
+    expect(bytes.readUInt32BE(20)).toBeGreaterThan(0);
   });
 
   it('exits 1 when frames go unanswered', async () => {
-    const { code, stderr } = await cli(['--frames', '2', '--warmup', '0', '--timeout', '1', '--quiet']);
-    expect(code).toBe(1);
-    expect(stderr).toMatch(/unanswered/);
+    const silent = await startSilentGateway();
+    try {
+      const { code, stderr } = await cli(['--frames', '2', '--warmup', '0', '--timeout', '300', '--quiet'], silent.url);
+      expect(code).toBe(1);
+      expect(stderr).toMatch(/2 frame\(s\) went unanswered/);
+    } finally {
+      await silent.close();
+    }
   });
 
   it('exits 2 on bad arguments, with the reason', async () => {
@@ -140,3 +170,30 @@ describe('bench CLI against a real gateway', () => {
     expect(stderr).toMatch(/raw/);
   });
 });
+
+/**
+ * A gateway that greets and lists its models as the real one does, then never answers a frame: unanswered
+ * frames, whatever the machine's speed.
+ */
+async function startSilentGateway(): Promise<{ url: string; close: () => Promise<void> }> {
+  const models: unknown = await (await fetch(`${gateway.url}${MODELS_PATH}`)).json();
+  const real = await WireClient.connect(gateway.url);
+  const { message: hello } = await real.hello();
+  await real.close();
+  const server = createServer((request, response) => {
+    const known = request.url === MODELS_PATH;
+    response.writeHead(known ? 200 : 404, { 'content-type': 'application/json' });
+    response.end(JSON.stringify(known ? models : {}));
+  });
+  const sockets = new WebSocketServer({ server });
+  sockets.on('connection', (ws) => ws.send(encodeMessage(hello, 'json')));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: async () => {
+      for (const ws of sockets.clients) ws.terminate();
+      await new Promise((resolve) => sockets.close(resolve));
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}

@@ -6,9 +6,9 @@
  */
 import { startGatewayProcess, type GatewayProcess } from '@sightline/gateway/process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CATEGORIES, MAX_ERROR_MESSAGE_CHARS } from '../../fuzz/fuzz-case.ts';
-import { formatFuzzReport, groupFailures } from '../../fuzz/fuzz-report.ts';
-import { runFuzz, type FuzzReport } from '../../fuzz/run-fuzz.ts';
+import { CATEGORIES, MAX_ERROR_MESSAGE_CHARS } from '../../../fuzz/fuzz-case.ts';
+import { formatFuzzReport, groupFailures } from '../../../fuzz/fuzz-report.ts';
+import { runFuzz, type FuzzReport } from '../../../fuzz/run-fuzz.ts';
 
 const SEED = 20_251;
 const CASES = 1000;

@@ -7,8 +7,8 @@
 import * as gateway from '@sightline/gateway';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { barePipeline } from '../../bare/pipeline.ts';
-import { loadInputs } from '../../client/inputs.ts';
+import { barePipeline } from '../../../bare/pipeline.ts';
+import { loadInputs } from '../../../client/inputs.ts';
 
 const { DEFAULT_CONFIG, readModelSpecs } = gateway;
 const spec = readModelSpecs(DEFAULT_CONFIG.modelsDir).find((s) => s.manifest.name === 'ssdlite-mobilenetv2-coco')!;
@@ -41,7 +41,9 @@ describe('bare decode + inference loop', () => {
     const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#808080' } })
       .png()
       .toBuffer();
-    const result = await barePipeline(spec, [...(await frames(640, 480, 1)), new Uint8Array(png)], options(1));
+    // The PNG first: the stream's first counted frame is the one the plan gives to sharp.
+    const result = await barePipeline(spec, [new Uint8Array(png), ...(await frames(640, 480, 1))], options(1));
     expect(result.decoders.sharp).toBeGreaterThan(0);
+    expect(result.decoders.sharp + result.decoders.turbo).toBe(result.runs);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseStabilityArgs } from '../../stability.ts';
+import { parseStabilityArgs } from '../../../stability/main.ts';
 
 describe('bench:stability arguments', () => {
   it('defaults to the target: the gateway, 6 cameras at 30 fps for 5 minutes, per minute, 1.2x', () => {

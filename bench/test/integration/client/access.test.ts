@@ -10,13 +10,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startGatewayProcess, type GatewayProcess } from '@sightline/gateway/process';
+import { readPhoto } from '@sightline/shared/fixtures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadAccess } from '../../client/access.ts';
-import { RestDriver } from '../../client/transports/rest.ts';
-import { WsConnection } from '../../client/transports/ws-connection.ts';
-import type { FrameInput } from '../../client/types.ts';
+import { loadAccess } from '../../../client/access.ts';
+import { RestDriver } from '../../../client/transports/rest.ts';
+import { WsConnection } from '../../../client/transports/ws-connection.ts';
+import type { FrameInput } from '../../../client/types.ts';
 
-const BENCH_DIR = fileURLToPath(new URL('../../', import.meta.url));
+const BENCH_DIR = fileURLToPath(new URL('../../../', import.meta.url));
 const TOKEN = 'bench-test-token-0123456789abcdef';
 const INSTANCE = 'bench-tls-test';
 
@@ -126,7 +127,7 @@ describe('bench CLI against an HTTPS gateway with a token', () => {
   describe('each transport on its own', () => {
     const trusted = () => ({ token: undefined, ca: readFileSync(cert), insecure: false });
     const frame = (): FrameInput => {
-      const bytes = new Uint8Array(readFileSync(fileURLToPath(new URL('../../../shared/fixtures/photos/dog.jpg', import.meta.url))));
+      const bytes = new Uint8Array(readPhoto('dog.jpg'));
       return { name: 'dog.jpg', bytes, contentType: 'image/jpeg', width: 0, height: 0 };
     };
 

@@ -52,6 +52,8 @@ export interface BenchConfig {
   /** WS: ms between pings during the measured phase; 0 = only the probes before it. */
   pingIntervalMs: number;
   timeoutMs: number;
+  /** WS: wait as long as a refusal's retryAfterMs says (false: --ignore-retry-after). */
+  honourRetryAfter: boolean;
   csv: string | undefined;
   json: boolean;
   chart: string | undefined;
@@ -264,6 +266,12 @@ export function buildProgram(): Command {
       ).argParser(integer(0)),
     )
     .addOption(
+      new Option(
+        '--ignore-retry-after',
+        "WS: send as if the gateway's refusals carried no retryAfterMs (by default the next frame waits for it; an open-loop camera skips the frames due meanwhile)",
+      ),
+    )
+    .addOption(
       new Option('--timeout <ms>', 'a frame without an answer after MS counts as unanswered')
         .default(DEFAULTS.timeoutMs)
         .argParser(integer(1)),
@@ -338,6 +346,7 @@ interface RawOptions {
   bandwidth?: number;
   pingInterval?: number;
   timeout: number;
+  ignoreRetryAfter?: boolean;
   csv?: string;
   json?: boolean;
   chart?: string;
@@ -452,6 +461,7 @@ export function parseArgs(
     bandwidthKbps: o.bandwidth,
     pingIntervalMs: o.pingInterval ?? (isRest || o.mode === 'short' ? 0 : DEFAULTS.pingIntervalMs),
     timeoutMs: o.timeout,
+    honourRetryAfter: o.ignoreRetryAfter !== true,
     csv: o.csv,
     json: o.json === true,
     chart: o.chart,

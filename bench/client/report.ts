@@ -8,7 +8,10 @@ import type { BenchResult, RepeatResult } from './run.ts';
 import { UNANSWERED, type ConnectionRecord, type FrameMeasurement, type NetKind, type NetSample } from './types.ts';
 
 export interface Counts {
+  /** Frames that went out (held ones excluded). */
   sent: number;
+  /** Open-loop frames not sent: the gateway had said when to send again. */
+  held: number;
   ok: number;
   dropped: number;
   errors: number;
@@ -87,8 +90,13 @@ function defined(values: Array<number | undefined>): number[] {
 }
 
 export function countOutcomes(samples: readonly FrameMeasurement[]): Counts {
-  const counts: Counts = { sent: samples.length, ok: 0, dropped: 0, errors: 0, timeouts: 0, failed: 0, unanswered: 0 };
+  const counts: Counts = { sent: 0, held: 0, ok: 0, dropped: 0, errors: 0, timeouts: 0, failed: 0, unanswered: 0 };
   for (const s of samples) {
+    if (s.outcome === 'held') {
+      counts.held++;
+      continue;
+    }
+    counts.sent++;
     if (s.outcome === 'ok') counts.ok++;
     else if (s.outcome === 'dropped') counts.dropped++;
     else if (s.outcome === 'error') counts.errors++;
@@ -127,7 +135,7 @@ export function summarizeSamples(
 ): RunSummary {
   const measured = samples.filter((s) => !s.warmup);
   const ok = measured.filter((s) => s.outcome === 'ok');
-  const answered = measured.filter((s) => !UNANSWERED.has(s.outcome));
+  const answered = measured.filter((s) => s.outcome !== 'held' && !UNANSWERED.has(s.outcome));
   const reasons: Record<string, number> = {};
   for (const s of measured)
     if (s.outcome !== 'ok' && s.errorCode) reasons[`${s.outcome}:${s.errorCode}`] = (reasons[`${s.outcome}:${s.errorCode}`] ?? 0) + 1;
@@ -270,7 +278,8 @@ export function formatSummary(summary: BenchSummary): string {
   lines.push(
     `frames       ${c.sent} sent: ${c.ok} ok, ${c.dropped} dropped, ${c.errors} errors, ${c.unanswered} unanswered` +
       (c.unanswered ? ` (${c.timeouts} timeout, ${c.failed} failed)` : '') +
-      (reasons ? `  [${reasons}]` : ''),
+      (reasons ? `  [${reasons}]` : '') +
+      (c.held ? `; ${c.held} held back (retryAfterMs)` : ''),
   );
   // One replica is the usual case and says nothing; several show how the load balancer spread the clients.
   if (o.instances.length > 1) {

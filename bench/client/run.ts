@@ -83,6 +83,7 @@ function createDriver(config: BenchConfig, baseUrl: string, access: ClientAccess
     model: config.model,
     threshold: config.threshold,
     access,
+    honourRetryAfter: config.honourRetryAfter,
   };
   if (config.rateFps !== undefined) return new WsPacedDriver(options, config.rateFps);
   if (config.mode === 'short') return new WsShortDriver(options);

@@ -15,8 +15,10 @@ export interface FrameInput {
  * ok: `detections` came back. dropped: the gateway answered `dropped`. error: the gateway answered `error`
  * (or an HTTP 4xx/5xx). timeout: no answer within --timeout. failed: the connection broke or could not be
  * opened before an answer came. timeout and failed are "unanswered" and make the CLI exit non-zero.
+ * held: an open-loop camera's frame never sent, because the gateway's last refusal said when to send
+ * again (`retryAfterMs`) and that time had not come.
  */
-export type Outcome = 'ok' | 'dropped' | 'error' | 'timeout' | 'failed';
+export type Outcome = 'ok' | 'dropped' | 'error' | 'timeout' | 'failed' | 'held';
 
 export const UNANSWERED: ReadonlySet<Outcome> = new Set<Outcome>(['timeout', 'failed']);
 
@@ -31,6 +33,8 @@ export interface FrameResult {
   bytesDown: number;
   errorCode?: string;
   errorMessage?: string;
+  /** On a refusal: when the gateway said to send the next frame, ms after the answer. */
+  retryAfterMs?: number;
   detections?: number;
   serverMs?: number;
   inferenceMs?: number;

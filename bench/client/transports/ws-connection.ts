@@ -22,6 +22,8 @@ export interface WsConnectionOptions {
   access?: ClientAccess | undefined;
   /** The clock latencies are read from (performance.now); a test passes one it moves itself. */
   now?: () => number;
+  /** Wait as long as a refusal's `retryAfterMs` says before the next frame (default true; false: --ignore-retry-after). */
+  honourRetryAfter?: boolean;
 }
 
 /** Bytes of a WebSocket frame header for a payload of `length` bytes (client frames carry a 4-byte mask). */
@@ -41,13 +43,24 @@ export function resultFromReply(message: ServerMessage, latencyMs: number, bytes
     case 'detections':
       return detectionsResult(message, latencyMs, bytesUp, bytesDown);
     case 'dropped':
-      return { outcome: 'dropped', latencyMs, bytesUp, bytesDown, errorCode: message.reason };
+      return { outcome: 'dropped', latencyMs, bytesUp, bytesDown, errorCode: message.reason, ...retryOf(message) };
     case 'error':
-      return { outcome: 'error', latencyMs, bytesUp, bytesDown, errorCode: message.code, errorMessage: message.message };
+      return {
+        outcome: 'error',
+        latencyMs,
+        bytesUp,
+        bytesDown,
+        errorCode: message.code,
+        errorMessage: message.message,
+        ...retryOf(message),
+      };
     default:
       return { outcome: 'error', latencyMs, bytesUp, bytesDown, errorCode: 'unexpected', errorMessage: `unexpected ${message.type}` };
   }
 }
+
+const retryOf = (message: { retryAfterMs?: number | undefined }) =>
+  message.retryAfterMs === undefined ? {} : { retryAfterMs: message.retryAfterMs };
 
 export function detectionsResult(
   message: Pick<DetectionsMessage, 'detections' | 'timings'>,
@@ -90,6 +103,8 @@ export class WsConnection {
   private nextId = 1;
   private nextPingId = 1;
   private rateCap = new RateCap(undefined);
+  /** No frame before this time (the gateway's last `retryAfterMs`), on `now`'s clock. */
+  private holdUntil = -Infinity;
   private readonly now: () => number;
 
   private constructor(private readonly options: WsConnectionOptions) {
@@ -127,10 +142,18 @@ export class WsConnection {
     return this.client?.socketBytes ?? { written: 0, read: 0 };
   }
 
-  /** Resolves when the next frame may go out under the gateway's message-rate limit (at once when well under it). */
+  /**
+   * Resolves when the next frame may go out: under the gateway's message-rate limit, and not before the time
+   * its last refusal gave (at once when neither holds it back).
+   */
   whenSendAllowed(): Promise<void> | undefined {
-    const waitMs = this.rateCap.claim(this.now());
+    const waitMs = Math.max(this.rateCap.claim(this.now()), this.heldMs());
     return waitMs > 0 ? new Promise((resolve) => setTimeout(resolve, waitMs)) : undefined;
+  }
+
+  /** How long the gateway's last refusal still holds the next frame back, ms (0: it may go). */
+  heldMs(): number {
+    return Math.max(0, this.holdUntil - this.now());
   }
 
   /** Resolves when the gateway's hello arrived, or after `ms` without it. */
@@ -198,6 +221,8 @@ export class WsConnection {
     if (!entry) return;
     this.pending.delete(id);
     clearTimeout(entry.timer);
+    if (result.retryAfterMs !== undefined && this.options.honourRetryAfter !== false)
+      this.holdUntil = Math.max(this.holdUntil, this.now() + result.retryAfterMs);
     // Behind a load balancer, which replica had the frame (failed and timed-out ones included).
     const instance = this.hello?.instance;
     entry.resolve(instance === undefined ? result : { ...result, instance });

@@ -13,12 +13,16 @@ import { WsPersistentDriver } from './ws-serial.ts';
 export interface FrameSender {
   readonly alive: boolean;
   request(input: FrameInput, startedAt: number): Promise<FrameResult>;
+  /** How long the gateway's last refusal still holds frames back, ms. */
+  heldMs?(): number;
 }
 
 /**
  * Sends the workload's frames at `rateFps` until it ends or the connection is lost, then waits for every
  * answer (each bounded by the connection's timeout). A frame whose time has passed goes out at once: the
- * loop never skips a frame to catch up, so falling behind shows as send lag, not as fewer frames.
+ * loop never skips a frame to catch up, so falling behind shows as send lag, not as fewer frames. A frame
+ * due while the gateway's last refusal holds the camera back (`retryAfterMs`) is not sent at all, as a
+ * camera would skip it, and is recorded `held`.
  */
 export async function pacedLoop(
   sender: FrameSender,
@@ -36,6 +40,10 @@ export async function pacedLoop(
     if (!sender.alive) break;
     const item = work.next(due);
     if (!item) break;
+    if ((sender.heldMs?.() ?? 0) > 0) {
+      recorder.frame(item, due, { outcome: 'held', latencyMs: Number.NaN, bytesUp: 0, bytesDown: 0 });
+      continue;
+    }
     const sendLagMs = Math.max(0, clock.now() - due);
     answers.push(sender.request(item.input, due).then((result) => recorder.frame(item, due, { ...result, sendLagMs })));
   }

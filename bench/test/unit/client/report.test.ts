@@ -30,6 +30,7 @@ describe('bench statistics', () => {
   it('counts every outcome and the reasons', () => {
     expect(countOutcomes(samples.filter((x) => !x.warmup))).toEqual({
       sent: 104,
+      held: 0,
       ok: 100,
       dropped: 1,
       errors: 1,
@@ -39,6 +40,12 @@ describe('bench statistics', () => {
     });
     const s = summarizeSamples(samples, net, 10_000, 1, 0);
     expect(s.reasons).toEqual({ 'dropped:superseded': 1, 'error:bad_image': 1 });
+  });
+
+  it('leaves frames held back by a retryAfterMs out of those sent and answered', () => {
+    const held = { ...samples[0]!, outcome: 'held' as const, latencyMs: Number.NaN, bytesUp: 0, bytesDown: 0 };
+    const counts = countOutcomes([...samples.filter((x) => !x.warmup), held, held]);
+    expect(counts).toMatchObject({ sent: 104, held: 2, ok: 100, unanswered: 2 });
   });
 
   it('bytes per frame average over answered frames', () => {

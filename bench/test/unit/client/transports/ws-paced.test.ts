@@ -32,6 +32,32 @@ function fakeClock(lateBy = 0): PacingClock & { t: number } {
 }
 
 describe('open-loop (paced) driver', () => {
+  it("skips the frames due while the gateway's refusal holds the camera back, and sends again after", async () => {
+    const clock = fakeClock();
+    let holdUntil = -Infinity;
+    const sender: FrameSender = {
+      alive: true,
+      heldMs: () => Math.max(0, holdUntil - clock.now()),
+      request: async () => {
+        // The first frame is refused: send again in 250 ms.
+        if (holdUntil === -Infinity) {
+          holdUntil = clock.now() + 250;
+          return { outcome: 'dropped', latencyMs: 1, bytesUp: 1, bytesDown: 1, errorCode: 'overloaded', retryAfterMs: 250 };
+        }
+        return { outcome: 'ok', latencyMs: 1, bytesUp: 1, bytesDown: 1 };
+      },
+    };
+    const { recorder, frames } = recorded();
+    await pacedLoop(sender, countWorkload(5), recorder, 10, clock);
+    expect(frames.map((f) => [f.due, f.result.outcome])).toEqual([
+      [1000, 'dropped'],
+      [1100, 'held'],
+      [1200, 'held'],
+      [1300, 'ok'],
+      [1400, 'ok'],
+    ]);
+  });
+
   it('sends every frame on its schedule without waiting for answers', async () => {
     const clock = fakeClock();
     const sentAt: number[] = [];

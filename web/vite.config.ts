@@ -3,6 +3,9 @@ import { defineConfig } from 'vite';
 import { devCertificate } from '@sightline/gateway/dev-certificate';
 
 // SIGHTLINE_TLS=auto pnpm dev: Vite and the gateway both serve HTTPS with the gateway's kept certificate.
+// This is the dashboard's one use of the gateway package, and only at dev time (a devDependency, through
+// its `./dev-certificate` export): the same certificate file, so the browser accepts one exception for
+// both servers. Nothing in src/ imports the gateway; the build the gateway serves contains none of it.
 const tls = await devCertificate();
 
 /**

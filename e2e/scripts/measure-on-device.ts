@@ -20,7 +20,7 @@ import { expectedLabels, readPhoto } from '@sightline/shared/fixtures';
 import type { DetectionsMessage } from '@sightline/shared/protocol';
 import { summarize } from '@sightline/shared/stats';
 import { validateModelsResponse } from '@sightline/shared/validation';
-import { targetSize } from '../../web/src/capture/frame-size.ts';
+import { targetSize } from '@sightline/web/frame-size';
 import { launchOptions } from '../support/browser.ts';
 import { GatewayProcess } from '../support/gateway.ts';
 import { inferenceWorkerPath, runOnDevice, specOf } from '../support/on-device.ts';

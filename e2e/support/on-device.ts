@@ -9,8 +9,8 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import type { Detection, ModelInfo } from '@sightline/shared/protocol';
-import { onDeviceSpec, type OnDeviceSpec } from '../../web/src/inference/on-device-model.ts';
-import type { LoadedReply, ResultReply } from '../../web/src/inference/worker-protocol.ts';
+import { onDeviceSpec, type OnDeviceSpec } from '@sightline/web/on-device-model';
+import type { LoadedReply, ResultReply } from '@sightline/web/worker-protocol';
 import { WEB_DIST } from './paths.ts';
 
 /** `/assets/inference.worker-<hash>.js` of the build the tests' gateways serve. */

@@ -13,7 +13,7 @@ import sharp from 'sharp';
 import { expectedLabels, readPhoto } from '@sightline/shared/fixtures';
 import type { DetectionsMessage, ModelsResponse } from '@sightline/shared/protocol';
 import { validateModelsResponse } from '@sightline/shared/validation';
-import { targetSize } from '../../web/src/capture/frame-size.ts';
+import { targetSize } from '@sightline/web/frame-size';
 import type { Dashboard } from '../support/dashboard.ts';
 import { expect, test } from '../support/fixtures.ts';
 import { inferenceWorkerPath, matchDetections, runOnDevice, specOf } from '../support/on-device.ts';

@@ -5,6 +5,7 @@ import { CHART_WINDOW, STATS_WINDOWS } from './app/settings.ts';
 import { usePersistedSettings } from './app/use-persisted-settings.ts';
 import type { SourceKind } from './capture/capture-source.ts';
 import { modelFor } from './capture/frame-size.ts';
+import { CodecStats } from './components/CodecStats.tsx';
 import { DetectionsList } from './components/DetectionsList.tsx';
 import { ErrorLog } from './components/ErrorLog.tsx';
 import { Panel } from './components/Field.tsx';
@@ -16,7 +17,6 @@ import { PathComparison } from './components/PathComparison.tsx';
 import { RunOnControls } from './components/RunOnControls.tsx';
 import { SourceControls } from './components/SourceControls.tsx';
 import { StageBreakdown } from './components/StageBreakdown.tsx';
-import { StatsPanel } from './components/StatsPanel.tsx';
 import { StreamControls } from './components/StreamControls.tsx';
 import { Toasts } from './components/Toasts.tsx';
 import { VERDICT_WINDOW } from './ui/path-comparison.ts';
@@ -183,7 +183,7 @@ export function App() {
               </>
             }
           >
-            <StatsPanel stats={snapshot.stats} activeCodecs={activeCodecs} />
+            <CodecStats stats={snapshot.stats} activeCodecs={activeCodecs} />
             <div className="export-row">
               <button type="button" className="button button--small" data-testid="export-csv" onClick={() => controller.exportCsv()}>
                 Export CSV

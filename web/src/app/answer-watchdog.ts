@@ -3,17 +3,15 @@
  * frame forever. Checked every EXPIRE_CHECK_MS, so a lost answer stalls the stream for at most
  * ANSWER_TIMEOUT_MS + EXPIRE_CHECK_MS.
  */
-import { ANSWER_TIMEOUT_MS, type FrameOutcome } from '../transport/frame-sender.ts';
-import type { Clock, TimerHandle } from './clock.ts';
+import { ANSWER_TIMEOUT_MS } from '../transport/frame-sender.ts';
+import type { Clock, TimerHandle } from '../time/clock.ts';
 
 export const EXPIRE_CHECK_MS = 500;
 
 export interface AnswerWatchdogOptions {
   clock: Pick<Clock, 'setTimeout' | 'clearTimeout'>;
-  /** Settles every frame unanswered for longer than `timeoutMs` as lost (FrameSender.expire). */
-  expire: (timeoutMs: number) => FrameOutcome[];
-  /** Frames given up in one check; not called when there were none. */
-  onExpired: (outcomes: FrameOutcome[]) => void;
+  /** Settles every frame unanswered for longer than `timeoutMs` as lost (GatewayPath.expire). */
+  expire: (timeoutMs: number) => void;
   timeoutMs?: number;
 }
 
@@ -41,9 +39,8 @@ export class AnswerWatchdog {
 
   private readonly check = (): void => {
     if (!this.running) return;
-    // Re-armed first, so a throwing handler cannot end the checks for good.
+    // Re-armed first, so a throwing subscriber cannot end the checks for good.
     this.arm();
-    const expired = this.options.expire(this.options.timeoutMs ?? ANSWER_TIMEOUT_MS);
-    if (expired.length > 0) this.options.onExpired(expired);
+    this.options.expire(this.options.timeoutMs ?? ANSWER_TIMEOUT_MS);
   };
 }

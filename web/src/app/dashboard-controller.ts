@@ -1,154 +1,142 @@
 /**
- * The dashboard's engine outside React, as a composition root: it builds the units and routes events
- * between them. Source -> stream loop (encoder) -> frame dispatcher -> frame sender -> socket, or the
- * on-device engine (the model in a worker); answers and on-device results -> answer recorder (samples,
- * overlay, logs, rejection backoff); beside them the ping clock, the answer watchdog and the models
- * loader. React reads snapshots from the publisher (useSyncExternalStore) and pushes settings in; the
- * overlay is drawn in requestAnimationFrame, never through React state.
+ * The dashboard's engine outside React, as a composition root: it builds the units, wires what each
+ * publishes to what must react, and holds the commands React calls. Source -> stream loop (encoder) ->
+ * frame dispatcher -> a frame path: the gateway (frame sender, socket) or this device (the on-device
+ * engine, the model in a worker); every path settles its frames into the answer recorder (samples,
+ * overlay, logs), the gateway's also into the rejection backoff; beside them the ping clock, the answer
+ * watchdog and the models loader.
+ *
+ * Nothing here forwards events by hand: the stream loop subscribes to what may let a frame go, the
+ * snapshot publisher to what changes the view. React reads snapshots from the publisher
+ * (useSyncExternalStore) and pushes settings in; the overlay is drawn in requestAnimationFrame, never
+ * through React state.
  */
-import { CaptureSource, type MediaElements, type SourceState } from '../capture/capture-source.ts';
+import { CaptureSource, type MediaElements } from '../capture/capture-source.ts';
 import { FrameEncoder, intrinsicSize } from '../capture/frame-encoder.ts';
 import { modelFor } from '../capture/frame-size.ts';
-import { createInferenceWorker, OnDeviceEngine, type DeviceTarget, type OnDeviceStatus } from '../inference/on-device-engine.ts';
+import { Signal } from '../events/signal.ts';
+import { createInferenceWorker, OnDeviceEngine, type DeviceTarget } from '../inference/on-device-engine.ts';
 import { PingStore } from '../metrics/ping-store.ts';
 import { SampleStore } from '../metrics/sample-store.ts';
 import { OverlayRenderer } from '../overlay/draw-boxes.ts';
+import { usesDevice } from '../paths/run-on.ts';
+import { browserClock } from '../time/clock.ts';
 import { ANSWER_TIMEOUT_MS, FrameSender } from '../transport/frame-sender.ts';
-import { GatewaySocket, type ConnectionStatus, type IncomingMessage } from '../transport/gateway-socket.ts';
+import { GatewayPath } from '../transport/gateway-path.ts';
+import { GatewaySocket } from '../transport/gateway-socket.ts';
 import { gatewaySocketUrl } from '../transport/gateway-url.ts';
 import { fetchModels } from '../transport/models-api.ts';
 import { AnswerRecorder } from './answer-recorder.ts';
 import { AnswerWatchdog } from './answer-watchdog.ts';
-import { browserClock } from './clock.ts';
 import { buildSnapshot, type DashboardSnapshot, type SnapshotSources } from './dashboard-snapshot.ts';
 import { EventLog } from './event-log.ts';
 import { FrameDispatcher } from './frame-dispatcher.ts';
 import { ModelsLoader } from './models-loader.ts';
 import { PingClock } from './ping-clock.ts';
 import { RejectionBackoff } from './rejection-backoff.ts';
-import { usesDevice } from './run-on.ts';
 import { SampleExporter } from './sample-exporter.ts';
 import { DEFAULT_SETTINGS, type StreamSettings } from './settings.ts';
 import { SnapshotPublisher } from './snapshot-publisher.ts';
 import { StreamLoop } from './stream-loop.ts';
 
+/** How the view shows a change: rebuilt at once (a discrete event), or with the stream's throttled rebuilds. */
+const AT_ONCE = true;
+const WITH_THE_STREAM = false;
+
 export class DashboardController {
+  private readonly clock = browserClock;
   private readonly samples = new SampleStore();
   private readonly pings = new PingStore();
-  private readonly clock = browserClock;
   private readonly errorLog = new EventLog();
   private readonly noticeLog = new EventLog(20);
   private readonly encoder = new FrameEncoder();
+  private readonly source = new CaptureSource();
+  private readonly backoff = new RejectionBackoff(this.clock);
+  /** The settings React pushed in (updateSettings). */
+  private readonly settingsChanged = new Signal<StreamSettings>();
   private readonly socket: GatewaySocket;
   private readonly sender: FrameSender;
+  private readonly gateway: GatewayPath;
   private readonly onDevice: OnDeviceEngine;
   private readonly dispatcher: FrameDispatcher;
-  private readonly source: CaptureSource;
-  private readonly backoff = new RejectionBackoff(() => this.clock.now());
   private readonly answers: AnswerRecorder;
+  private readonly models: ModelsLoader;
   private readonly loop: StreamLoop;
   private readonly pingClock: PingClock;
-  private readonly models: ModelsLoader;
   private readonly watchdog: AnswerWatchdog;
   private readonly exporter: SampleExporter;
   private readonly publisher: SnapshotPublisher<DashboardSnapshot>;
   private overlay: OverlayRenderer | undefined;
   private settings: StreamSettings = DEFAULT_SETTINGS;
-  private deviceStatus: OnDeviceStatus = 'off';
   /** Shared by frames and pings, so an `error` id names one message. */
   private messageId = 0;
   private running = false;
 
   constructor() {
-    const { clock } = this;
+    const { clock, samples, pings, errorLog, noticeLog, encoder, source, backoff, settingsChanged } = this;
     const nextId = (): number => ++this.messageId;
-    const invalidate = (urgent = false): void => this.publisher.invalidate(urgent);
-    this.socket = new GatewaySocket({
-      url: gatewaySocketUrl(window.location),
-      onMessage: (incoming) => this.handleMessage(incoming),
-      onStatus: (status) => this.handleStatus(status),
-      onBadMessage: (error) => this.notice('bad_reply', `Unreadable message from the gateway: ${error.message}`),
-    });
-    this.sender = new FrameSender({ send: (data) => this.socket.send(data), nextId });
-    this.source = new CaptureSource((state) => this.handleSource(state));
-    const { sender, samples, pings, errorLog, noticeLog, backoff } = this;
-    const overlay = (): OverlayRenderer | undefined => this.overlay;
-    this.answers = new AnswerRecorder({
-      sender,
-      samples,
-      errorLog,
-      noticeLog,
-      backoff,
-      overlay,
-      onChange: invalidate,
-      timeOrigin: performance.timeOrigin,
-    });
-    this.models = new ModelsLoader({
-      fetch: fetchModels,
-      clock,
-      onChange: () => {
-        this.syncDevice();
-        invalidate(true);
-      },
-    });
-    this.onDevice = new OnDeviceEngine({
+    const socket = (this.socket = new GatewaySocket({ url: gatewaySocketUrl(window.location), clock }));
+    const sender = (this.sender = new FrameSender({ send: (data) => socket.send(data), nextId }));
+    const gateway = (this.gateway = new GatewayPath(socket, sender));
+    const onDevice = (this.onDevice = new OnDeviceEngine({
       createWorker: createInferenceWorker,
       clock,
+      nextId,
       timeoutMs: ANSWER_TIMEOUT_MS,
       environment: () => ({
         crossOriginIsolated: window.crossOriginIsolated,
         hardwareConcurrency: navigator.hardwareConcurrency,
         allowWebGpu: true,
       }),
-      onChange: (state) => {
-        // Download progress is not urgent; a status change (loaded, failed) is.
-        const changed = state.status !== this.deviceStatus;
-        this.deviceStatus = state.status;
-        invalidate(changed);
-        if (changed) queueMicrotask(this.loop.pump);
-      },
-      onOutcome: (outcome) => {
-        this.answers.deviceOutcome(outcome);
-        this.loop.pump();
-      },
-    });
-    this.dispatcher = new FrameDispatcher({
-      gateway: sender,
-      link: this.socket,
-      device: this.onDevice,
+    }));
+    const dispatcher = (this.dispatcher = new FrameDispatcher({
+      paths: { gateway, device: onDevice },
       runOn: () => this.settings.runOn,
-      nextId,
-      defaultThreshold: DEFAULT_SETTINGS.threshold,
-    });
-    this.loop = new StreamLoop({
-      source: this.source,
-      encoder: this.encoder,
-      sender: this.dispatcher,
-      link: this.dispatcher,
+    }));
+    const answers = (this.answers = new AnswerRecorder({
+      samples,
+      errorLog,
+      noticeLog,
+      overlay: () => this.overlay,
+      timeOrigin: performance.timeOrigin,
+    }));
+    const models = (this.models = new ModelsLoader({ fetch: fetchModels, clock }));
+    const loop = (this.loop = new StreamLoop({
+      source,
+      encoder,
+      sender: dispatcher,
+      link: dispatcher,
       clock,
       settings: () => this.settings,
-      modelInput: () => modelFor(this.models.state.response, this.settings.model)?.input,
+      modelInput: () => modelFor(models.state.response, this.settings.model)?.input,
       holdMs: () => backoff.waitMs(),
-      onSent: () => invalidate(),
-      onEncodeError: (message) => this.notice('encode', message),
+      // What may let the next frame go: a path greeted, loaded, or settling a frame; the picture; the settings; the backoff letting go.
+      wakeOn: [dispatcher.changed, source.changed, settingsChanged, backoff.changed],
+    }));
+    const pingClock = (this.pingClock = new PingClock({ clock, link: socket, nextId, codec: () => this.settings.codec }));
+    this.watchdog = new AnswerWatchdog({ clock, expire: (timeoutMs) => gateway.expire(timeoutMs) });
+    this.exporter = new SampleExporter({ samples, pings, settings: () => this.settings, onDevice: () => onDevice.state });
+
+    // Every frame's fate, on either path, is recorded; the gateway's answers also drive the rejection backoff.
+    for (const path of [gateway, onDevice]) path.settled.subscribe((outcome) => answers.record(outcome));
+    gateway.settled.subscribe((outcome) => backoff.track(outcome));
+    socket.messages.subscribe(({ message, receivedAt }) => {
+      if (message.type === 'error') answers.gatewayError(message);
+      if (message.type !== 'pong') return;
+      // receivedAt is taken first thing in the socket's message handler, before decoding.
+      pings.add({ at: receivedAt, rttMs: receivedAt - message.ts });
+      pingClock.pongArrived();
     });
-    this.pingClock = new PingClock({
-      clock,
-      link: this.socket,
-      nextId,
-      codec: () => this.settings.codec,
-      onWindowChange: () => this.publisher.reschedule(),
+    socket.statusChanged.subscribe((status) => {
+      if (status.state !== 'open') this.markBreak();
+      else if (models.state.status !== 'ready') models.load();
     });
-    this.watchdog = new AnswerWatchdog({
-      clock,
-      expire: (timeoutMs) => sender.expire(timeoutMs),
-      onExpired: (expired) => {
-        this.answers.expired(expired);
-        this.loop.pump();
-      },
-    });
-    this.exporter = new SampleExporter({ samples, pings, settings: () => this.settings, onDevice: () => this.onDevice.state });
-    const { socket, models, source, answers, encoder, loop, onDevice, dispatcher } = this;
+    socket.unreadable.subscribe((error) => noticeLog.add('bad_reply', `Unreadable message from the gateway: ${error.message}`));
+    loop.encodeFailed.subscribe((message) => noticeLog.add('encode', message));
+    source.changed.subscribe(() => this.overlay?.invalidate());
+    // The model on this device follows the model list (and the settings, in updateSettings).
+    models.changed.subscribe(() => this.syncDevice());
+
     const units = {
       socket,
       models,
@@ -166,7 +154,26 @@ export class DashboardController {
       dispatcher,
     };
     const sources: SnapshotSources = { ...units, settings: () => this.settings, now: () => clock.now() };
-    this.publisher = new SnapshotPublisher({ build: () => buildSnapshot(sources), clock, pingWindow: () => this.pingClock.window });
+    const publisher = (this.publisher = new SnapshotPublisher({
+      build: () => buildSnapshot(sources),
+      clock,
+      pingWindow: () => pingClock.window,
+      pingWindowChanged: pingClock.windowChanged,
+    }));
+    publisher.watch(socket.statusChanged, AT_ONCE);
+    publisher.watch(models.changed, AT_ONCE);
+    publisher.watch(source.changed, AT_ONCE);
+    publisher.watch(settingsChanged, AT_ONCE);
+    publisher.watch(errorLog.changed, AT_ONCE);
+    publisher.watch(noticeLog.changed, AT_ONCE);
+    // Download progress goes with the stream; a status change (loaded, failed) is shown at once.
+    publisher.watch(onDevice.changed, ({ state, previous }) => state.status !== previous.status);
+    // A click on Reset is shown at once; the samples of the stream with it.
+    publisher.watch(samples.changed, (change) => change === 'cleared');
+    publisher.watch(answers.changed, WITH_THE_STREAM);
+    publisher.watch(backoff.changed, WITH_THE_STREAM);
+    publisher.watch(pings.changed, WITH_THE_STREAM);
+    publisher.watch(loop.sent, WITH_THE_STREAM);
   }
 
   start(): void {
@@ -184,10 +191,11 @@ export class DashboardController {
     if (!this.running) return;
     this.running = false;
     this.loop.stop();
+    // Closing settles every frame still out on the gateway as lost (GatewayPath).
     this.socket.stop();
-    this.answers.abandonAll();
     this.pingClock.stop();
     this.watchdog.stop();
+    this.backoff.stop();
     this.models.stop();
     this.onDevice.stop();
     this.publisher.stop();
@@ -229,8 +237,7 @@ export class DashboardController {
     this.syncDevice();
     if (next.frameSize !== previous.frameSize || next.jpegQuality !== previous.jpegQuality || next.model !== previous.model)
       this.loop.forgetStill();
-    this.publisher.invalidate(true);
-    this.loop.pump();
+    this.settingsChanged.emit(next);
   }
 
   openCamera(deviceId?: string): void {
@@ -259,17 +266,14 @@ export class DashboardController {
   clearSamples(): void {
     this.samples.clear();
     this.pings.clear();
-    this.publisher.invalidate(true);
   }
 
   clearErrors(): void {
     this.errorLog.clear();
-    this.publisher.invalidate(true);
   }
 
   dismissNotices(): void {
     this.noticeLog.clear();
-    this.publisher.invalidate(true);
   }
 
   exportCsv(): void {
@@ -278,43 +282,6 @@ export class DashboardController {
 
   exportJson(): void {
     this.exporter.downloadJson();
-  }
-
-  private handleMessage({ message, bytes, receivedAt }: IncomingMessage): void {
-    switch (message.type) {
-      case 'hello':
-        this.publisher.invalidate(true);
-        this.loop.pump();
-        return;
-      case 'pong':
-        // receivedAt is taken first thing in the socket's message handler, before decoding.
-        this.pings.add({ at: receivedAt, rttMs: receivedAt - message.ts });
-        this.pingClock.pongArrived();
-        this.publisher.invalidate();
-        return;
-      case 'detections':
-      case 'dropped':
-      case 'error':
-        this.answers.answer(message, bytes, receivedAt);
-        this.loop.pump();
-    }
-  }
-
-  private handleStatus(status: ConnectionStatus): void {
-    if (status.state !== 'open') {
-      this.answers.abandonAll();
-      this.markBreak();
-    } else {
-      if (this.models.state.status !== 'ready') this.models.load();
-      queueMicrotask(this.loop.pump);
-    }
-    this.publisher.invalidate(true);
-  }
-
-  private handleSource(state: SourceState): void {
-    if (state.status === 'ready') queueMicrotask(this.loop.pump);
-    this.overlay?.invalidate();
-    this.publisher.invalidate(true);
   }
 
   private resetForNewSource(): void {
@@ -339,10 +306,5 @@ export class DashboardController {
   private markBreak(): void {
     this.samples.markBreak();
     this.loop.breakRun();
-  }
-
-  private notice(code: string, message: string): void {
-    this.noticeLog.add(code, message);
-    this.publisher.invalidate(true);
   }
 }

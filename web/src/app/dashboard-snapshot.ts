@@ -2,41 +2,34 @@
  * What React renders: one immutable snapshot of the whole dashboard, built from the engine's parts by a
  * pure function so what each field means can be tested without a page.
  */
-import type { Codec, DetectionsMessage } from '@sightline/shared/protocol';
+import { CODECS, type Codec } from '@sightline/shared/protocol';
 import type { SourceState } from '../capture/capture-source.ts';
 import type { EncoderPath } from '../capture/frame-encoder.ts';
+import type { OnDeviceState } from '../inference/on-device-engine.ts';
 import { latencySeries, type LatencySeries } from '../metrics/chart-data.ts';
 import type { PingStore } from '../metrics/ping-store.ts';
-import type { OnDeviceState } from '../inference/on-device-engine.ts';
-import type { DeviceTimings } from '../inference/worker-protocol.ts';
-import type { CodecStats, PathStats, SampleStore } from '../metrics/sample-store.ts';
+import type { FrameStats, SampleStore } from '../metrics/sample-store.ts';
+import type { FrameOutcome, FrameResult } from '../paths/frame-outcome.ts';
+import type { FramePath, RunOn } from '../paths/run-on.ts';
 import type { FrameSender } from '../transport/frame-sender.ts';
 import type { ConnectionStatus } from '../transport/gateway-socket.ts';
 import { comparePaths, recentPingMs, VERDICT_WINDOW, type PathComparison } from '../ui/path-comparison.ts';
 import type { EventLog, LogEntry } from './event-log.ts';
 import type { ModelsState } from './models-loader.ts';
 import type { RejectionBackoff } from './rejection-backoff.ts';
-import type { FramePath, RunOn } from './run-on.ts';
 import { CHART_WINDOW, type StreamSettings } from './settings.ts';
 import type { EncodeSummary } from './stream-loop.ts';
 
 /** `waiting-device`: the model is loading on this device, or cannot run here, and no other path may take frames. */
 export type StreamPhase = 'streaming' | 'paused' | 'waiting-gateway' | 'waiting-device' | 'waiting-source';
 
-export interface LatestResult {
+/** The newest frame some path found detections in: its result (stages; the server's time on the gateway) and how it went. */
+export interface LatestResult extends FrameResult {
   id: number;
   /** Which path computed it. */
   path: FramePath;
-  /** Null for a frame computed on this device. */
+  /** Null for a frame that never went on the wire (this device). */
   codec: Codec | null;
-  model: string;
-  width: number;
-  height: number;
-  detections: DetectionsMessage['detections'];
-  /** The gateway's stage timings (gateway frames only). */
-  timings?: DetectionsMessage['timings'];
-  /** Where the time went inside the inference worker (frames computed on this device only). */
-  deviceTimings?: DeviceTimings;
   /** Gateway: send to answer. This device: hand-over to the worker to its detections. */
   fullMs: number;
   bytesUp: number;
@@ -45,13 +38,28 @@ export interface LatestResult {
   receivedAt: number;
 }
 
+export function latestResult(outcome: Extract<FrameOutcome, { kind: 'ok' }>): LatestResult {
+  const { frame, answeredAt } = outcome;
+  return {
+    ...outcome.result,
+    id: frame.id,
+    path: frame.path,
+    codec: frame.codec ?? null,
+    fullMs: answeredAt - frame.sentAt,
+    bytesUp: frame.bytesUp ?? 0,
+    bytesDown: outcome.bytesDown ?? 0,
+    receivedAt: answeredAt,
+  };
+}
+
 export interface DashboardSnapshot {
   connection: ConnectionStatus;
   models: ModelsState;
   source: SourceState;
   phase: StreamPhase;
   latest?: LatestResult;
-  stats: Record<Codec, CodecStats>;
+  /** Per codec of the gateway's frames over the stats window. */
+  stats: Record<Codec, FrameStats>;
   chart: LatencySeries;
   pingMs?: number;
   errors: readonly LogEntry[];
@@ -74,7 +82,7 @@ export interface DashboardSnapshot {
   /** On-device inference: model loading, loaded (backend, threads, download), failed. */
   onDevice: OnDeviceState;
   /** Per path over the stats window: the gateway (both codecs) and this device. */
-  paths: Record<FramePath, PathStats>;
+  paths: Record<FramePath, FrameStats>;
   /** Which is faster right now, over each path's last VERDICT_WINDOW frames. */
   comparison: PathComparison;
 }
@@ -106,16 +114,17 @@ export interface SnapshotSources {
   models: { readonly state: ModelsState };
   source: { readonly current: SourceState };
   answers: { readonly latest: LatestResult | undefined };
-  samples: Pick<SampleStore, 'statsByCodec' | 'statsForPathWindows' | 'recent' | 'size' | 'discarded'>;
+  samples: Pick<SampleStore, 'stats' | 'statsWindows' | 'recent' | 'size' | 'discarded'>;
   pings: Pick<PingStore, 'all' | 'latest'>;
   errorLog: Pick<EventLog, 'list'>;
   noticeLog: Pick<EventLog, 'list'>;
-  sender: Pick<FrameSender, 'inFlight' | 'nextCodec' | 'framesSent'>;
+  sender: Pick<FrameSender, 'nextCodec' | 'framesSent'>;
   encoder: { readonly path: EncoderPath };
   backoff: Pick<RejectionBackoff, 'streak' | 'lastRejection'>;
   loop: { readonly lastEncode: EncodeSummary | undefined };
-  onDevice: { readonly state: OnDeviceState; readonly busy: boolean };
-  dispatcher: { nextPath(): FramePath | undefined };
+  onDevice: { readonly state: OnDeviceState };
+  /** Which path the next frame takes, and the frames out on every path. */
+  dispatcher: { nextPath(): FramePath | undefined; readonly inFlight: number };
   /** performance.now(): the chart's time axis ends there. */
   now: () => number;
 }
@@ -131,8 +140,10 @@ export function buildSnapshot(sources: SnapshotSources): DashboardSnapshot {
   const allPings = pings.all();
   const nextPath = sources.dispatcher.nextPath();
   const windows = [VERDICT_WINDOW, settings.statsWindow];
-  const [deviceRecent, deviceStats] = samples.statsForPathWindows('device', windows);
-  const [gatewayRecent, gatewayStats] = samples.statsForPathWindows('gateway', windows);
+  const [deviceRecent, deviceStats] = samples.statsWindows({ path: 'device' }, windows);
+  const [gatewayRecent, gatewayStats] = samples.statsWindows({ path: 'gateway' }, windows);
+  const stats = {} as Record<Codec, FrameStats>;
+  for (const codec of CODECS) stats[codec] = samples.stats({ path: 'gateway', codec }, settings.statsWindow);
   const comparison = comparePaths(deviceRecent!, gatewayRecent!, {
     runOn,
     now,
@@ -144,14 +155,13 @@ export function buildSnapshot(sources: SnapshotSources): DashboardSnapshot {
     source,
     phase: streamPhase(settings.paused, connection, source, runOn, onDevice.status === 'ready'),
     latest: sources.answers.latest,
-    stats: samples.statsByCodec(settings.statsWindow),
+    stats,
     chart: latencySeries(samples.recent(CHART_WINDOW), allPings, now),
     pingMs: pings.latest()?.rttMs,
     // Copies: the logs change in place, a snapshot must not.
     errors: [...sources.errorLog.list()],
     notices: [...sources.noticeLog.list()],
-    // Frames out on either path: the gateway's, and the one being computed on this device.
-    inFlight: sender.inFlight + (sources.onDevice.busy ? 1 : 0),
+    inFlight: sources.dispatcher.inFlight,
     nextCodec: sender.nextCodec(),
     framesSent: sender.framesSent,
     samplesKept: samples.size,

@@ -1,4 +1,5 @@
 /** Gateway errors and client notices as a short log: identical consecutive entries collapse into one. */
+import { Signal } from '../events/signal.ts';
 
 export interface LogEntry {
   key: number;
@@ -14,27 +15,16 @@ export interface LogEntry {
 }
 
 export class EventLog {
+  /** An entry was added (or repeated), or the log cleared. */
+  readonly changed = new Signal<void>();
   private entries: LogEntry[] = [];
   private nextKey = 1;
-  private version = 0;
 
   constructor(private readonly capacity = 100) {}
 
-  get revision(): number {
-    return this.version;
-  }
-
   add(code: string, message: string, at: number = Date.now(), id?: number): LogEntry {
-    const last = this.entries[this.entries.length - 1];
-    this.version++;
-    if (last && last.code === code && last.message === message) {
-      const updated = { ...last, lastAt: at, count: last.count + 1, id };
-      this.entries[this.entries.length - 1] = updated;
-      return updated;
-    }
-    const entry: LogEntry = { key: this.nextKey++, firstAt: at, lastAt: at, code, message, id, count: 1 };
-    this.entries.push(entry);
-    if (this.entries.length > this.capacity) this.entries.splice(0, this.entries.length - this.capacity);
+    const entry = this.append(code, message, at, id);
+    this.changed.emit();
     return entry;
   }
 
@@ -45,6 +35,19 @@ export class EventLog {
 
   clear(): void {
     this.entries = [];
-    this.version++;
+    this.changed.emit();
+  }
+
+  private append(code: string, message: string, at: number, id: number | undefined): LogEntry {
+    const last = this.entries[this.entries.length - 1];
+    if (last && last.code === code && last.message === message) {
+      const updated = { ...last, lastAt: at, count: last.count + 1, id };
+      this.entries[this.entries.length - 1] = updated;
+      return updated;
+    }
+    const entry: LogEntry = { key: this.nextKey++, firstAt: at, lastAt: at, code, message, id, count: 1 };
+    this.entries.push(entry);
+    if (this.entries.length > this.capacity) this.entries.splice(0, this.entries.length - this.capacity);
+    return entry;
   }
 }

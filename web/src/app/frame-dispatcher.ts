@@ -1,55 +1,41 @@
 /**
- * Routes each frame the stream loop encodes to where the "Run on" setting says: the gateway (the frame
- * sender, over the WebSocket) or this device (the on-device engine). In Both, frames alternate and only
- * one frame is out at a time across both paths, so neither is measured while the other computes. To the
- * stream loop it is the sender (`canSend`, `sendFrame`) and the link (`isOpen`: somewhere to send).
+ * Routes each frame the stream loop encodes to the path the "Run on" setting says: the gateway (over the
+ * WebSocket) or this device (the on-device engine), each a PathPort. In Both, frames alternate and only
+ * one frame is out at a time across the paths, so neither is measured while the other computes. To the
+ * stream loop it is the sender (`canSend`, `sendFrame`), the link (`isOpen`: somewhere to send) and what
+ * wakes it (`changed`: a path became available or settled a frame).
  */
-import type { DeviceFrame } from '../inference/on-device-engine.ts';
-import type { FrameOptions, PendingFrame } from '../transport/frame-sender.ts';
-import { pathForFrame, type FramePath, type RunOn } from './run-on.ts';
+import { Signal } from '../events/signal.ts';
+import type { SentFrame } from '../paths/frame-outcome.ts';
+import type { FrameRequest, PathPort } from '../paths/path-port.ts';
+import { pathForFrame, type FramePath, type RunOn } from '../paths/run-on.ts';
 import type { LoopLink, LoopSender } from './stream-loop.ts';
 
-export interface DispatchGateway {
-  canSend(): boolean;
-  readonly inFlight: number;
-  sendFrame(image: Uint8Array, options: FrameOptions): PendingFrame | undefined;
-}
-
-export interface DeviceRunOptions {
-  threshold: number;
-  skippedBefore: number;
-}
-
-export interface DispatchDevice {
-  /** A model is loaded. */
-  readonly ready: boolean;
-  /** A frame is being computed. */
-  readonly busy: boolean;
-  run(id: number, image: Uint8Array, options: DeviceRunOptions): DeviceFrame | undefined;
-}
-
 export interface FrameDispatcherOptions {
-  gateway: DispatchGateway;
-  /** The gateway's socket: open and greeted. */
-  link: LoopLink;
-  device: DispatchDevice;
+  paths: Readonly<Record<FramePath, PathPort>>;
   runOn: () => RunOn;
-  /** Message ids, shared with the gateway's frames and pings so every sample has its own. */
-  nextId: () => number;
-  /** Threshold for a device frame whose options carry none. */
-  defaultThreshold: number;
 }
 
 export class FrameDispatcher implements LoopSender, LoopLink {
+  /** A path's availability changed, or it settled a frame: the next frame may go. */
+  readonly changed = new Signal<void>();
   /** Frames dispatched since the setting last changed: drives Both's alternation. */
   private turn = 0;
+  private readonly paths: readonly PathPort[];
 
-  constructor(private readonly options: FrameDispatcherOptions) {}
+  constructor(private readonly options: FrameDispatcherOptions) {
+    this.paths = Object.values(options.paths);
+    const wake = (): void => this.changed.emit();
+    for (const path of this.paths) {
+      path.changed.subscribe(wake);
+      path.settled.subscribe(wake);
+    }
+  }
 
   /** The path the next frame takes; undefined while neither path it may take is available. */
   nextPath(): FramePath | undefined {
-    const { link, device } = this.options;
-    return pathForFrame(this.turn, this.options.runOn(), { gateway: link.isOpen, device: device.ready });
+    const { paths } = this.options;
+    return pathForFrame(this.turn, this.options.runOn(), { gateway: paths.gateway.available, device: paths.device.available });
   }
 
   /** Somewhere to send the next frame. */
@@ -57,25 +43,22 @@ export class FrameDispatcher implements LoopSender, LoopLink {
     return this.nextPath() !== undefined;
   }
 
+  /** Frames out on every path. */
+  get inFlight(): number {
+    return this.paths.reduce((sum, path) => sum + path.inFlight, 0);
+  }
+
   canSend(): boolean {
     const path = this.nextPath();
     if (!path) return false;
-    const { gateway, device } = this.options;
-    // Both: one frame at a time across the two paths, so each is measured without the other computing.
-    if (this.options.runOn() === 'both' && (gateway.inFlight > 0 || device.busy)) return false;
-    return path === 'gateway' ? gateway.canSend() : !device.busy;
+    // Both: one frame at a time across the paths, so each is measured without the other computing.
+    if (this.options.runOn() === 'both' && this.inFlight > 0) return false;
+    return this.options.paths[path].canSend();
   }
 
-  sendFrame(image: Uint8Array, options: FrameOptions): { id: number } | undefined {
+  sendFrame(image: Uint8Array, request: FrameRequest): SentFrame | undefined {
     if (!this.canSend()) return undefined;
-    const path = this.nextPath();
-    const sent =
-      path === 'gateway'
-        ? this.options.gateway.sendFrame(image, options)
-        : this.options.device.run(this.options.nextId(), image, {
-            threshold: options.threshold ?? this.options.defaultThreshold,
-            skippedBefore: options.skippedBefore ?? 0,
-          });
+    const sent = this.options.paths[this.nextPath()!].send(image, request);
     if (sent) this.turn++;
     return sent;
   }

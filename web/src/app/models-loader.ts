@@ -4,7 +4,8 @@
  * covers a gateway that is up but not ready. A list once loaded is kept through later failures.
  */
 import type { ModelsResponse } from '@sightline/shared/protocol';
-import type { Clock, TimerHandle } from './clock.ts';
+import { Signal } from '../events/signal.ts';
+import type { Clock, TimerHandle } from '../time/clock.ts';
 
 export type ModelsStatus = 'loading' | 'ready' | 'error';
 
@@ -19,11 +20,11 @@ export const MODELS_RETRY_MS = 5000;
 export interface ModelsLoaderOptions {
   fetch: (signal: AbortSignal) => Promise<ModelsResponse>;
   clock: Pick<Clock, 'setTimeout' | 'clearTimeout'>;
-  /** Called whenever a load starts or ends. */
-  onChange: (state: ModelsState) => void;
 }
 
 export class ModelsLoader {
+  /** A load started or ended. */
+  readonly changed = new Signal<ModelsState>();
   private current: ModelsState = { status: 'loading' };
   private running = false;
   private retryTimer: TimerHandle | undefined;
@@ -55,12 +56,12 @@ export class ModelsLoader {
     const abort = new AbortController();
     this.abort = abort;
     if (this.current.status !== 'ready') this.current = { ...this.current, status: 'loading' };
-    this.options.onChange(this.current);
+    this.changed.emit(this.current);
     this.options.fetch(abort.signal).then(
       (response) => {
         if (abort.signal.aborted) return;
         this.current = { status: 'ready', response };
-        this.options.onChange(this.current);
+        this.changed.emit(this.current);
       },
       (error: unknown) => {
         if (abort.signal.aborted) return;
@@ -69,7 +70,7 @@ export class ModelsLoader {
           status: this.current.response ? 'ready' : 'error',
           error: error instanceof Error ? error.message : String(error),
         };
-        this.options.onChange(this.current);
+        this.changed.emit(this.current);
         if (this.running) this.retryTimer = clock.setTimeout(() => this.load(), MODELS_RETRY_MS);
       },
     );

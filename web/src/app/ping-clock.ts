@@ -5,7 +5,8 @@
  */
 import { encodeMessage, type WireData } from '@sightline/shared/codec';
 import type { Codec, PingMessage } from '@sightline/shared/protocol';
-import type { Clock, TimerHandle } from './clock.ts';
+import { Signal } from '../events/signal.ts';
+import type { Clock, TimerHandle } from '../time/clock.ts';
 import { PING_INTERVAL_MS, PONG_WAIT_MS, type PingWindow } from './ping-schedule.ts';
 
 /** The part of the socket a ping needs. */
@@ -21,11 +22,11 @@ export interface PingClockOptions {
   nextId: () => number;
   /** The codec pings go in: the one chosen for frames. */
   codec: () => Codec;
-  /** The ping window moved (next ping scheduled, pong arrived): re-time work that must stay out of it. */
-  onWindowChange: () => void;
 }
 
 export class PingClock {
+  /** The ping window moved (next ping scheduled, pong arrived): re-time work that must stay out of it. */
+  readonly windowChanged = new Signal<void>();
   private timer: TimerHandle | undefined;
   private running = false;
   /** When the next ping is due, and until when its pong is awaited (see ping-schedule.ts). */
@@ -54,7 +55,7 @@ export class PingClock {
   /** The pong is in: the page need not keep quiet for it any longer. */
   pongArrived(): void {
     this.pongAwaitedUntil = 0;
-    this.options.onWindowChange();
+    this.windowChanged.emit();
   }
 
   private schedule(dueAt: number): void {
@@ -63,7 +64,7 @@ export class PingClock {
     this.nextPingAt = dueAt;
     this.timer = clock.setTimeout(this.beat, Math.max(0, dueAt - clock.now()));
     // A rebuild already scheduled into the new quiet window moves out of it.
-    this.options.onWindowChange();
+    this.windowChanged.emit();
   }
 
   private readonly beat = (): void => {

@@ -3,9 +3,11 @@
  * events (a status change, an error, a click) publish at once; the stream of answers and pongs at most
  * every SNAPSHOT_INTERVAL_MS, and never just before a ping or while its pong is awaited, because a rebuild
  * (React + recharts render) on the main thread would delay the ping's send or the pong's receipt and
- * inflate the ping RTT it is about to show (ping-schedule.ts).
+ * inflate the ping RTT it is about to show (ping-schedule.ts). It rebuilds when what it watches publishes
+ * a change (watch()), never because a caller remembered to ask.
  */
-import type { Clock, TimerHandle } from './clock.ts';
+import type { Subscribable } from '../events/signal.ts';
+import type { Clock, TimerHandle } from '../time/clock.ts';
 import { publishTime, type PingWindow } from './ping-schedule.ts';
 
 export const SNAPSHOT_INTERVAL_MS = 250;
@@ -15,7 +17,12 @@ export interface SnapshotPublisherOptions<T> {
   clock: Clock;
   /** The ping window now: read at every scheduling decision, since it moves every second. */
   pingWindow: () => PingWindow;
+  /** The ping window moved (next ping scheduled, pong arrived): a pending rebuild is re-timed. */
+  pingWindowChanged?: Subscribable<unknown>;
 }
+
+/** Whether a change is shown at once (a discrete event) or with the stream's throttled rebuilds. */
+export type Urgency<T> = boolean | ((change: T) => boolean);
 
 export class SnapshotPublisher<T> {
   private readonly listeners = new Set<() => void>();
@@ -27,6 +34,12 @@ export class SnapshotPublisher<T> {
 
   constructor(private readonly options: SnapshotPublisherOptions<T>) {
     this.snapshot = options.build();
+    options.pingWindowChanged?.subscribe(() => this.reschedule());
+  }
+
+  /** Rebuilds whenever `changes` publishes: at once when `urgent` says so for that change, else throttled. */
+  watch<C>(changes: Subscribable<C>, urgent: Urgency<C>): () => void {
+    return changes.subscribe((change) => this.invalidate(typeof urgent === 'function' ? urgent(change) : urgent));
   }
 
   readonly subscribe = (listener: () => void): (() => void) => {

@@ -1,13 +1,15 @@
 /**
  * The send loop: takes the source's newest picture, encodes it (one encode at a time) and hands it to the
- * frame sender whenever flow control, the socket, the source and the rejection backoff all allow. Every
- * event that may let the next frame go (an answer, `hello`, a new picture, a settings change, a given-up
- * answer, a timer) calls pump(); a pump with nothing to do registers for the event it waits for and returns.
+ * frame dispatcher whenever flow control, a path, the source and the rejection backoff all allow. It
+ * subscribes to what may let the next frame go (`wakeOn`: a path greeted, loaded or settling a frame, the
+ * source, the settings, the backoff running out) and pumps then; a pump with nothing to do returns, or
+ * registers for the next video frame or picture it waits for.
  */
 import type { EncodedFrame, FrameSourceElement } from '../capture/frame-encoder.ts';
 import type { FrameSize, ModelInput } from '../capture/frame-size.ts';
-import type { FrameOptions } from '../transport/frame-sender.ts';
-import type { Clock, TimerHandle } from './clock.ts';
+import { Signal, type Subscribable } from '../events/signal.ts';
+import type { FrameRequest } from '../paths/path-port.ts';
+import type { Clock, TimerHandle } from '../time/clock.ts';
 import type { StreamSettings } from './settings.ts';
 import { SkipCounter } from './skip-counter.ts';
 
@@ -30,11 +32,11 @@ export interface LoopEncoder {
   encode(element: FrameSourceElement, frameSize: FrameSize, quality: number, input?: ModelInput): Promise<EncodedFrame>;
 }
 
-/** Flow control: the frame dispatcher (gateway or this device), or the FrameSender alone. */
+/** Flow control: the frame dispatcher (gateway or this device), or one path alone. */
 export interface LoopSender {
   canSend(): boolean;
   /** Undefined when nothing was sent. */
-  sendFrame(image: Uint8Array, options: FrameOptions): { id: number } | undefined;
+  sendFrame(image: Uint8Array, request: FrameRequest): { id: number } | undefined;
 }
 
 export interface LoopLink {
@@ -53,11 +55,10 @@ export interface StreamLoopOptions {
   settings: () => LoopSettings;
   /** The model input the "auto" frame size is fitted to. */
   modelInput: () => ModelInput | undefined;
-  /** How long the rejection backoff still holds the next frame, ms (0: it may go). */
+  /** How long the rejection backoff still holds the next frame, ms (0: it may go); it says when it lets go through `wakeOn`. */
   holdMs: () => number;
-  /** A frame went out. */
-  onSent: () => void;
-  onEncodeError: (message: string) => void;
+  /** Whatever may let the next frame go: subscribed between start() and stop(). */
+  wakeOn: readonly Subscribable<unknown>[];
 }
 
 /** What the last encode produced, for the "Last frame" panel. */
@@ -69,7 +70,13 @@ export interface EncodeSummary {
 }
 
 export class StreamLoop {
+  /** A frame went out. */
+  readonly sent = new Signal<void>();
+  /** An encode failed (the next attempt waits ENCODE_RETRY_MS), in words. */
+  readonly encodeFailed = new Signal<string>();
   private running = false;
+  private wakeQueued = false;
+  private unsubscribe: (() => void)[] = [];
   private encoding = false;
   private lastFrameToken = -1;
   /** A still image is encoded once per picture and settings, then re-sent from here. */
@@ -85,11 +92,15 @@ export class StreamLoop {
   }
 
   start(): void {
+    if (this.running) return;
     this.running = true;
+    this.unsubscribe = this.options.wakeOn.map((signal) => signal.subscribe(this.wake));
   }
 
   stop(): void {
     this.running = false;
+    for (const unsubscribe of this.unsubscribe) unsubscribe();
+    this.unsubscribe = [];
     this.options.clock.clearTimeout(this.retryTimer);
   }
 
@@ -103,18 +114,28 @@ export class StreamLoop {
     this.skips.breakRun();
   }
 
+  /**
+   * A unit published a change: pump once the current task's own work is done. A unit may publish in the
+   * middle of a change (an engine failing, a socket greeted before its `hello` is handed on), and several
+   * changes of one task (an answer settles a frame, the backoff resets) need one pump, not several.
+   */
+  private readonly wake = (): void => {
+    if (this.wakeQueued) return;
+    this.wakeQueued = true;
+    queueMicrotask(() => {
+      this.wakeQueued = false;
+      this.pump();
+    });
+  };
+
   /** Sends as many frames as flow control allows, one encode at a time. */
   readonly pump = (): void => {
     const { source, sender, link } = this.options;
     const settings = this.options.settings();
     if (!this.running || this.encoding || settings.paused) return;
     if (!link.isOpen || !sender.canSend()) return;
-    const wait = this.options.holdMs();
-    if (wait > 0) {
-      // The gateway keeps rejecting frames: back off instead of hammering it.
-      this.retryIn(wait);
-      return;
-    }
+    // The gateway keeps rejecting frames: back off instead of hammering it, until the backoff lets go.
+    if (this.options.holdMs() > 0) return;
     const element = source.readyElement();
     if (!element) {
       // The video is loading, seeking (a file looping) or stalled: carry on once it has a picture again.
@@ -148,7 +169,7 @@ export class StreamLoop {
         this.encoding = false;
         if (!this.running) return;
         if (!still) this.skips.giveBack(skippedBefore);
-        this.options.onEncodeError(`Could not encode a frame: ${error instanceof Error ? error.message : String(error)}`);
+        this.encodeFailed.emit(`Could not encode a frame: ${error instanceof Error ? error.message : String(error)}`);
         this.retryIn(ENCODE_RETRY_MS);
       },
     );
@@ -161,7 +182,7 @@ export class StreamLoop {
     // Paused or disconnected meanwhile: that break resets the skip count, nothing to carry over.
     if (!this.running || settings.paused || !link.isOpen) return;
     const sent = sender.sendFrame(frame.bytes, { model: settings.model, threshold: settings.threshold, skippedBefore });
-    if (sent) this.options.onSent();
+    if (sent) this.sent.emit();
     else if (!source.isStill) this.skips.giveBack(skippedBefore);
     // Still images re-send from cache synchronously; yield so answers and rendering get their turn.
     if (source.isStill) queueMicrotask(this.pump);

@@ -11,6 +11,7 @@ import {
   type CameraDevice,
   type CameraError,
 } from './camera.ts';
+import { Signal } from '../events/signal.ts';
 import type { FrameSourceElement } from './frame-encoder.ts';
 
 export type SourceKind = 'camera' | 'file';
@@ -61,6 +62,8 @@ export function fileKindOf(file: Pick<File, 'type' | 'name'>): FileKind | undefi
 }
 
 export class CaptureSource {
+  /** The state changed: opened, ready, failed, another camera or file. */
+  readonly changed = new Signal<SourceState>();
   private elements: MediaElements | undefined;
   private stream: MediaStream | undefined;
   private objectUrl: string | undefined;
@@ -75,8 +78,6 @@ export class CaptureSource {
   /** Ignores the results of an open() that a later one replaced. */
   private openSerial = 0;
   private readonly onDeviceChange = (): void => void this.refreshDevices();
-
-  constructor(private readonly onChange: (state: SourceState) => void) {}
 
   get current(): SourceState {
     return this.state;
@@ -141,7 +142,7 @@ export class CaptureSource {
 
   /**
    * Calls back once when readyElement() has a picture again (a video that was loading, seeking after a
-   * loop or stalled caught up). A source that becomes ready through open() is reported by onChange instead.
+   * loop or stalled caught up). A source that becomes ready through open() is published by `changed` instead.
    */
   onReady(callback: () => void): void {
     if (!this.readyWaiters.includes(callback)) this.readyWaiters.push(callback);
@@ -384,7 +385,7 @@ export class CaptureSource {
 
   private update(patch: Partial<SourceState>): void {
     this.state = { ...this.state, ...patch };
-    this.onChange(this.state);
+    this.changed.emit(this.state);
   }
 }
 

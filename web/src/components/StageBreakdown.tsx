@@ -7,20 +7,16 @@ interface Props {
   encoderPath: DashboardSnapshot['encoderPath'];
 }
 
+/** The frame function's stages, as every path reports them; the queue only where there is a server. */
 const STAGES = [
-  { key: 'queueMs', label: 'Queue', colour: '#7d8799' },
   { key: 'decodeMs', label: 'Decode', colour: '#f5a524' },
   { key: 'preprocessMs', label: 'Pre', colour: '#4cc9f0' },
   { key: 'inferenceMs', label: 'Inference', colour: '#5fd08a' },
   { key: 'postprocessMs', label: 'Post', colour: '#b197fc' },
 ] as const;
-
-const DEVICE_STAGES = [
-  { key: 'decodeMs', label: 'Decode', colour: '#f5a524' },
-  { key: 'preprocessMs', label: 'Pre', colour: '#4cc9f0' },
-  { key: 'inferenceMs', label: 'Inference', colour: '#c0eb75' },
-  { key: 'postprocessMs', label: 'Post', colour: '#b197fc' },
-] as const;
+const QUEUE = { key: 'queueMs', label: 'Queue', colour: '#7d8799' };
+/** This device's inference in its chart line's colour. */
+const DEVICE_INFERENCE_COLOUR = '#c0eb75';
 
 interface Part {
   key: string;
@@ -29,35 +25,29 @@ interface Part {
   value: number;
 }
 
-/** The latest frame's parts: gateway stages then network + client, or the inference worker's stages then the hand-offs. */
+/**
+ * The latest frame's parts: its stages, then what surrounds them. With a server (the gateway): its queue
+ * first, the rest of its own time, then network + client; without (this device): the hand-offs to the
+ * inference worker and back.
+ */
 function partsOf(latest: LatestResult): { parts: Part[]; label: string } {
-  const { fullMs } = latest;
-  if (latest.deviceTimings) {
-    const timings = latest.deviceTimings;
-    const inWorker = DEVICE_STAGES.reduce((sum, stage) => sum + timings[stage.key], 0);
-    return {
-      parts: [
-        ...DEVICE_STAGES.map((stage) => ({ ...stage, value: timings[stage.key] })),
-        { key: 'handoff', label: 'Worker hand-off', colour: '#3b4556', value: Math.max(0, fullMs - inWorker) },
-      ],
-      label: `On this device ${formatMs(fullMs)}, inference ${formatMs(timings.inferenceMs)}`,
-    };
+  const { fullMs, stages, serverMs, queueMs } = latest;
+  const parts: Part[] = STAGES.map((stage) => ({
+    ...stage,
+    colour: stage.key === 'inferenceMs' && latest.path === 'device' ? DEVICE_INFERENCE_COLOUR : stage.colour,
+    value: stages[stage.key],
+  }));
+  if (queueMs !== undefined) parts.unshift({ ...QUEUE, value: queueMs });
+  const inStages = parts.reduce((sum, part) => sum + part.value, 0);
+  if (serverMs === undefined) {
+    parts.push({ key: 'handoff', label: 'Worker hand-off', colour: '#3b4556', value: Math.max(0, fullMs - inStages) });
+    return { parts, label: `On this device ${formatMs(fullMs)}, inference ${formatMs(stages.inferenceMs)}` };
   }
-  const timings = latest.timings;
-  if (!timings) return { parts: [], label: `Full ${formatMs(fullMs)}` };
-  return {
-    parts: [
-      ...STAGES.map((stage) => ({ ...stage, value: timings[stage.key] })),
-      {
-        key: 'other',
-        label: 'Other server',
-        colour: '#3b4556',
-        value: Math.max(0, timings.serverMs - STAGES.reduce((sum, s) => sum + timings[s.key], 0)),
-      },
-      { key: 'network', label: 'Network + client', colour: '#ff7b9c', value: Math.max(0, fullMs - timings.serverMs) },
-    ],
-    label: `Full ${formatMs(fullMs)}, server ${formatMs(timings.serverMs)}, inference ${formatMs(timings.inferenceMs)}`,
-  };
+  parts.push(
+    { key: 'other', label: 'Other server', colour: '#3b4556', value: Math.max(0, serverMs - inStages) },
+    { key: 'network', label: 'Network + client', colour: '#ff7b9c', value: Math.max(0, fullMs - serverMs) },
+  );
+  return { parts, label: `Full ${formatMs(fullMs)}, server ${formatMs(serverMs)}, inference ${formatMs(stages.inferenceMs)}` };
 }
 
 /**

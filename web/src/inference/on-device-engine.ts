@@ -1,14 +1,17 @@
 /**
- * The page's side of on-device inference: owns the inference worker, loads the selected model into it
- * (again when the model or the thread count changes), runs one frame at a time and reports each frame's
- * fate (result, error, or lost after a timeout, when the worker is replaced). Pure logic around a
- * worker-shaped object, so it is unit-tested with a fake.
+ * The page's side of on-device inference, and the "This device" frame path: owns the inference worker,
+ * loads the selected model into it (again when the model or the thread count changes), runs one frame at
+ * a time and settles each (result, error, or lost after a timeout, when the worker is replaced). Pure
+ * logic around a worker-shaped object, so it is unit-tested with a fake.
  */
 import type { ModelInfo } from '@sightline/shared/protocol';
-import type { Clock, TimerHandle } from '../app/clock.ts';
+import { Signal } from '../events/signal.ts';
+import type { FrameOutcome, SentFrame } from '../paths/frame-outcome.ts';
+import type { FrameRequest, PathPort } from '../paths/path-port.ts';
+import type { Clock, TimerHandle } from '../time/clock.ts';
 import { onDeviceSpec, type OnDeviceSpec } from './on-device-model.ts';
 import { wasmThreads, type ThreadEnvironment, type ThreadsSetting } from './threads.ts';
-import type { InferenceBackend, ModelFileInfo, ResultReply, WorkerReply, WorkerRequest } from './worker-protocol.ts';
+import type { InferenceBackend, ModelFileInfo, WorkerReply, WorkerRequest } from './worker-protocol.ts';
 
 export type OnDeviceStatus = 'off' | 'unavailable' | 'loading' | 'ready' | 'error';
 
@@ -31,25 +34,10 @@ export interface OnDeviceState {
   warmupMs?: number;
 }
 
-export interface DeviceFrame {
-  id: number;
-  model: string;
-  /** performance.now() when the frame was handed to the worker. */
-  sentAt: number;
-  /** Encoded image bytes handed over. */
-  bytes: number;
-  threshold: number;
-  /** Source frames skipped on the client since the previous frame (SkipCounter). */
-  skippedBefore: number;
-}
-
-export interface DeviceOutcome {
-  frame: DeviceFrame;
-  kind: 'ok' | 'error' | 'lost';
-  /** performance.now() when the result arrived (or the frame was given up). */
-  answeredAt: number;
-  result?: ResultReply;
-  error?: string;
+/** A state change: `previous` tells a status change (loaded, failed) from progress within one. */
+export interface OnDeviceChange {
+  state: OnDeviceState;
+  previous: OnDeviceState;
 }
 
 /** The part of Worker the engine uses. */
@@ -63,10 +51,8 @@ export interface InferenceWorkerLike {
 export interface OnDeviceEngineOptions {
   createWorker: () => InferenceWorkerLike;
   clock: Pick<Clock, 'now' | 'setTimeout' | 'clearTimeout'>;
-  /** The state changed (load progress included). */
-  onChange: (state: OnDeviceState) => void;
-  /** A frame was answered, failed or given up. */
-  onOutcome: (outcome: DeviceOutcome) => void;
+  /** Message ids, shared with the gateway's frames and pings so every sample has its own. */
+  nextId: () => number;
   environment: () => ThreadEnvironment & { allowWebGpu: boolean };
   /** A frame unanswered this long is lost and the worker replaced. */
   timeoutMs: number;
@@ -82,7 +68,12 @@ export function createInferenceWorker(): InferenceWorkerLike {
   return new Worker(new URL('./inference.worker.ts', import.meta.url), { type: 'module', name: 'inference' });
 }
 
-export class OnDeviceEngine {
+export class OnDeviceEngine implements PathPort {
+  readonly id = 'device';
+  /** The state changed (load progress included). */
+  readonly changed = new Signal<OnDeviceChange>();
+  /** A frame was answered, failed or given up. */
+  readonly settled = new Signal<FrameOutcome>();
   private worker: InferenceWorkerLike | undefined;
   /** Thread count the current worker was started with (fixed for its life). */
   private workerThreads = 0;
@@ -91,7 +82,7 @@ export class OnDeviceEngine {
   /** Model, file digest and thread count of the last load asked for. */
   private attempt: string | undefined;
   private loadStarted = 0;
-  private pending: { frame: DeviceFrame; timer: TimerHandle } | undefined;
+  private pending: { frame: SentFrame; timer: TimerHandle } | undefined;
 
   constructor(private readonly options: OnDeviceEngineOptions) {}
 
@@ -100,13 +91,17 @@ export class OnDeviceEngine {
   }
 
   /** A model is loaded: frames can run. */
-  get ready(): boolean {
+  get available(): boolean {
     return this.current.status === 'ready';
   }
 
-  /** A frame is being computed. */
-  get busy(): boolean {
-    return this.pending !== undefined;
+  /** A frame is being computed (one at most). */
+  get inFlight(): number {
+    return this.pending ? 1 : 0;
+  }
+
+  canSend(): boolean {
+    return this.available && !this.pending && this.worker !== undefined && this.spec !== undefined;
   }
 
   /**
@@ -150,17 +145,18 @@ export class OnDeviceEngine {
     this.configure(target);
   }
 
-  /** Hands one frame to the worker; undefined when no model is ready or a frame is already running. */
-  run(id: number, image: Uint8Array, options: { threshold: number; skippedBefore?: number }): DeviceFrame | undefined {
-    if (!this.ready || this.pending || !this.worker || !this.spec) return undefined;
-    const { threshold } = options;
-    const frame: DeviceFrame = {
+  /** Hands one frame to the worker (the loaded model runs it); undefined when no model is ready or a frame is already running. */
+  send(image: Uint8Array, request: FrameRequest): SentFrame | undefined {
+    if (!this.canSend() || !this.worker || !this.spec) return undefined;
+    const { threshold } = request;
+    const id = this.options.nextId();
+    const frame: SentFrame = {
       id,
+      path: 'device',
       model: this.spec.name,
-      sentAt: this.options.clock.now(),
-      bytes: image.byteLength,
       threshold,
-      skippedBefore: options.skippedBefore ?? 0,
+      sentAt: this.options.clock.now(),
+      skippedBefore: request.skippedBefore,
     };
     // A copy the worker can take over: the stream loop keeps a still image's bytes to send again.
     const copy = image.slice().buffer;
@@ -232,11 +228,31 @@ export class OnDeviceEngine {
         if (!pending || pending.frame.id !== reply.id) return;
         this.options.clock.clearTimeout(pending.timer);
         this.pending = undefined;
+        const { frame } = pending;
         const answeredAt = this.options.clock.now();
-        this.options.onOutcome(
+        this.settled.emit(
           reply.type === 'result'
-            ? { frame: pending.frame, kind: 'ok', answeredAt, result: reply }
-            : { frame: pending.frame, kind: 'error', answeredAt, error: reply.message },
+            ? {
+                frame,
+                kind: 'ok',
+                answeredAt,
+                result: {
+                  model: reply.model,
+                  width: reply.width,
+                  height: reply.height,
+                  detections: reply.detections,
+                  stages: reply.timings,
+                },
+              }
+            : {
+                frame,
+                kind: 'error',
+                answeredAt,
+                reason: 'on_device_error',
+                message: reply.message,
+                // The dashboard's own problem, not the gateway's: one entry per kind, repeats counted.
+                notice: { code: 'on_device_error', message: `On-device inference failed: ${reply.message}` },
+              },
         );
       }
     }
@@ -252,7 +268,7 @@ export class OnDeviceEngine {
     if (this.pending?.frame.id !== id) return;
     const { frame } = this.pending;
     this.pending = undefined;
-    this.options.onOutcome({ frame, kind: 'lost', answeredAt: this.options.clock.now(), error: 'no result in time' });
+    this.settled.emit(lost(frame, this.options.clock.now(), 'no result in time'));
     // A wedged worker: start over with a fresh one.
     const spec = this.spec;
     const threads = this.workerThreads;
@@ -270,11 +286,23 @@ export class OnDeviceEngine {
     if (!pending) return;
     this.options.clock.clearTimeout(pending.timer);
     this.pending = undefined;
-    this.options.onOutcome({ frame: pending.frame, kind: 'lost', answeredAt: this.options.clock.now(), error: reason });
+    this.settled.emit(lost(pending.frame, this.options.clock.now(), reason));
   }
 
   private setState(state: OnDeviceState): void {
+    const previous = this.current;
     this.current = state;
-    this.options.onChange(state);
+    this.changed.emit({ state, previous });
   }
+}
+
+function lost(frame: SentFrame, at: number, why: string): FrameOutcome {
+  return {
+    frame,
+    kind: 'lost',
+    answeredAt: at,
+    reason: 'no_answer',
+    message: why,
+    notice: { code: 'on_device_lost', message: `A frame got no result on this device (${why}): counted as lost.` },
+  };
 }

@@ -1,4 +1,5 @@
 /** Messages between the page and the on-device inference worker (inference.worker.ts). */
+import type { FrameStages } from '@sightline/shared/model';
 import type { Detection } from '@sightline/shared/protocol';
 import type { OnDeviceSpec } from './on-device-model.ts';
 
@@ -66,18 +67,6 @@ export interface LoadFailedReply {
   message: string;
 }
 
-/** Where the time of one frame went inside the worker, ms. */
-export interface DeviceTimings {
-  /** Image decoding (createImageBitmap) and reading the pixels back. */
-  decodeMs: number;
-  /** Pixels to the input tensor (shared code: bilinear resampling, value scaling). */
-  preprocessMs: number;
-  /** onnxruntime-web's run. */
-  inferenceMs: number;
-  /** Output decoding, NMS, boxes mapped to image pixels (shared code). */
-  postprocessMs: number;
-}
-
 export interface ResultReply {
   type: 'result';
   id: number;
@@ -86,7 +75,12 @@ export interface ResultReply {
   width: number;
   height: number;
   detections: Detection[];
-  timings: DeviceTimings;
+  /**
+   * Where the time went inside the worker, ms, under the protocol's stage names (the shared frame
+   * function's): decoding (createImageBitmap, pixels read back), the input tensor, onnxruntime-web's run,
+   * output decoding with NMS and boxes.
+   */
+  timings: FrameStages;
 }
 
 export interface FailedReply {

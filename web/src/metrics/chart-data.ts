@@ -1,6 +1,6 @@
 /** Rows for the latency chart: one per answered frame (gateway or this device), plus one per ping, on a shared time axis. */
 import { roundTo } from '@sightline/shared/stats';
-import type { FramePath } from '../app/run-on.ts';
+import type { FramePath } from '../paths/run-on.ts';
 import type { FrameSample } from './frame-sample.ts';
 import type { PingSample } from './ping-store.ts';
 

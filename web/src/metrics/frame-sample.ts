@@ -1,12 +1,11 @@
 /**
- * One row of measurement per frame: what was sent (to the gateway, or to the model on this device), how
- * it was answered, how long it took.
+ * One row of measurement per frame, whichever path served it: what was sent, how it was answered, how
+ * long it took.
  */
 import type { Codec } from '@sightline/shared/protocol';
 import { roundTo } from '@sightline/shared/stats';
-import type { FramePath } from '../app/run-on.ts';
-import type { DeviceOutcome } from '../inference/on-device-engine.ts';
-import type { FrameOutcome, FrameOutcomeKind } from '../transport/frame-sender.ts';
+import type { FrameOutcome, OutcomeKind } from '../paths/frame-outcome.ts';
+import type { FramePath } from '../paths/run-on.ts';
 
 export interface FrameSample {
   /** Message id (unique per page load). */
@@ -35,7 +34,7 @@ export interface FrameSample {
   networkQueueMs: number | null;
   bytesUp: number;
   bytesDown: number;
-  outcome: FrameOutcomeKind;
+  outcome: OutcomeKind;
   /** Number of detections (0 unless ok). */
   detections: number;
   /** Error code for `error` outcomes, drop reason for `dropped`. */
@@ -44,57 +43,29 @@ export interface FrameSample {
   skippedBefore: number;
 }
 
+/** One row for a frame's fate on any path; what a path does not have (a codec, bytes on the wire, a server) is null or 0. */
 export function sampleFromOutcome(outcome: FrameOutcome, timeOrigin: number): FrameSample {
-  const { frame, answer } = outcome;
+  const { frame } = outcome;
+  const result = outcome.kind === 'ok' ? outcome.result : undefined;
   const fullMs = roundTo(outcome.answeredAt - frame.sentAt, 3);
-  const detections = answer?.type === 'detections' ? answer : undefined;
-  const serverMs = detections ? roundTo(detections.timings.serverMs, 3) : null;
-  let reason: string | null = null;
-  if (answer?.type === 'error') reason = answer.code;
-  else if (answer?.type === 'dropped') reason = answer.reason;
-  else if (outcome.kind === 'lost') reason = 'no_answer';
+  const serverMs = result?.serverMs === undefined ? null : roundTo(result.serverMs, 3);
   return {
     id: frame.id,
-    path: 'gateway',
-    codec: frame.codec,
-    model: detections?.model ?? frame.model ?? '',
+    path: frame.path,
+    codec: frame.codec ?? null,
+    model: result?.model ?? frame.model ?? '',
     sentAt: roundTo(timeOrigin + frame.sentAt, 3),
     sentPerf: frame.sentAt,
     answeredPerf: outcome.answeredAt,
     fullMs,
     serverMs,
-    inferenceMs: detections ? roundTo(detections.timings.inferenceMs, 3) : null,
+    inferenceMs: result ? roundTo(result.stages.inferenceMs, 3) : null,
     networkQueueMs: serverMs === null ? null : roundTo(Math.max(0, fullMs - serverMs), 3),
-    bytesUp: frame.bytesUp,
-    bytesDown: outcome.bytesDown,
+    bytesUp: frame.bytesUp ?? 0,
+    bytesDown: outcome.bytesDown ?? 0,
     outcome: outcome.kind,
-    detections: detections ? detections.detections.length : 0,
-    reason,
-    skippedBefore: frame.skippedBefore,
-  };
-}
-
-/** A frame computed on this device: no codec, no bytes on the wire, no gateway time. */
-export function sampleFromDeviceOutcome(outcome: DeviceOutcome, timeOrigin: number): FrameSample {
-  const { frame, result } = outcome;
-  const ok = outcome.kind === 'ok' && result !== undefined;
-  return {
-    id: frame.id,
-    path: 'device',
-    codec: null,
-    model: result?.model ?? frame.model,
-    sentAt: roundTo(timeOrigin + frame.sentAt, 3),
-    sentPerf: frame.sentAt,
-    answeredPerf: outcome.answeredAt,
-    fullMs: roundTo(outcome.answeredAt - frame.sentAt, 3),
-    serverMs: null,
-    inferenceMs: ok ? roundTo(result.timings.inferenceMs, 3) : null,
-    networkQueueMs: null,
-    bytesUp: 0,
-    bytesDown: 0,
-    outcome: outcome.kind,
-    detections: ok ? result.detections.length : 0,
-    reason: ok ? null : outcome.kind === 'lost' ? 'no_answer' : 'on_device_error',
+    detections: result ? result.detections.length : 0,
+    reason: outcome.kind === 'ok' ? null : outcome.reason,
     skippedBefore: frame.skippedBefore,
   };
 }

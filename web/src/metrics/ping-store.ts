@@ -1,4 +1,5 @@
 /** Ping round trips on the frames' socket (see chart-data.ts PING_HELP), in a fixed-size ring. */
+import { Signal } from '../events/signal.ts';
 
 export interface PingSample {
   /** performance.now() when the pong arrived. */
@@ -7,21 +8,18 @@ export interface PingSample {
 }
 
 export class PingStore {
+  /** A round trip was added, or the store emptied. */
+  readonly changed = new Signal<void>();
   private readonly ring: PingSample[] = [];
   private next = 0;
-  private version = 0;
 
   constructor(private readonly capacity = 600) {}
-
-  get revision(): number {
-    return this.version;
-  }
 
   add(sample: PingSample): void {
     if (this.ring.length < this.capacity) this.ring.push(sample);
     else this.ring[this.next] = sample;
     this.next = (this.next + 1) % this.capacity;
-    this.version++;
+    this.changed.emit();
   }
 
   latest(): PingSample | undefined {
@@ -42,6 +40,6 @@ export class PingStore {
   clear(): void {
     this.ring.length = 0;
     this.next = 0;
-    this.version++;
+    this.changed.emit();
   }
 }

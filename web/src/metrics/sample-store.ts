@@ -1,58 +1,49 @@
 /**
- * Every frame's sample, in answer order: a rolling window feeds the charts and the per-codec stats, and
+ * Every frame's sample, in answer order, whichever path served it: a rolling window feeds the charts and
+ * the statistics, which one function computes for any group of samples (a path, or one codec of it), and
  * everything (up to a cap) is kept for export.
  */
-import { CODECS, type Codec } from '@sightline/shared/protocol';
+import type { Codec } from '@sightline/shared/protocol';
 import { mean, summarize, type Summary } from '@sightline/shared/stats';
-import type { FramePath } from '../app/run-on.ts';
+import { Signal } from '../events/signal.ts';
+import type { FramePath } from '../paths/run-on.ts';
 import type { FrameSample } from './frame-sample.ts';
 
-export interface CodecStats {
-  codec: Codec;
+/** Which samples a figure is over: every frame of one path, or only those sent in one codec. */
+export interface SampleGroup {
+  path: FramePath;
+  codec?: Codec;
+}
+
+/** One group's figures over its last samples. */
+export interface FrameStats {
   /** Completed (answered with detections) frames in the window. */
   count: number;
-  /** Full (send to answer) latency of the completed frames. */
+  /** Per completed frame: send to answer through the gateway, the hand-over to the worker to its boxes on this device. */
   full: Summary;
-  serverMean: number;
-  inferenceMean: number;
-  networkQueueMean: number;
-  /**
-   * Completed frames per second of wall time this codec was streaming, in the window: see computeStats.
-   * NaN until two answers in a row have been seen.
-   */
+  /** The model's run alone. */
+  inference: Summary;
+  /** The server's own time; empty on a path without one (this device). */
+  server: Summary;
+  /** Network, socket buffers and client codec (full - server); empty without a server. */
+  networkQueue: Summary;
+  /** Completed frames per second of the time this group was streaming, in the window: see computeStats. NaN until two answers in a row. */
   fps: number;
   dropped: number;
   errors: number;
   /** Frames that got no answer (connection lost or timed out). */
   lost: number;
-  /** Source frames skipped on the client (never sent) before this codec's frames in the window. */
+  /** Source frames skipped on the client (never sent) before this group's frames in the window. */
   skipped: number;
-  /** Mean bytes on the wire per completed frame message, up (frame) and down (detections). */
+  /** Mean bytes on the wire per completed frame message, up (frame) and down (detections); 0 off the wire. */
   bytesUpMean: number;
   bytesDownMean: number;
-}
-
-/** One path's figures (the gateway, both codecs together; or this device) over its last samples. */
-export interface PathStats {
-  path: FramePath;
-  /** Completed frames in the window. */
-  count: number;
-  /** Per completed frame: gateway send to answer, or this device's hand-over to its detections. */
-  full: Summary;
-  /** The model's run alone. */
-  inference: Summary;
-  /** The gateway's own time; empty on this device. */
-  server: Summary;
-  /** Network, socket buffers and client codec (full - server); empty on this device. */
-  networkQueue: Summary;
-  /** Completed frames per second of the time this path was streaming (as CodecStats.fps). */
-  fps: number;
-  dropped: number;
-  errors: number;
-  lost: number;
-  /** performance.now() of the path's newest completed frame; NaN when it has none. */
+  /** performance.now() of the newest completed frame; NaN when there is none. */
   lastAnsweredPerf: number;
 }
+
+/** What changed in the store: a sample came in (the stream), or it was emptied (a click). */
+export type SampleStoreChange = 'added' | 'cleared';
 
 export interface SampleStoreOptions {
   /** Samples kept for export; the oldest go first beyond it. */
@@ -63,24 +54,19 @@ export const DEFAULT_MAX_SAMPLES = 100_000;
 
 interface Entry {
   sample: FrameSample;
-  /** Time since the previous answer, attributed to this sample's codec; null after a break in the stream. */
+  /** Time since the previous answer (of any path), credited to this sample's group; null after a break in the stream. */
   intervalMs: number | null;
 }
 
 export class SampleStore {
+  readonly changed = new Signal<SampleStoreChange>();
   private entries: Entry[] = [];
   private readonly maxSamples: number;
   private lastAnsweredPerf: number | null = null;
   private discardedCount = 0;
-  private version = 0;
 
   constructor(options: SampleStoreOptions = {}) {
     this.maxSamples = Math.max(1, options.maxSamples ?? DEFAULT_MAX_SAMPLES);
-  }
-
-  /** Changes whenever samples are added or cleared (cheap change detection for the UI). */
-  get revision(): number {
-    return this.version;
   }
 
   get size(): number {
@@ -101,13 +87,13 @@ export class SampleStore {
       this.lastAnsweredPerf = sample.answeredPerf;
     }
     this.entries.push({ sample, intervalMs });
-    this.version++;
     // Trim in batches so the cap costs O(1) amortised.
     const excess = this.entries.length - this.maxSamples;
     if (excess > 0 && (excess >= 1024 || this.maxSamples < 4096)) {
       this.entries.splice(0, excess);
       this.discardedCount += excess;
     }
+    this.changed.emit('added');
   }
 
   /** The stream stopped (pause, reconnect, new source): the next answer does not measure throughput. */
@@ -119,7 +105,7 @@ export class SampleStore {
     this.entries = [];
     this.lastAnsweredPerf = null;
     this.discardedCount = 0;
-    this.version++;
+    this.changed.emit('cleared');
   }
 
   /** All kept samples, oldest first (capped at maxSamples). */
@@ -133,32 +119,18 @@ export class SampleStore {
     return this.entries.slice(Math.max(0, this.entries.length - count)).map((entry) => entry.sample);
   }
 
-  /** Stats over the last `window` samples of each codec. */
-  statsByCodec(window: number): Record<Codec, CodecStats> {
-    const result = {} as Record<Codec, CodecStats>;
-    for (const codec of CODECS) result[codec] = this.statsFor(codec, window);
-    return result;
-  }
-
-  statsFor(codec: Codec, window: number): CodecStats {
-    return computeStats(
-      codec,
-      this.pick(window, (sample) => sample.codec === codec),
-    );
-  }
-
-  /** Stats over the last `window` samples of one path (gateway frames of either codec, or this device's). */
-  statsForPath(path: FramePath, window: number): PathStats {
-    return this.statsForPathWindows(path, [window])[0]!;
+  /** Stats over the last `window` samples of `group`. */
+  stats(group: SampleGroup, window: number): FrameStats {
+    return this.statsWindows(group, [window])[0]!;
   }
 
   /**
-   * The same for several windows from one scan: a path with fewer frames than the window (the device's in
-   * Gateway mode) is scanned to the start of the store, so a snapshot should not scan it once per window.
+   * The same for several windows from one scan: a group with fewer frames than the window (this device's
+   * in Gateway mode) is scanned to the start of the store, so a snapshot should not scan it once per window.
    */
-  statsForPathWindows(path: FramePath, windows: readonly number[]): PathStats[] {
-    const picked = this.pick(Math.max(...windows), (sample) => sample.path === path);
-    return windows.map((window) => computePathStats(path, picked.slice(-window)));
+  statsWindows(group: SampleGroup, windows: readonly number[]): FrameStats[] {
+    const picked = this.pick(Math.max(...windows), (sample) => inGroup(sample, group));
+    return windows.map((window) => computeStats(picked.slice(-window)));
   }
 
   /** The last `window` entries that `matches`, oldest first. */
@@ -172,52 +144,14 @@ export class SampleStore {
   }
 }
 
-function computePathStats(path: FramePath, entries: readonly Entry[]): PathStats {
-  const full: number[] = [];
-  const inference: number[] = [];
-  const server: number[] = [];
-  const networkQueue: number[] = [];
-  let dropped = 0;
-  let errors = 0;
-  let lost = 0;
-  let streamingMs = 0;
-  let timedCompleted = 0;
-  let lastAnsweredPerf = Number.NaN;
-  // FPS as in computeStats: each answer's interval to the previous answer (of any path) is credited to its path.
-  for (const { sample, intervalMs } of entries) {
-    if (intervalMs !== null) {
-      streamingMs += intervalMs;
-      if (sample.outcome === 'ok') timedCompleted++;
-    }
-    if (sample.outcome === 'ok') {
-      full.push(sample.fullMs);
-      if (sample.inferenceMs !== null) inference.push(sample.inferenceMs);
-      if (sample.serverMs !== null) server.push(sample.serverMs);
-      if (sample.networkQueueMs !== null) networkQueue.push(sample.networkQueueMs);
-      lastAnsweredPerf = sample.answeredPerf;
-    } else if (sample.outcome === 'dropped') dropped++;
-    else if (sample.outcome === 'error') errors++;
-    else lost++;
-  }
-  return {
-    path,
-    count: full.length,
-    full: summarize(full),
-    inference: summarize(inference),
-    server: summarize(server),
-    networkQueue: summarize(networkQueue),
-    fps: streamingMs > 0 ? (timedCompleted * 1000) / streamingMs : Number.NaN,
-    dropped,
-    errors,
-    lost,
-    lastAnsweredPerf,
-  };
+function inGroup(sample: FrameSample, group: SampleGroup): boolean {
+  return sample.path === group.path && (group.codec === undefined || sample.codec === group.codec);
 }
 
-function computeStats(codec: Codec, entries: readonly Entry[]): CodecStats {
+function computeStats(entries: readonly Entry[]): FrameStats {
   const full: number[] = [];
-  const server: number[] = [];
   const inference: number[] = [];
+  const server: number[] = [];
   const networkQueue: number[] = [];
   const bytesUp: number[] = [];
   const bytesDown: number[] = [];
@@ -225,12 +159,13 @@ function computeStats(codec: Codec, entries: readonly Entry[]): CodecStats {
   let errors = 0;
   let lost = 0;
   let skipped = 0;
+  let lastAnsweredPerf = Number.NaN;
   // FPS = answers that completed a measured interval ÷ the sum of those intervals. An interval is the time
-  // from the previous answer (any codec) to this one and is credited to this answer's codec. The first answer
-  // after a start, pause, reconnect or new source has no interval, so it counts in neither the numerator nor
-  // the denominator: n completed frames 100 ms apart give (n − 1) / ((n − 1) × 100 ms) = 10 fps, not
-  // n / (n − 1) intervals. Intervals ending in a dropped or error answer count as streaming time but not as
-  // completed frames; lost frames (no answer) start a new run.
+  // from the previous answer (of any group) to this one and is credited to this answer's group. The first
+  // answer after a start, pause, reconnect or new source has no interval, so it counts in neither the
+  // numerator nor the denominator: n completed frames 100 ms apart give (n − 1) / ((n − 1) × 100 ms) = 10 fps,
+  // not n / (n − 1) intervals. Intervals ending in a dropped or error answer count as streaming time but not
+  // as completed frames; lost frames (no answer) start a new run.
   let streamingMs = 0;
   let timedCompleted = 0;
   for (const { sample, intervalMs } of entries) {
@@ -242,11 +177,12 @@ function computeStats(codec: Codec, entries: readonly Entry[]): CodecStats {
     switch (sample.outcome) {
       case 'ok':
         full.push(sample.fullMs);
-        if (sample.serverMs !== null) server.push(sample.serverMs);
         if (sample.inferenceMs !== null) inference.push(sample.inferenceMs);
+        if (sample.serverMs !== null) server.push(sample.serverMs);
         if (sample.networkQueueMs !== null) networkQueue.push(sample.networkQueueMs);
         bytesUp.push(sample.bytesUp);
         bytesDown.push(sample.bytesDown);
+        lastAnsweredPerf = sample.answeredPerf;
         break;
       case 'dropped':
         dropped++;
@@ -259,14 +195,12 @@ function computeStats(codec: Codec, entries: readonly Entry[]): CodecStats {
         break;
     }
   }
-  const completed = full.length;
   return {
-    codec,
-    count: completed,
+    count: full.length,
     full: summarize(full),
-    serverMean: mean(server),
-    inferenceMean: mean(inference),
-    networkQueueMean: mean(networkQueue),
+    inference: summarize(inference),
+    server: summarize(server),
+    networkQueue: summarize(networkQueue),
     fps: streamingMs > 0 ? (timedCompleted * 1000) / streamingMs : Number.NaN,
     dropped,
     errors,
@@ -274,5 +208,6 @@ function computeStats(codec: Codec, entries: readonly Entry[]): CodecStats {
     skipped,
     bytesUpMean: mean(bytesUp),
     bytesDownMean: mean(bytesDown),
+    lastAnsweredPerf,
   };
 }

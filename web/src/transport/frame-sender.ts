@@ -5,6 +5,7 @@
  */
 import { encodeMessage, wireSize, type WireData } from '@sightline/shared/codec';
 import type { Codec, DetectionsMessage, DroppedMessage, ErrorMessage, FrameMessage } from '@sightline/shared/protocol';
+import type { FrameOutcome, FrameResult, SentFrame } from '../paths/frame-outcome.ts';
 import { codecForFrame, type CodecPolicy } from './codec-policy.ts';
 
 /**
@@ -17,34 +18,12 @@ export const ANSWER_TIMEOUT_MS = 5000;
 export const MIN_IN_FLIGHT = 1;
 export const MAX_IN_FLIGHT = 8;
 
-export type FrameOutcomeKind = 'ok' | 'dropped' | 'error' | 'lost';
-
-export interface PendingFrame {
-  id: number;
-  codec: Codec;
-  /** performance.now() just before the message was encoded (the `ts` it carries). */
-  sentAt: number;
-  /** Size of the encoded message on the wire. */
-  bytesUp: number;
-  /** Time spent encoding the message (Base64/JSON or MessagePack), ms. */
-  encodeMs: number;
-  model: string | undefined;
-  threshold: number | undefined;
-  /** Source frames skipped on the client (never sent) since the previous frame: see SkipCounter. */
-  skippedBefore: number;
-}
+/** A frame on the wire: its codec, size and encoding time are known. */
+export type PendingFrame = SentFrame & { path: 'gateway'; codec: Codec; bytesUp: number; encodeMs: number };
 
 export type FrameAnswer = DetectionsMessage | DroppedMessage | ErrorMessage;
 
-export interface FrameOutcome {
-  frame: PendingFrame;
-  kind: FrameOutcomeKind;
-  /** performance.now() when the answer arrived (or when the frame was given up). */
-  answeredAt: number;
-  /** Size of the answer on the wire; 0 when there was none. */
-  bytesDown: number;
-  answer?: FrameAnswer;
-}
+export type GatewayOutcome = FrameOutcome<PendingFrame>;
 
 export interface FrameSenderOptions {
   /** Hands one encoded message to the socket; false when it could not be sent. */
@@ -128,6 +107,7 @@ export class FrameSender {
     if (!this.options.send(data)) return undefined;
     const frame: PendingFrame = {
       id,
+      path: 'gateway',
       codec,
       sentAt,
       bytesUp: wireSize(data),
@@ -150,29 +130,54 @@ export class FrameSender {
    * Settles the frame an answer refers to. Undefined when the answer is for no pending frame (a late answer
    * after a reconnect, or an error about a ping).
    */
-  handleAnswer(answer: FrameAnswer, bytesDown: number, receivedAt: number = this.now()): FrameOutcome | undefined {
+  handleAnswer(answer: FrameAnswer, bytesDown: number, receivedAt: number = this.now()): GatewayOutcome | undefined {
     if (answer.id === undefined) return undefined;
     const frame = this.pending.get(answer.id);
     if (!frame) return undefined;
     this.pending.delete(answer.id);
-    const kind: FrameOutcomeKind = answer.type === 'detections' ? 'ok' : answer.type === 'dropped' ? 'dropped' : 'error';
-    return { frame, kind, answeredAt: receivedAt, bytesDown, answer };
+    const settled = { frame, answeredAt: receivedAt, bytesDown };
+    switch (answer.type) {
+      case 'detections':
+        return { ...settled, kind: 'ok', result: resultOf(answer) };
+      case 'dropped':
+        return { ...settled, kind: 'dropped', reason: answer.reason };
+      case 'error':
+        return { ...settled, kind: 'error', reason: answer.code, message: answer.message };
+    }
   }
 
   /** Gives up on every unanswered frame (the connection closed): each becomes a `lost` outcome. */
-  abandonAll(at: number = this.now()): FrameOutcome[] {
-    const lost = [...this.pending.values()].map((frame) => ({ frame, kind: 'lost' as const, answeredAt: at, bytesDown: 0 }));
+  abandonAll(at: number = this.now()): GatewayOutcome[] {
+    const lost = [...this.pending.values()].map((frame) => lostOutcome(frame, at));
     this.pending.clear();
     return lost;
   }
 
   /** Gives up on frames unanswered for longer than `timeoutMs`, so a lost answer cannot stall the stream. */
-  expire(timeoutMs: number, at: number = this.now()): FrameOutcome[] {
-    const expired: FrameOutcome[] = [];
+  expire(timeoutMs: number, at: number = this.now()): GatewayOutcome[] {
+    const expired: GatewayOutcome[] = [];
     for (const frame of this.pending.values()) {
-      if (at - frame.sentAt > timeoutMs) expired.push({ frame, kind: 'lost', answeredAt: at, bytesDown: 0 });
+      if (at - frame.sentAt > timeoutMs) expired.push(lostOutcome(frame, at));
     }
     for (const outcome of expired) this.pending.delete(outcome.frame.id);
     return expired;
   }
+}
+
+function lostOutcome(frame: PendingFrame, at: number): GatewayOutcome {
+  return { frame, kind: 'lost', answeredAt: at, bytesDown: 0, reason: 'no_answer' };
+}
+
+/** The gateway's answer as any path's result: its stages, plus its own time and queue wait. */
+function resultOf(answer: DetectionsMessage): FrameResult {
+  const { queueMs, decodeMs, preprocessMs, inferenceMs, postprocessMs, serverMs } = answer.timings;
+  return {
+    model: answer.model,
+    width: answer.width,
+    height: answer.height,
+    detections: answer.detections,
+    stages: { decodeMs, preprocessMs, inferenceMs, postprocessMs },
+    serverMs,
+    queueMs,
+  };
 }

@@ -9,9 +9,14 @@
  *
  * It also owns the page's hints that a retry may work now (the network came back, the tab is shown
  * again): while it waits out a backoff, such a hint skips the rest of the wait.
+ *
+ * It publishes its status, the messages it decoded and the ones it could not read; its timers (backoff,
+ * connect timeout) run on the injected Clock.
  */
 import { codecOf, decodeServerMessage, ProtocolError, type WireData } from '@sightline/shared/codec';
 import { CLOSE_CODES, PROTOCOL_VERSION, type Codec, type HelloMessage, type ServerMessage } from '@sightline/shared/protocol';
+import { Signal } from '../events/signal.ts';
+import { browserClock, type Clock, type TimerHandle } from '../time/clock.ts';
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.ts';
 
 export type ConnectionState = 'connecting' | 'open' | 'reconnecting' | 'closed';
@@ -74,15 +79,14 @@ export interface SocketLike {
 
 export interface GatewaySocketOptions {
   url: string;
-  onMessage: (incoming: IncomingMessage) => void;
-  onStatus: (status: ConnectionStatus) => void;
-  /** A message from the gateway that is not valid protocol. */
-  onBadMessage?: (error: Error) => void;
   createSocket?: (url: string) => SocketLike;
   backoff?: BackoffOptions;
   /** Give up on a connection attempt that has not been greeted with `hello` after this long. */
   connectTimeoutMs?: number;
-  now?: () => number;
+  /** Arrival times and the reconnect timers. Default: the page's. */
+  clock?: Clock;
+  /** Date.now(): when the next attempt is due, for people. */
+  wallClock?: () => number;
   /** Default: the page's document and window. */
   reconnectHints?: ReconnectHints;
 }
@@ -91,19 +95,26 @@ const CONNECTING = 0;
 const OPEN = 1;
 
 export class GatewaySocket {
+  /** Every status change (connecting, open once greeted, reconnecting, closed). */
+  readonly statusChanged = new Signal<ConnectionStatus>();
+  /** Every message decoded, `hello` included (after the status it opened). */
+  readonly messages = new Signal<IncomingMessage>();
+  /** A message from the gateway that is not valid protocol. */
+  readonly unreadable = new Signal<Error>();
   private socket: SocketLike | undefined;
-  private retryTimer: ReturnType<typeof setTimeout> | undefined;
-  private connectTimer: ReturnType<typeof setTimeout> | undefined;
+  private retryTimer: TimerHandle | undefined;
+  private connectTimer: TimerHandle | undefined;
   private running = false;
   private current: ConnectionStatus = { state: 'closed', attempt: 0 };
-  private readonly options: Required<Omit<GatewaySocketOptions, 'onBadMessage'>> & Pick<GatewaySocketOptions, 'onBadMessage'>;
+  private readonly options: Required<GatewaySocketOptions>;
 
   constructor(options: GatewaySocketOptions) {
     this.options = {
       createSocket: (url) => new WebSocket(url),
       backoff: DEFAULT_BACKOFF,
       connectTimeoutMs: 10_000,
-      now: () => performance.now(),
+      clock: browserClock,
+      wallClock: () => Date.now(),
       reconnectHints: pageHints(),
       ...options,
     };
@@ -178,7 +189,7 @@ export class GatewaySocket {
     this.socket = socket;
     socket.binaryType = 'arraybuffer';
     let accepted = false;
-    this.connectTimer = setTimeout(() => {
+    this.connectTimer = this.options.clock.setTimeout(() => {
       if (this.socket === socket && this.current.state !== 'open') {
         this.dropSocket();
         this.scheduleReconnect(accepted ? 'the gateway accepted the connection but never said hello' : 'connection attempt timed out');
@@ -191,7 +202,7 @@ export class GatewaySocket {
     };
     socket.onmessage = (event: MessageEvent) => {
       // Arrival time first, before any other work: ping RTTs and frame latencies end here.
-      const receivedAt = this.options.now();
+      const receivedAt = this.options.clock.now();
       if (this.socket !== socket) return;
       this.handleData(event.data as unknown, receivedAt);
     };
@@ -201,7 +212,7 @@ export class GatewaySocket {
     socket.onclose = (event: CloseEvent) => {
       if (this.socket !== socket) return;
       this.socket = undefined;
-      clearTimeout(this.connectTimer);
+      this.options.clock.clearTimeout(this.connectTimer);
       const reason = describeClose(event, this.current.state === 'open' ? 'greeted' : accepted ? 'accepted' : 'unreachable');
       if (event.code === CLOSE_CODES.unsupportedProtocol) this.giveUpOnVersion(reason);
       else if (this.running) this.scheduleReconnect(reason);
@@ -215,7 +226,7 @@ export class GatewaySocket {
     else if (data instanceof ArrayBuffer) wire = new Uint8Array(data);
     else if (ArrayBuffer.isView(data)) wire = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
     else {
-      this.options.onBadMessage?.(new Error('unexpected WebSocket payload type'));
+      this.unreadable.emit(new Error('unexpected WebSocket payload type'));
       return;
     }
     const codec = codecOf(wire);
@@ -224,7 +235,7 @@ export class GatewaySocket {
     try {
       message = decodeServerMessage(wire, codec);
     } catch (error) {
-      this.options.onBadMessage?.(error instanceof ProtocolError || error instanceof Error ? error : new Error(String(error)));
+      this.unreadable.emit(error instanceof ProtocolError || error instanceof Error ? error : new Error(String(error)));
       return;
     }
     if (message.type === 'hello') {
@@ -234,10 +245,10 @@ export class GatewaySocket {
         return;
       }
       // The gateway accepted this connection for real: only now is the outage over.
-      clearTimeout(this.connectTimer);
+      this.options.clock.clearTimeout(this.connectTimer);
       this.setStatus({ state: 'open', attempt: 0, retryAt: undefined, lastError: undefined, hello: message });
     }
-    this.options.onMessage({ message, codec, bytes, receivedAt });
+    this.messages.emit({ message, codec, bytes, receivedAt });
   }
 
   /** Retrying cannot help when the versions differ: stop until the page is reloaded (or start() again). */
@@ -249,10 +260,17 @@ export class GatewaySocket {
 
   private scheduleReconnect(reason: string): void {
     const attempt = this.current.attempt;
+    const { clock } = this.options;
     const delay = backoffDelay(attempt, this.options.backoff);
-    this.setStatus({ state: 'reconnecting', attempt: attempt + 1, retryAt: Date.now() + delay, lastError: reason, hello: undefined });
-    clearTimeout(this.retryTimer);
-    this.retryTimer = setTimeout(() => {
+    this.setStatus({
+      state: 'reconnecting',
+      attempt: attempt + 1,
+      retryAt: this.options.wallClock() + delay,
+      lastError: reason,
+      hello: undefined,
+    });
+    clock.clearTimeout(this.retryTimer);
+    this.retryTimer = clock.setTimeout(() => {
       this.retryTimer = undefined;
       if (this.running) this.connect();
     }, delay);
@@ -285,15 +303,15 @@ export class GatewaySocket {
   }
 
   private clearTimers(): void {
-    clearTimeout(this.retryTimer);
-    clearTimeout(this.connectTimer);
+    this.options.clock.clearTimeout(this.retryTimer);
+    this.options.clock.clearTimeout(this.connectTimer);
     this.retryTimer = undefined;
     this.connectTimer = undefined;
   }
 
   private setStatus(next: ConnectionStatus): void {
     this.current = next;
-    this.options.onStatus(next);
+    this.statusChanged.emit(next);
   }
 }
 

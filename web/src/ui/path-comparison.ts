@@ -6,8 +6,8 @@
  * to its detections (image decode, tensor, inference, boxes). Pure, so the wording is unit-tested.
  */
 import { percentile } from '@sightline/shared/stats';
-import type { FramePath, RunOn } from '../app/run-on.ts';
-import type { PathStats } from '../metrics/sample-store.ts';
+import type { FramePath, RunOn } from '../paths/run-on.ts';
+import type { FrameStats } from '../metrics/sample-store.ts';
 import { formatMs } from './format.ts';
 
 /** Frames each path needs in the window before they are compared. */
@@ -56,7 +56,7 @@ function ago(ms: number): string {
   return `${Math.round(seconds / 60)} min ago`;
 }
 
-export function comparePaths(device: PathStats, gateway: PathStats, context: ComparisonContext): PathComparison {
+export function comparePaths(device: FrameStats, gateway: FrameStats, context: ComparisonContext): PathComparison {
   const needDevice = Math.max(0, MIN_FRAMES_TO_COMPARE - device.count);
   const needGateway = Math.max(0, MIN_FRAMES_TO_COMPARE - gateway.count);
   if (needDevice > 0 || needGateway > 0) {

@@ -1,4 +1,4 @@
-import type { Clock, TimerHandle } from '../../src/app/clock.ts';
+import type { Clock, TimerHandle } from '../../src/time/clock.ts';
 
 interface Pending {
   id: number;

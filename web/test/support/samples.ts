@@ -1,6 +1,6 @@
 import type { Codec } from '@sightline/shared/protocol';
 import type { FrameSample } from '../../src/metrics/frame-sample.ts';
-import type { FrameOutcomeKind } from '../../src/transport/frame-sender.ts';
+import type { OutcomeKind } from '../../src/paths/frame-outcome.ts';
 
 let nextId = 1;
 /** A sample answered at `answeredPerf` after `fullMs`; server, inference and network+queue derived from fullMs. */
@@ -8,7 +8,7 @@ export function sample(
   codec: Codec,
   answeredPerf: number,
   fullMs: number,
-  outcome: FrameOutcomeKind = 'ok',
+  outcome: OutcomeKind = 'ok',
   extra: Partial<FrameSample> = {},
 ): FrameSample {
   const ok = outcome === 'ok';
@@ -38,7 +38,7 @@ export function sample(
 export function deviceSample(
   answeredPerf: number,
   fullMs: number,
-  outcome: FrameOutcomeKind = 'ok',
+  outcome: OutcomeKind = 'ok',
   extra: Partial<FrameSample> = {},
 ): FrameSample {
   const ok = outcome === 'ok';

@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { DetectionsMessage } from '@sightline/shared/protocol';
 import { AnswerRecorder } from '../../../src/app/answer-recorder.ts';
+import type { LatestResult } from '../../../src/app/dashboard-snapshot.ts';
 import { EventLog } from '../../../src/app/event-log.ts';
-import { RejectionBackoff } from '../../../src/app/rejection-backoff.ts';
 import { SampleStore } from '../../../src/metrics/sample-store.ts';
 import type { OverlayResult } from '../../../src/overlay/draw-boxes.ts';
+import type { FrameOutcome } from '../../../src/paths/frame-outcome.ts';
 import { FrameSender } from '../../../src/transport/frame-sender.ts';
+import { deviceFrame, deviceResult } from '../../support/outcomes.ts';
 
 function setup() {
   let now = 1000;
@@ -14,23 +16,22 @@ function setup() {
   const samples = new SampleStore();
   const errorLog = new EventLog();
   const noticeLog = new EventLog();
-  const backoff = new RejectionBackoff(() => now);
   const shown: (OverlayResult | undefined)[] = [];
-  const changes: boolean[] = [];
   const answers = new AnswerRecorder({
-    sender,
     samples,
     errorLog,
     noticeLog,
-    backoff,
     overlay: () => ({ setResult: (result) => shown.push(result) }),
-    onChange: (urgent) => changes.push(urgent),
     timeOrigin: 1_700_000_000_000,
     wallClock: () => 42,
   });
+  const latest: (LatestResult | undefined)[] = [];
+  answers.changed.subscribe((result) => latest.push(result));
+  /** A gateway frame sent now, and its settled outcome once `answer` comes back. */
   const send = () => sender.sendFrame(new Uint8Array(8), { model: 'ssd' })!;
+  const answer = (message: DetectionsMessage): FrameOutcome => sender.handleAnswer(message, 300, now)!;
   const tick = (ms: number) => (now += ms);
-  return { sender, samples, errorLog, noticeLog, backoff, shown, changes, answers, send, tick, now: () => now };
+  return { sender, samples, errorLog, noticeLog, shown, latest, answers, send, answer, tick, now: () => now };
 }
 
 const detections = (id: number, labels: string[] = ['dog']): DetectionsMessage => ({
@@ -45,105 +46,88 @@ const detections = (id: number, labels: string[] = ['dog']): DetectionsMessage =
 });
 
 describe('AnswerRecorder', () => {
-  it('turns a detections answer into a sample, the latest result and the boxes on the overlay', () => {
+  it('turns a gateway frame with detections into a sample, the latest result and the boxes on the overlay', () => {
     const h = setup();
     const frame = h.send();
     h.tick(40);
-    h.answers.answer(detections(frame.id), 300, h.now());
-    expect(h.samples.all()).toMatchObject([{ id: frame.id, outcome: 'ok', fullMs: 40, bytesDown: 300, detections: 1 }]);
+    h.answers.record(h.answer(detections(frame.id)));
+    expect(h.samples.all()).toMatchObject([{ id: frame.id, path: 'gateway', outcome: 'ok', fullMs: 40, bytesDown: 300, detections: 1 }]);
     expect(h.answers.latest).toMatchObject({
       id: frame.id,
+      path: 'gateway',
       codec: frame.codec,
       fullMs: 40,
+      serverMs: 15,
+      queueMs: 1,
+      stages: { inferenceMs: 10 },
       bytesUp: frame.bytesUp,
       bytesDown: 300,
       receivedAt: h.now(),
     });
     expect(h.shown).toMatchObject([{ width: 320, height: 240, receivedAt: h.now(), detections: [{ label: 'dog' }] }]);
-    expect(h.changes.every((urgent) => !urgent)).toBe(true);
+    expect(h.latest).toEqual([h.answers.latest]);
   });
 
   it('never goes back in time when answers overtake each other, but records every one', () => {
     const h = setup();
     const first = h.send();
     const second = h.send();
-    h.answers.answer(detections(second.id, ['cat']), 300, h.now());
-    h.answers.answer(detections(first.id, ['dog']), 300, h.now());
+    h.answers.record(h.answer(detections(second.id, ['cat'])));
+    h.answers.record(h.answer(detections(first.id, ['dog'])));
     expect(h.answers.latest?.id).toBe(second.id);
     expect(h.shown).toHaveLength(1);
     expect(h.samples.size).toBe(2);
   });
 
-  it('logs gateway errors at once, and counts them against the stream only when they settle a frame', () => {
+  it("logs the gateway's errors, about a frame or not", () => {
     const h = setup();
-    // About no pending frame (a ping, or a frame from before a reconnect): logged, nothing else.
-    h.answers.answer({ type: 'error', id: 99, code: 'bad_message', message: 'no' }, 50, h.now());
+    h.answers.gatewayError({ type: 'error', id: 99, code: 'bad_message', message: 'no' });
     expect(h.errorLog.list()).toMatchObject([{ code: 'bad_message', id: 99, lastAt: 42 }]);
-    expect(h.changes).toEqual([true]);
-    expect(h.backoff.streak).toBe(0);
     expect(h.samples.size).toBe(0);
+  });
 
+  it('records a failed frame as a sample with its reason, and shows nothing new', () => {
+    const h = setup();
     const frame = h.send();
-    h.answers.answer({ type: 'error', id: frame.id, code: 'overloaded', message: 'busy' }, 50, h.now());
-    expect(h.backoff.streak).toBe(1);
+    h.answers.record(h.sender.handleAnswer({ type: 'error', id: frame.id, code: 'overloaded', message: 'busy' }, 50, h.now())!);
     expect(h.samples.all()).toMatchObject([{ outcome: 'error', reason: 'overloaded' }]);
     expect(h.answers.latest).toBeUndefined();
-
-    const next = h.send();
-    h.answers.answer(detections(next.id), 300, h.now());
-    expect(h.backoff.streak).toBe(0);
+    expect(h.noticeLog.list()).toEqual([]);
   });
 
-  it('ignores a late answer for a frame that was already given up', () => {
+  it("notes a path's problems, one entry for repeats, with the frame's id", () => {
     const h = setup();
-    const frame = h.send();
-    h.answers.abandonAll();
-    h.answers.answer(detections(frame.id), 300, h.now());
-    expect(h.samples.all().map((sample) => sample.outcome)).toEqual(['lost']);
-    expect(h.answers.latest).toBeUndefined();
-  });
-
-  it('notes every frame the watchdog gave up on, so repeats collapse into one entry with a count', () => {
-    const h = setup();
-    h.send();
-    h.send();
-    h.tick(6000);
-    h.answers.expired(h.sender.expire(5000));
-    expect(h.noticeLog.list()).toMatchObject([{ code: 'no_answer', count: 2 }]);
+    const notice = { code: 'no_answer', message: 'A frame got no answer within 5 s: counted as lost, the stream goes on.' };
+    for (const frame of [h.send(), h.send()]) {
+      h.answers.record({ frame, kind: 'lost', answeredAt: h.now(), reason: 'no_answer', notice });
+    }
+    expect(h.noticeLog.list()).toMatchObject([{ code: 'no_answer', count: 2, id: 2 }]);
     expect(h.samples.all().map((sample) => sample.outcome)).toEqual(['lost', 'lost']);
-    expect(h.changes.at(-1)).toBe(true);
   });
 
   it('forgets the latest result, and clears the boxes, for a new source', () => {
     const h = setup();
     const frame = h.send();
-    h.answers.answer(detections(frame.id), 300, h.now());
+    h.answers.record(h.answer(detections(frame.id)));
     h.answers.clearLatest();
     expect(h.answers.latest).toBeUndefined();
     expect(h.shown.at(-1)).toBeUndefined();
+    expect(h.latest.at(-1)).toBeUndefined();
   });
 
-  it("records this device's results like answers: a sample, the latest result and the same overlay", () => {
+  it("records this device's results like the gateway's: a sample, the latest result and the same overlay", () => {
     const h = setup();
-    const frame = { id: 50, model: 'ssd', sentAt: h.now(), bytes: 2000, threshold: 0.5, skippedBefore: 0 };
+    const frame = deviceFrame(50, h.now());
     h.tick(35);
-    const timings = { decodeMs: 2, preprocessMs: 1, inferenceMs: 30, postprocessMs: 1 };
-    const detection = { label: 'dog', classId: 18, score: 0.9, box: [0, 0, 10, 10] as [number, number, number, number] };
-    h.answers.deviceOutcome({
-      frame,
-      kind: 'ok',
-      answeredAt: h.now(),
-      result: { type: 'result', id: 50, model: 'ssd', width: 400, height: 300, detections: [detection], timings },
-    });
-    expect(h.samples.all()).toMatchObject([{ id: 50, path: 'device', codec: null, fullMs: 35, inferenceMs: 30 }]);
-    expect(h.answers.latest).toMatchObject({ id: 50, path: 'device', codec: null, deviceTimings: timings, fullMs: 35 });
-    expect(h.answers.latest?.timings).toBeUndefined();
+    h.answers.record({ frame, kind: 'ok', answeredAt: h.now(), result: deviceResult(30) });
+    expect(h.samples.all()).toMatchObject([{ id: 50, path: 'device', codec: null, fullMs: 35, inferenceMs: 30, serverMs: null }]);
+    expect(h.answers.latest).toMatchObject({ id: 50, path: 'device', codec: null, stages: { inferenceMs: 30 }, fullMs: 35, bytesUp: 0 });
+    expect(h.answers.latest?.serverMs).toBeUndefined();
     expect(h.shown).toMatchObject([{ width: 400, height: 300, detections: [{ label: 'dog' }] }]);
-    // Not the gateway's errors, not its backoff.
-    h.answers.deviceOutcome({ frame: { ...frame, id: 51 }, kind: 'error', answeredAt: h.now(), error: 'bad image' });
-    expect(h.noticeLog.list()).toMatchObject([{ code: 'on_device_error', message: 'On-device inference failed: bad image' }]);
+    const notice = { code: 'on_device_error', message: 'On-device inference failed: bad image' };
+    h.answers.record({ frame: deviceFrame(51, h.now()), kind: 'error', answeredAt: h.now(), reason: 'on_device_error', notice });
+    expect(h.noticeLog.list()).toMatchObject([notice]);
     expect(h.errorLog.list()).toEqual([]);
-    expect(h.backoff.streak).toBe(0);
     expect(h.samples.all().map((s) => s.outcome)).toEqual(['ok', 'error']);
   });
 });

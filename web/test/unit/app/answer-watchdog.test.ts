@@ -1,17 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { AnswerWatchdog, EXPIRE_CHECK_MS } from '../../../src/app/answer-watchdog.ts';
-import { ANSWER_TIMEOUT_MS, FrameSender, type FrameOutcome } from '../../../src/transport/frame-sender.ts';
+import { ANSWER_TIMEOUT_MS, FrameSender, type GatewayOutcome } from '../../../src/transport/frame-sender.ts';
 import { FakeClock } from '../../support/fake-clock.ts';
 
 function setup() {
   const clock = new FakeClock();
   let id = 0;
   const sender = new FrameSender({ send: () => true, nextId: () => ++id, now: () => clock.now(), maxInFlight: 8 });
-  const expired: FrameOutcome[][] = [];
+  /** What each check gave up on, when it gave up on any. */
+  const expired: GatewayOutcome[][] = [];
   const watchdog = new AnswerWatchdog({
     clock,
-    expire: (timeoutMs) => sender.expire(timeoutMs),
-    onExpired: (outcomes) => expired.push(outcomes),
+    expire: (timeoutMs) => {
+      const outcomes = sender.expire(timeoutMs);
+      if (outcomes.length > 0) expired.push(outcomes);
+    },
   });
   return { clock, sender, watchdog, expired };
 }

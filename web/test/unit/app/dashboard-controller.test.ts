@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { decodeClientMessage, encodeMessage } from '@sightline/shared/codec';
-import { CLOSE_CODES, type HelloMessage, type ModelsResponse } from '@sightline/shared/protocol';
+import { CLOSE_CODES, PROTOCOL_VERSION, type HelloMessage, type ModelsResponse } from '@sightline/shared/protocol';
 import { DashboardController } from '../../../src/app/dashboard-controller.ts';
 import { DEFAULT_SETTINGS } from '../../../src/app/settings.ts';
 
@@ -45,12 +45,12 @@ class FakeWebSocket {
 
 const hello: HelloMessage = {
   type: 'hello',
-  protocol: 1,
+  protocol: PROTOCOL_VERSION,
   defaultModel: 'ssd',
   models: ['ssd'],
   limits: { maxMessageBytes: 1, maxPixels: 1, maxInFlight: 2, queueLength: 2 },
 };
-const models: ModelsResponse = { protocol: 1, defaultModel: 'ssd', models: [] };
+const models: ModelsResponse = { protocol: PROTOCOL_VERSION, defaultModel: 'ssd', models: [] };
 
 function setup() {
   FakeWebSocket.all.length = 0;
@@ -83,7 +83,7 @@ describe('DashboardController', () => {
   it('connects to the page origin, loads the models, and publishes both', async () => {
     const h = setup();
     h.controller.start();
-    expect(h.socket().url).toBe('ws://gateway.test/ws?protocol=1');
+    expect(h.socket().url).toBe(`ws://gateway.test/ws?protocol=${PROTOCOL_VERSION}`);
     h.socket().greet();
     await settle();
     const snapshot = h.controller.getSnapshot();

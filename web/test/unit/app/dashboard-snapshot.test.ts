@@ -8,6 +8,8 @@ import { PingStore } from '../../../src/metrics/ping-store.ts';
 import { SampleStore } from '../../../src/metrics/sample-store.ts';
 import { FrameSender } from '../../../src/transport/frame-sender.ts';
 import type { ConnectionStatus } from '../../../src/transport/gateway-socket.ts';
+import { FakeClock } from '../../support/fake-clock.ts';
+import { deviceFrame, errorOutcome } from '../../support/outcomes.ts';
 import { deviceSample, sample } from '../../support/samples.ts';
 
 const open: ConnectionStatus = { state: 'open', attempt: 0 };
@@ -30,7 +32,7 @@ describe('buildSnapshot', () => {
     const samples = new SampleStore();
     const pings = new PingStore();
     const errorLog = new EventLog();
-    const backoff = new RejectionBackoff(() => 0);
+    const backoff = new RejectionBackoff(new FakeClock());
     const parts: SnapshotSources = {
       settings: () => ({ paused: false, statsWindow: 2, runOn: 'gateway' as const }),
       socket: { status: open },
@@ -45,8 +47,8 @@ describe('buildSnapshot', () => {
       encoder: { path: 'worker' },
       backoff,
       loop: { lastEncode: { width: 400, height: 300, bytes: 20_000, encodeMs: 4 } },
-      onDevice: { state: { status: 'off' }, busy: false },
-      dispatcher: { nextPath: () => 'gateway' },
+      onDevice: { state: { status: 'off' } },
+      dispatcher: { nextPath: () => 'gateway', inFlight: 0 },
       now: () => 5000,
     };
     return { parts, samples, pings, errorLog, backoff };
@@ -56,7 +58,7 @@ describe('buildSnapshot', () => {
     const { parts, samples, pings, backoff } = sources();
     for (let i = 0; i < 5; i++) samples.add(sample('json', 1000 + i * 100, 10 * (i + 1)));
     pings.add({ at: 4900, rttMs: 3 });
-    backoff.track({ type: 'error', id: 1, code: 'overloaded', message: 'busy' });
+    backoff.track(errorOutcome(deviceFrame(1, 0, { path: 'gateway' }), 0, 'overloaded', 'busy'));
     const snapshot = buildSnapshot(parts);
     expect(snapshot).toMatchObject({
       phase: 'streaming',
@@ -101,8 +103,8 @@ describe('buildSnapshot', () => {
     const snapshot = buildSnapshot({
       ...parts,
       settings: () => ({ paused: false, statsWindow: 500, runOn: 'both' }),
-      onDevice: { state: { status: 'ready', backend: 'wasm', threads: 2 }, busy: true },
-      dispatcher: { nextPath: () => 'device' },
+      onDevice: { state: { status: 'ready', backend: 'wasm', threads: 2 } },
+      dispatcher: { nextPath: () => 'device', inFlight: 1 },
     });
     expect(snapshot).toMatchObject({ runOn: 'both', nextPath: 'device', onDevice: { status: 'ready', threads: 2 }, inFlight: 1 });
     expect(snapshot.paths.gateway.count).toBe(6);

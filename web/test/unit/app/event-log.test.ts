@@ -13,4 +13,14 @@ describe('EventLog', () => {
     log.add('internal', 'z', 5);
     expect(log.list().map((e) => e.code)).toEqual(['bad_image', 'too_large', 'internal']);
   });
+
+  it('says every time an entry is added, repeated or the log cleared', () => {
+    const log = new EventLog();
+    let changes = 0;
+    log.changed.subscribe(() => changes++);
+    log.add('overloaded', 'busy');
+    log.add('overloaded', 'busy');
+    log.clear();
+    expect(changes).toBe(3);
+  });
 });

@@ -1,78 +1,98 @@
 import { describe, expect, it } from 'vitest';
-import { FrameDispatcher, type DeviceRunOptions } from '../../../src/app/frame-dispatcher.ts';
-import type { RunOn } from '../../../src/app/run-on.ts';
-import type { DeviceFrame } from '../../../src/inference/on-device-engine.ts';
+import { FrameDispatcher } from '../../../src/app/frame-dispatcher.ts';
+import { Signal } from '../../../src/events/signal.ts';
+import type { FrameOutcome, SentFrame } from '../../../src/paths/frame-outcome.ts';
+import type { FrameRequest, PathPort } from '../../../src/paths/path-port.ts';
+import type { RunOn } from '../../../src/paths/run-on.ts';
 import { FrameSender } from '../../../src/transport/frame-sender.ts';
+import { GatewayPath } from '../../../src/transport/gateway-path.ts';
+import { FakeLink } from '../../support/fake-link.ts';
+import { deviceFrame, deviceResult } from '../../support/outcomes.ts';
 
-/** The on-device engine as the dispatcher sees it: ready or not, one frame at a time. */
-class FakeDevice {
-  ready = true;
-  running: (DeviceFrame & { options: DeviceRunOptions }) | undefined;
-  readonly runs: DeviceFrame[] = [];
-  get busy(): boolean {
-    return this.running !== undefined;
+/** A path as the dispatcher sees it (this device's, say): available or not, one frame at a time. */
+class FakePath implements PathPort {
+  readonly id = 'device';
+  readonly changed = new Signal<void>();
+  readonly settled = new Signal<FrameOutcome>();
+  available = true;
+  running: SentFrame | undefined;
+  readonly runs: (SentFrame & { request: FrameRequest })[] = [];
+  private nextId = 1000;
+  get inFlight(): number {
+    return this.running ? 1 : 0;
   }
-  run(id: number, image: Uint8Array, options: DeviceRunOptions): DeviceFrame | undefined {
-    if (!this.ready || this.running) return undefined;
-    const frame = {
-      id,
-      model: 'm',
-      sentAt: 0,
-      bytes: image.byteLength,
-      threshold: options.threshold,
-      skippedBefore: options.skippedBefore,
-    };
-    this.running = { ...frame, options };
-    this.runs.push(frame);
+  canSend(): boolean {
+    return this.available && !this.running;
+  }
+  send(_image: Uint8Array, request: FrameRequest): SentFrame | undefined {
+    if (!this.canSend()) return undefined;
+    const frame = deviceFrame(++this.nextId, 0, { threshold: request.threshold, skippedBefore: request.skippedBefore });
+    this.running = frame;
+    this.runs.push({ ...frame, request });
     return frame;
   }
   finish(): void {
+    const frame = this.running!;
     this.running = undefined;
+    this.settled.emit({ frame, kind: 'ok', answeredAt: 0, result: deviceResult() });
+  }
+  setAvailable(available: boolean): void {
+    this.available = available;
+    this.changed.emit();
   }
 }
 
 function setup(runOn: RunOn, maxInFlight = 1) {
   let id = 0;
-  const nextId = () => ++id;
-  const link = { isOpen: true };
-  const gateway = new FrameSender({ send: () => true, nextId, maxInFlight });
-  const device = new FakeDevice();
+  const link = new FakeLink();
+  link.open();
+  const sender = new FrameSender({ send: () => true, nextId: () => ++id, maxInFlight });
+  const gateway = new GatewayPath(link, sender);
+  const device = new FakePath();
   const settings = { runOn };
-  const dispatcher = new FrameDispatcher({ gateway, link, device, runOn: () => settings.runOn, nextId, defaultThreshold: 0.5 });
+  const dispatcher = new FrameDispatcher({ paths: { gateway, device }, runOn: () => settings.runOn });
+  let wakeUps = 0;
+  dispatcher.changed.subscribe(() => wakeUps++);
   const image = new Uint8Array(100);
-  /** Answers the gateway's oldest pending frame. */
-  const answerGateway = (frameId: number) => gateway.handleAnswer({ type: 'dropped', id: frameId, reason: 'superseded' }, 10, 0);
-  return { dispatcher, gateway, device, link, settings, image, answerGateway };
+  const request = (overrides: Partial<FrameRequest> = {}): FrameRequest => ({
+    model: 'ssd',
+    threshold: 0.5,
+    skippedBefore: 0,
+    ...overrides,
+  });
+  /** The gateway answers one of its frames. */
+  const answerGateway = (frameId: number) => link.receive({ type: 'dropped', id: frameId, reason: 'superseded' });
+  return { dispatcher, gateway, sender, device, link, settings, image, request, answerGateway, wakeUps: () => wakeUps };
 }
 
 describe('FrameDispatcher', () => {
-  it('Gateway: every frame goes to the frame sender, with its flow control', () => {
+  it('Gateway: every frame goes to the gateway path, with its flow control', () => {
     const h = setup('gateway', 2);
-    expect(h.dispatcher.sendFrame(h.image, { threshold: 0.4 })).toBeDefined();
-    expect(h.dispatcher.sendFrame(h.image, { threshold: 0.4 })).toBeDefined();
+    expect(h.dispatcher.sendFrame(h.image, h.request())).toMatchObject({ path: 'gateway' });
+    expect(h.dispatcher.sendFrame(h.image, h.request())).toBeDefined();
     expect(h.dispatcher.canSend()).toBe(false);
-    expect(h.gateway.inFlight).toBe(2);
+    expect(h.dispatcher.inFlight).toBe(2);
     expect(h.device.runs).toHaveLength(0);
   });
 
-  it('This device: every frame goes to the engine, one at a time, with the threshold and skips; the socket does not matter', () => {
+  it('This device: every frame goes to that path, one at a time, with the threshold and skips; the socket does not matter', () => {
     const h = setup('device');
-    h.link.isOpen = false;
+    h.link.drop();
     expect(h.dispatcher.isOpen).toBe(true);
-    const sent = h.dispatcher.sendFrame(h.image, { threshold: 0.3, skippedBefore: 2 });
-    expect(sent).toMatchObject({ threshold: 0.3, skippedBefore: 2, bytes: 100 });
+    const sent = h.dispatcher.sendFrame(h.image, h.request({ threshold: 0.3, skippedBefore: 2 }));
+    expect(sent).toMatchObject({ path: 'device', threshold: 0.3, skippedBefore: 2 });
     expect(h.dispatcher.canSend()).toBe(false);
     h.device.finish();
-    expect(h.dispatcher.sendFrame(h.image, {})).toMatchObject({ threshold: 0.5 });
-    expect(h.gateway.framesSent).toBe(0);
+    expect(h.dispatcher.sendFrame(h.image, h.request())).toBeDefined();
+    expect(h.sender.framesSent).toBe(0);
   });
 
   it('This device: nowhere to send while the model is loading', () => {
     const h = setup('device');
-    h.device.ready = false;
+    h.device.available = false;
     expect(h.dispatcher.isOpen).toBe(false);
     expect(h.dispatcher.nextPath()).toBeUndefined();
-    expect(h.dispatcher.sendFrame(h.image, {})).toBeUndefined();
+    expect(h.dispatcher.sendFrame(h.image, h.request())).toBeUndefined();
   });
 
   it('Both: alternates gateway, device, gateway…, each frame waiting for the previous on either path', () => {
@@ -80,7 +100,7 @@ describe('FrameDispatcher', () => {
     const paths: string[] = [];
     for (let i = 0; i < 6; i++) {
       const path = h.dispatcher.nextPath()!;
-      const sent = h.dispatcher.sendFrame(h.image, {})!;
+      const sent = h.dispatcher.sendFrame(h.image, h.request())!;
       paths.push(path);
       // Nothing else goes until this one is answered, even with room in the gateway's window.
       expect(h.dispatcher.canSend()).toBe(false);
@@ -92,14 +112,26 @@ describe('FrameDispatcher', () => {
 
   it('Both: the gateway alone while the model loads, then in turn; a new setting starts with the gateway again', () => {
     const h = setup('both');
-    h.device.ready = false;
-    const first = h.dispatcher.sendFrame(h.image, {})!;
-    expect(h.gateway.isPending(first.id)).toBe(true);
+    h.device.available = false;
+    const first = h.dispatcher.sendFrame(h.image, h.request())!;
+    expect(h.sender.isPending(first.id)).toBe(true);
     h.answerGateway(first.id);
-    h.device.ready = true;
+    h.device.available = true;
     // Turn 1: this device's.
     expect(h.dispatcher.nextPath()).toBe('device');
     h.dispatcher.reset();
     expect(h.dispatcher.nextPath()).toBe('gateway');
+  });
+
+  it('says when the next frame may go: a path became available or unavailable, or settled a frame', () => {
+    const h = setup('both');
+    const sent = h.dispatcher.sendFrame(h.image, h.request())!;
+    expect(h.wakeUps()).toBe(0);
+    h.answerGateway(sent.id);
+    expect(h.wakeUps()).toBe(1);
+    h.device.setAvailable(false);
+    h.link.drop();
+    h.link.open();
+    expect(h.wakeUps()).toBe(4);
   });
 });

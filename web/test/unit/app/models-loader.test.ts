@@ -13,8 +13,8 @@ function setup() {
   const loader = new ModelsLoader({
     clock,
     fetch: (signal) => new Promise((resolve, reject) => requests.push({ signal, resolve, reject })),
-    onChange: (state) => states.push(state),
   });
+  loader.changed.subscribe((state) => states.push(state));
   return { clock, loader, requests, states, last: () => requests[requests.length - 1]! };
 }
 

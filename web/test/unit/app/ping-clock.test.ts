@@ -18,7 +18,8 @@ function setup(start = 0) {
   let id = 0;
   let codec: Codec = 'msgpack';
   let windowChanges = 0;
-  const pings = new PingClock({ clock, link, nextId: () => ++id, codec: () => codec, onWindowChange: () => windowChanges++ });
+  const pings = new PingClock({ clock, link, nextId: () => ++id, codec: () => codec });
+  pings.windowChanged.subscribe(() => windowChanges++);
   return {
     clock,
     link,

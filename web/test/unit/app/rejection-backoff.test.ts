@@ -1,19 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import type { DetectionsMessage, DroppedMessage, ErrorMessage } from '@sightline/shared/protocol';
 import { RejectionBackoff, rejectionDelay } from '../../../src/app/rejection-backoff.ts';
+import type { FrameOutcome } from '../../../src/paths/frame-outcome.ts';
+import { FakeClock } from '../../support/fake-clock.ts';
+import { deviceFrame, deviceResult, errorOutcome } from '../../support/outcomes.ts';
 
-const error = (code: ErrorMessage['code'] = 'overloaded'): ErrorMessage => ({ type: 'error', id: 1, code, message: `${code}!` });
-const dropped: DroppedMessage = { type: 'dropped', id: 1, reason: 'superseded' };
-const detections: DetectionsMessage = {
-  type: 'detections',
-  id: 1,
-  ts: 0,
-  model: 'm',
-  width: 1,
-  height: 1,
-  detections: [],
-  timings: { queueMs: 0, decodeMs: 0, preprocessMs: 0, inferenceMs: 0, postprocessMs: 0, serverMs: 0 },
-};
+const frame = deviceFrame(1, 0, { path: 'gateway' });
+const error = (code = 'overloaded'): FrameOutcome => errorOutcome(frame, 0, code);
+const dropped: FrameOutcome = { frame, kind: 'dropped', answeredAt: 0, reason: 'superseded' };
+const detections: FrameOutcome = { frame, kind: 'ok', answeredAt: 0, result: deviceResult() };
+
+function setup(start = 1000) {
+  const clock = new FakeClock(start);
+  const backoff = new RejectionBackoff(clock);
+  let changes = 0;
+  backoff.changed.subscribe(() => changes++);
+  return { clock, backoff, changes: () => changes };
+}
 
 describe('rejectionDelay', () => {
   it('doubles from 100 ms and stays at 2 s', () => {
@@ -23,31 +25,56 @@ describe('rejectionDelay', () => {
 
 describe('RejectionBackoff', () => {
   it('holds the next frame longer with every error in a row', () => {
-    let now = 1000;
-    const backoff = new RejectionBackoff(() => now);
-    expect(backoff.waitMs()).toBe(0);
-    backoff.track(error());
-    expect(backoff.waitMs()).toBe(100);
-    now += 60;
-    expect(backoff.waitMs()).toBe(40);
-    backoff.track(error('unknown_model'));
-    expect(backoff.waitMs()).toBe(200);
-    expect(backoff).toMatchObject({ streak: 2, lastRejection: { code: 'unknown_model', message: 'unknown_model!' } });
-    now += 500;
-    expect(backoff.waitMs()).toBe(0);
+    const h = setup();
+    expect(h.backoff.waitMs()).toBe(0);
+    h.backoff.track(error());
+    expect(h.backoff.waitMs()).toBe(100);
+    h.clock.advance(60);
+    expect(h.backoff.waitMs()).toBe(40);
+    h.backoff.track(error('unknown_model'));
+    expect(h.backoff.waitMs()).toBe(200);
+    expect(h.backoff).toMatchObject({ streak: 2, lastRejection: { code: 'unknown_model', message: 'unknown_model!' } });
+    h.clock.advance(500);
+    expect(h.backoff.waitMs()).toBe(0);
+  });
+
+  it('says when the hold runs out, so the stream goes on by itself', () => {
+    const h = setup();
+    h.backoff.track(error());
+    expect(h.changes()).toBe(1);
+    h.clock.advance(99);
+    expect(h.changes()).toBe(1);
+    h.clock.advance(1);
+    expect(h.changes()).toBe(2);
+    expect(h.backoff.waitMs()).toBe(0);
   });
 
   it('resets on detections; a dropped frame says nothing either way', () => {
-    const backoff = new RejectionBackoff(() => 0);
-    backoff.track(error());
-    backoff.track(error());
-    backoff.track(dropped);
-    expect(backoff.streak).toBe(2);
-    expect(backoff.waitMs()).toBe(200);
-    backoff.track(detections);
-    expect(backoff).toMatchObject({ streak: 0, lastRejection: undefined });
-    expect(backoff.waitMs()).toBe(0);
-    backoff.track(error());
-    expect(backoff.waitMs()).toBe(100);
+    const h = setup();
+    h.backoff.track(error());
+    h.backoff.track(error());
+    h.backoff.track(dropped);
+    expect(h.backoff.streak).toBe(2);
+    expect(h.backoff.waitMs()).toBe(200);
+    const changes = h.changes();
+    h.backoff.track(detections);
+    expect(h.backoff).toMatchObject({ streak: 0, lastRejection: undefined });
+    expect(h.backoff.waitMs()).toBe(0);
+    expect(h.changes()).toBe(changes + 1);
+    // Nothing held, nothing to say: detections in a row are no change.
+    h.backoff.track(detections);
+    expect(h.changes()).toBe(changes + 1);
+    expect(h.clock.timerCount).toBe(0);
+    h.backoff.track(error());
+    expect(h.backoff.waitMs()).toBe(100);
+  });
+
+  it('drops its hold and its timer on stop, keeping the streak', () => {
+    const h = setup();
+    h.backoff.track(error());
+    h.backoff.stop();
+    expect(h.backoff.waitMs()).toBe(0);
+    expect(h.backoff.streak).toBe(1);
+    expect(h.clock.timerCount).toBe(0);
   });
 });

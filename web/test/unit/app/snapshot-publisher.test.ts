@@ -1,16 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { PING_GUARD_MS, PONG_WAIT_MS, type PingWindow } from '../../../src/app/ping-schedule.ts';
 import { SnapshotPublisher } from '../../../src/app/snapshot-publisher.ts';
+import { Signal } from '../../../src/events/signal.ts';
 import { FakeClock } from '../../support/fake-clock.ts';
 
 function setup(start = 10_000) {
   const clock = new FakeClock(start);
   let builds = 0;
   const window: PingWindow = { nextPingAt: undefined, pongAwaitedUntil: 0 };
-  const publisher = new SnapshotPublisher({ build: () => ++builds, clock, pingWindow: () => window });
+  const pingWindowChanged = new Signal<void>();
+  const publisher = new SnapshotPublisher({ build: () => ++builds, clock, pingWindow: () => window, pingWindowChanged });
   const published: number[] = [];
   publisher.subscribe(() => published.push(clock.now()));
-  return { clock, window, publisher, published, builds: () => builds };
+  return { clock, window, pingWindowChanged, publisher, published, builds: () => builds };
 }
 
 describe('SnapshotPublisher', () => {
@@ -75,7 +77,7 @@ describe('SnapshotPublisher', () => {
     h.clock.advance(0);
     h.publisher.invalidate(); // due at 10 250
     h.window.nextPingAt = 10_260;
-    h.publisher.reschedule();
+    h.pingWindowChanged.emit();
     h.clock.advance(1000);
     expect(h.published).toEqual([10_000, 10_260 + PONG_WAIT_MS]);
   });
@@ -108,6 +110,28 @@ describe('SnapshotPublisher', () => {
     h.publisher.invalidate();
     h.clock.advance(0);
     expect(h.published).toEqual([11_000]);
+  });
+
+  it('rebuilds when what it watches changes: at once or with the stream, as the change says', () => {
+    const h = setup();
+    const status = new Signal<string>();
+    const progress = new Signal<{ statusChanged: boolean }>();
+    h.publisher.watch(status, true);
+    const unwatch = h.publisher.watch(progress, (change) => change.statusChanged);
+    h.publisher.invalidate();
+    h.clock.advance(0);
+    progress.emit({ statusChanged: false }); // with the stream: 250 ms after the last rebuild
+    h.clock.advance(100);
+    expect(h.published).toEqual([10_000]);
+    progress.emit({ statusChanged: true });
+    h.clock.advance(0);
+    status.emit('open');
+    h.clock.advance(0);
+    expect(h.published).toEqual([10_000, 10_100, 10_100]);
+    unwatch();
+    progress.emit({ statusChanged: true });
+    h.clock.advance(1000);
+    expect(h.published).toHaveLength(3);
   });
 
   it('stops calling a listener that unsubscribed', () => {

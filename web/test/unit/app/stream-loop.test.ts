@@ -1,9 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { RejectionBackoff } from '../../../src/app/rejection-backoff.ts';
 import { StreamLoop, ENCODE_RETRY_MS, type LoopSettings, type LoopSource } from '../../../src/app/stream-loop.ts';
 import type { EncodedFrame, FrameSourceElement } from '../../../src/capture/frame-encoder.ts';
 import type { FrameSize, ModelInput } from '../../../src/capture/frame-size.ts';
+import { Signal } from '../../../src/events/signal.ts';
 import { FrameSender, type PendingFrame } from '../../../src/transport/frame-sender.ts';
 import { FakeClock } from '../../support/fake-clock.ts';
+import { deviceFrame, errorOutcome } from '../../support/outcomes.ts';
 
 /** A camera or file that presents frames when told to. */
 class FakeSource implements LoopSource {
@@ -79,7 +82,9 @@ function setup(options: { maxInFlight?: number; still?: boolean } = {}) {
     maxInFlight: options.maxInFlight ?? 1,
   });
   const settings: LoopSettings = { paused: false, frameSize: 'auto', jpegQuality: 0.8, model: 'ssd', threshold: 0.5 };
-  let hold = 0;
+  const backoff = new RejectionBackoff(clock);
+  /** What the loop subscribes to besides the backoff: a stand-in for the paths' and the settings' changes. */
+  const changed = new Signal<void>();
   const errors: string[] = [];
   const loop = new StreamLoop({
     source,
@@ -96,17 +101,19 @@ function setup(options: { maxInFlight?: number; still?: boolean } = {}) {
     clock,
     settings: () => settings,
     modelInput: () => ssd,
-    holdMs: () => hold,
-    onSent: () => {},
-    onEncodeError: (message) => errors.push(message),
+    holdMs: () => backoff.waitMs(),
+    wakeOn: [changed, backoff.changed],
   });
+  loop.encodeFailed.subscribe((message) => errors.push(message));
   /** The gateway answers the oldest unanswered frame; the loop is pumped as the controller does. */
   const answer = (): void => {
     const frame = sent.find((pending) => sender.isPending(pending.id))!;
     sender.handleAnswer({ type: 'dropped', id: frame.id, reason: 'superseded' }, 10);
     loop.pump();
   };
-  return { clock, source, encoder, link, sender, sent, settings, loop, errors, answer, setHold: (ms: number) => (hold = ms) };
+  /** The gateway refuses a frame: the backoff holds the next one. */
+  const reject = (): void => backoff.track(errorOutcome(deviceFrame(0, 0), clock.now()));
+  return { clock, source, encoder, link, sender, sent, settings, loop, errors, answer, changed, reject };
 }
 
 describe('StreamLoop', () => {
@@ -181,16 +188,42 @@ describe('StreamLoop', () => {
     expect(h.encoder.calls).toHaveLength(2);
   });
 
-  it('holds the next frame while the rejection backoff says so, then goes on by itself', () => {
+  it('holds the next frame while the rejection backoff says so, then goes on by itself', async () => {
     const h = setup();
     h.loop.start();
-    h.setHold(300);
+    h.reject();
+    h.reject();
     h.loop.pump();
+    await settle();
     expect(h.encoder.calls).toHaveLength(0);
-    h.clock.advance(299);
+    h.clock.advance(199);
+    await settle();
     expect(h.encoder.calls).toHaveLength(0);
-    h.setHold(0);
     h.clock.advance(1);
+    await settle();
+    expect(h.encoder.calls).toHaveLength(1);
+  });
+
+  it('pumps by itself when what it subscribes to changes, once for changes that come together, never after stop', async () => {
+    const h = setup();
+    h.link.isOpen = false;
+    h.loop.start();
+    h.loop.pump();
+    h.link.isOpen = true;
+    expect(h.encoder.calls).toHaveLength(0);
+    // Published in the middle of a change: the pump waits for the task's own work to end.
+    h.changed.emit();
+    h.changed.emit();
+    expect(h.encoder.calls).toHaveLength(0);
+    await Promise.resolve();
+    expect(h.encoder.calls).toHaveLength(1);
+    h.encoder.finish();
+    await settle();
+    h.sender.handleAnswer({ type: 'dropped', id: h.sent[0]!.id, reason: 'superseded' }, 10);
+    h.source.frameToken++;
+    h.loop.stop();
+    h.changed.emit();
+    await settle();
     expect(h.encoder.calls).toHaveLength(1);
   });
 
@@ -250,16 +283,17 @@ describe('StreamLoop', () => {
     expect(h.sent).toHaveLength(0);
   });
 
-  it('sends nothing after stop and drops a pending retry', () => {
+  it('sends nothing after stop and drops a pending retry', async () => {
     const h = setup();
     h.loop.start();
-    h.setHold(300);
     h.loop.pump();
+    h.encoder.calls[0]!.reject(new Error('the encoder worker did not answer'));
+    await settle();
+    expect(h.clock.timerCount).toBe(1);
     h.loop.stop();
-    h.setHold(0);
-    h.clock.advance(1000);
-    h.loop.pump();
-    expect(h.encoder.calls).toHaveLength(0);
     expect(h.clock.timerCount).toBe(0);
+    h.clock.advance(ENCODE_RETRY_MS);
+    h.loop.pump();
+    expect(h.encoder.calls).toHaveLength(1);
   });
 });

@@ -86,7 +86,8 @@ function setup() {
   const video = new FakeVideo();
   const image = new FakeImage();
   const states: SourceState[] = [];
-  const source = new CaptureSource((state) => states.push(state));
+  const source = new CaptureSource();
+  source.changed.subscribe((state) => states.push(state));
   source.attach({ video, image } as unknown as MediaElements);
   return { source, video, image, states };
 }

@@ -1,11 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import {
-  OnDeviceEngine,
-  type DeviceOutcome,
-  type InferenceWorkerLike,
-  type OnDeviceState,
-} from '../../../src/inference/on-device-engine.ts';
+import { OnDeviceEngine, type InferenceWorkerLike, type OnDeviceChange } from '../../../src/inference/on-device-engine.ts';
 import type { LoadedReply, WorkerReply, WorkerRequest } from '../../../src/inference/worker-protocol.ts';
+import type { FrameOutcome } from '../../../src/paths/frame-outcome.ts';
+import type { FrameRequest } from '../../../src/paths/path-port.ts';
 import { FakeClock } from '../../support/fake-clock.ts';
 import { modelInfo } from '../../support/models.ts';
 
@@ -43,8 +40,9 @@ const loaded = (overrides: Partial<LoadedReply> = {}): LoadedReply => ({
 function setup(environment = { crossOriginIsolated: true, hardwareConcurrency: 3, allowWebGpu: true }) {
   const clock = new FakeClock(1000);
   const workers: FakeWorker[] = [];
-  const states: OnDeviceState[] = [];
-  const outcomes: DeviceOutcome[] = [];
+  const changes: OnDeviceChange[] = [];
+  const outcomes: FrameOutcome[] = [];
+  let id = 0;
   const engine = new OnDeviceEngine({
     createWorker: () => {
       const worker = new FakeWorker();
@@ -52,14 +50,19 @@ function setup(environment = { crossOriginIsolated: true, hardwareConcurrency: 3
       return worker;
     },
     clock,
-    onChange: (state) => states.push(state),
-    onOutcome: (outcome) => outcomes.push(outcome),
+    nextId: () => ++id,
     environment: () => environment,
     timeoutMs: 5000,
   });
+  engine.changed.subscribe((change) => changes.push(change));
+  engine.settled.subscribe((outcome) => outcomes.push(outcome));
   const worker = () => workers[workers.length - 1]!;
-  return { engine, clock, workers, worker, states, outcomes };
+  /** Sets the next message id, as the gateway's frames and the pings move it on. */
+  const nextIdIs = (next: number) => (id = next - 1);
+  return { engine, clock, workers, worker, changes, outcomes, nextIdIs };
 }
+
+const request = (threshold = 0.5, skippedBefore = 0): FrameRequest => ({ model: undefined, threshold, skippedBefore });
 
 const target = (threads: 'auto' | number = 'auto') => ({ model: modelInfo(), threads });
 
@@ -74,11 +77,17 @@ describe('OnDeviceEngine', () => {
     expect(h.engine.state.progress).toEqual({ loadedBytes: 600, totalBytes: 1234 });
     h.clock.advance(450);
     h.worker().reply(loaded());
-    expect(h.engine.ready).toBe(true);
+    expect(h.engine.available).toBe(true);
     expect(h.engine.state).toMatchObject({ status: 'ready', backend: 'wasm', threads: 2, loadMs: 450, file: { bytes: 1234 } });
     // Asking again for what is loaded changes nothing.
     h.engine.configure(target());
     expect(h.worker().posted).toHaveLength(1);
+    // Each change says what it was before: progress within loading, then loading -> ready.
+    expect(h.changes.map(({ previous, state }) => `${previous.status}->${state.status}`)).toEqual([
+      'off->loading',
+      'loading->loading',
+      'loading->ready',
+    ]);
   });
 
   it('runs one frame at a time, handing over a copy of its bytes, and reports its result', () => {
@@ -86,10 +95,12 @@ describe('OnDeviceEngine', () => {
     h.engine.configure(target());
     h.worker().reply(loaded());
     const image = new Uint8Array([1, 2, 3]);
-    const frame = h.engine.run(7, image, { threshold: 0.6, skippedBefore: 1 })!;
-    expect(frame).toMatchObject({ id: 7, model: 'ssd', sentAt: 1000, bytes: 3, threshold: 0.6, skippedBefore: 1 });
-    expect(h.engine.busy).toBe(true);
-    expect(h.engine.run(8, image, { threshold: 0.6 })).toBeUndefined();
+    h.nextIdIs(7);
+    const frame = h.engine.send(image, request(0.6, 1))!;
+    expect(frame).toEqual({ id: 7, path: 'device', model: 'ssd', sentAt: 1000, threshold: 0.6, skippedBefore: 1 });
+    expect(h.engine.inFlight).toBe(1);
+    expect(h.engine.canSend()).toBe(false);
+    expect(h.engine.send(image, request(0.6))).toBeUndefined();
     const posted = h.worker().posted[1]!;
     expect(posted.message).toMatchObject({ type: 'detect', id: 7, threshold: 0.6 });
     expect(posted.transfer).toHaveLength(1);
@@ -97,8 +108,10 @@ describe('OnDeviceEngine', () => {
     h.clock.advance(40);
     const timings = { decodeMs: 2, preprocessMs: 1, inferenceMs: 30, postprocessMs: 1 };
     h.worker().reply({ type: 'result', id: 7, model: 'ssd', width: 400, height: 300, detections: [], timings });
-    expect(h.outcomes).toMatchObject([{ kind: 'ok', answeredAt: 1040, frame: { id: 7 }, result: { timings } }]);
-    expect(h.engine.busy).toBe(false);
+    expect(h.outcomes).toEqual([
+      { kind: 'ok', answeredAt: 1040, frame, result: { model: 'ssd', width: 400, height: 300, detections: [], stages: timings } },
+    ]);
+    expect(h.engine.inFlight).toBe(0);
   });
 
   it('uses one thread without cross-origin isolation; a new thread count starts a new worker', () => {
@@ -119,12 +132,12 @@ describe('OnDeviceEngine', () => {
     const h = setup();
     h.engine.configure(target());
     h.worker().reply(loaded());
-    h.engine.run(1, new Uint8Array(1), { threshold: 0.5 });
+    h.engine.send(new Uint8Array(1), request());
     const other = modelInfo({ name: 'other', title: 'Other' });
     h.engine.configure({ model: other, threads: 'auto' });
     expect(h.workers).toHaveLength(1);
     expect(h.worker().posted.at(-1)!.message).toMatchObject({ type: 'load', model: { name: 'other' } });
-    expect(h.engine.ready).toBe(false);
+    expect(h.engine.available).toBe(false);
     // The worker runs the frame before the load: its result (of the old model) is recorded.
     const timings = { decodeMs: 1, preprocessMs: 1, inferenceMs: 1, postprocessMs: 1 };
     h.worker().reply({ type: 'result', id: 1, model: 'ssd', width: 4, height: 3, detections: [], timings });
@@ -140,9 +153,21 @@ describe('OnDeviceEngine', () => {
     const h = setup();
     h.engine.configure(target(1));
     h.worker().reply(loaded({ threads: 1 }));
-    h.engine.run(2, new Uint8Array(1), { threshold: 0.5 });
+    h.nextIdIs(2);
+    h.engine.send(new Uint8Array(1), request());
     h.engine.configure(target(2));
-    expect(h.outcomes).toMatchObject([{ kind: 'lost', frame: { id: 2 }, error: expect.stringMatching(/thread count/) }]);
+    expect(h.outcomes).toMatchObject([
+      {
+        kind: 'lost',
+        frame: { id: 2 },
+        reason: 'no_answer',
+        message: expect.stringMatching(/thread count/),
+        notice: {
+          code: 'on_device_lost',
+          message: expect.stringMatching(/^A frame got no result on this device \(.*thread count\): counted as lost\.$/),
+        },
+      },
+    ]);
   });
 
   it('says why a model cannot run here, and fails with the reason when loading fails; retry starts over', () => {
@@ -175,7 +200,8 @@ describe('OnDeviceEngine', () => {
     const h = setup();
     h.engine.configure(target());
     h.worker().reply(loaded());
-    h.engine.run(3, new Uint8Array(1), { threshold: 0.5 });
+    h.nextIdIs(3);
+    h.engine.send(new Uint8Array(1), request());
     h.clock.advance(5000);
     expect(h.outcomes).toMatchObject([{ kind: 'lost', frame: { id: 3 }, answeredAt: 6000 }]);
     expect(h.workers).toHaveLength(2);
@@ -188,12 +214,20 @@ describe('OnDeviceEngine', () => {
     const h = setup();
     h.engine.configure(target());
     h.worker().reply(loaded());
-    h.engine.run(4, new Uint8Array(1), { threshold: 0.5 });
+    h.nextIdIs(4);
+    h.engine.send(new Uint8Array(1), request());
     h.worker().reply({ type: 'failed', id: 4, message: 'bad image' });
-    expect(h.outcomes).toMatchObject([{ kind: 'error', error: 'bad image' }]);
+    expect(h.outcomes).toMatchObject([
+      {
+        kind: 'error',
+        reason: 'on_device_error',
+        message: 'bad image',
+        notice: { code: 'on_device_error', message: 'On-device inference failed: bad image' },
+      },
+    ]);
     h.engine.stop();
     expect(h.worker().terminated).toBe(true);
     expect(h.engine.state.status).toBe('off');
-    expect(h.engine.ready).toBe(false);
+    expect(h.engine.available).toBe(false);
   });
 });

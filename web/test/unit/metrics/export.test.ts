@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { PROTOCOL_VERSION } from '@sightline/shared/protocol';
 import { CSV_COLUMNS, exportFilename, samplesToCsv, samplesToJson } from '../../../src/metrics/export.ts';
 import type { FrameSample } from '../../../src/metrics/frame-sample.ts';
 
@@ -50,7 +51,7 @@ describe('samplesToCsv', () => {
 describe('samplesToJson', () => {
   it('holds the samples with the CSV columns and the metadata', () => {
     const parsed = JSON.parse(samplesToJson([base], { exportedAt: '2026-01-01T00:00:00.000Z', discarded: 0 }, [{ at: 1, rttMs: 1.23456 }]));
-    expect(parsed).toMatchObject({ format: 'sightline-samples', protocol: 1, count: 1, discarded: 0 });
+    expect(parsed).toMatchObject({ format: 'sightline-samples', protocol: PROTOCOL_VERSION, count: 1, discarded: 0 });
     expect(Object.keys(parsed.samples[0])).toEqual([...CSV_COLUMNS]);
     expect(parsed.pings).toEqual([{ rttMs: 1.235 }]);
   });

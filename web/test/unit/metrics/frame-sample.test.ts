@@ -1,29 +1,40 @@
 import { describe, expect, it } from 'vitest';
-import { sampleFromDeviceOutcome, sampleFromOutcome } from '../../../src/metrics/frame-sample.ts';
+import { sampleFromOutcome } from '../../../src/metrics/frame-sample.ts';
+import { deviceFrame, deviceResult } from '../../support/outcomes.ts';
 
 describe('sampleFromOutcome', () => {
-  it('derives full, server and network+queue times from a detections answer', () => {
+  it('derives full, server and network+queue times from a frame the gateway answered', () => {
     const s = sampleFromOutcome(
       {
-        frame: { id: 7, codec: 'json', sentAt: 1000, bytesUp: 1234, encodeMs: 0.5, model: undefined, threshold: 0.5, skippedBefore: 3 },
+        frame: {
+          id: 7,
+          path: 'gateway',
+          codec: 'json',
+          sentAt: 1000,
+          bytesUp: 1234,
+          encodeMs: 0.5,
+          model: undefined,
+          threshold: 0.5,
+          skippedBefore: 3,
+        },
         kind: 'ok',
         answeredAt: 1042.5,
         bytesDown: 321,
-        answer: {
-          type: 'detections',
-          id: 7,
-          ts: 1000,
+        result: {
           model: 'ssd',
           width: 320,
           height: 240,
           detections: [{ label: 'dog', classId: 18, score: 0.9, box: [1, 2, 3, 4] }],
-          timings: { queueMs: 1, decodeMs: 2, preprocessMs: 3, inferenceMs: 20, postprocessMs: 1, serverMs: 30 },
+          stages: { decodeMs: 2, preprocessMs: 3, inferenceMs: 20, postprocessMs: 1 },
+          serverMs: 30,
+          queueMs: 1,
         },
       },
       1_700_000_000_000,
     );
     expect(s).toMatchObject({
       id: 7,
+      path: 'gateway',
       codec: 'json',
       model: 'ssd',
       sentAt: 1_700_000_001_000,
@@ -35,20 +46,41 @@ describe('sampleFromOutcome', () => {
       bytesDown: 321,
       outcome: 'ok',
       detections: 1,
+      reason: null,
       skippedBefore: 3,
     });
   });
 
+  it('keeps the reason of a frame that was not answered with detections', () => {
+    const frame = {
+      id: 8,
+      path: 'gateway' as const,
+      codec: 'msgpack' as const,
+      sentAt: 0,
+      bytesUp: 10,
+      model: 'ssd',
+      threshold: 0.5,
+      skippedBefore: 0,
+    };
+    expect(
+      sampleFromOutcome({ frame, kind: 'error', answeredAt: 5, bytesDown: 40, reason: 'overloaded', message: 'busy' }, 0),
+    ).toMatchObject({
+      outcome: 'error',
+      reason: 'overloaded',
+      serverMs: null,
+      inferenceMs: null,
+      networkQueueMs: null,
+      model: 'ssd',
+      bytesDown: 40,
+      detections: 0,
+    });
+    expect(sampleFromOutcome({ frame, kind: 'dropped', answeredAt: 5, reason: 'superseded' }, 0).reason).toBe('superseded');
+  });
+
   it('records a frame computed on this device: its path, no codec, no bytes on the wire, no gateway time', () => {
-    const frame = { id: 9, model: 'ssd', sentAt: 2000, bytes: 20_000, threshold: 0.5, skippedBefore: 1 };
-    const timings = { decodeMs: 2, preprocessMs: 1, inferenceMs: 31.25, postprocessMs: 0.5 };
-    const ok = sampleFromDeviceOutcome(
-      {
-        frame,
-        kind: 'ok',
-        answeredAt: 2036,
-        result: { type: 'result', id: 9, model: 'ssd', width: 400, height: 300, detections: [], timings },
-      },
+    const frame = deviceFrame(9, 2000, { skippedBefore: 1 });
+    const ok = sampleFromOutcome(
+      { frame, kind: 'ok', answeredAt: 2036, result: deviceResult(31.25, { detections: [] }) },
       1_700_000_000_000,
     );
     expect(ok).toEqual({
@@ -70,8 +102,10 @@ describe('sampleFromOutcome', () => {
       reason: null,
       skippedBefore: 1,
     });
-    const lost = sampleFromDeviceOutcome({ frame, kind: 'lost', answeredAt: 7000, error: 'no result in time' }, 0);
+    const lost = sampleFromOutcome({ frame, kind: 'lost', answeredAt: 7000, reason: 'no_answer', message: 'no result in time' }, 0);
     expect(lost).toMatchObject({ outcome: 'lost', reason: 'no_answer', inferenceMs: null });
-    expect(sampleFromDeviceOutcome({ frame, kind: 'error', answeredAt: 2010, error: 'x' }, 0).reason).toBe('on_device_error');
+    expect(sampleFromOutcome({ frame, kind: 'error', answeredAt: 2010, reason: 'on_device_error', message: 'x' }, 0).reason).toBe(
+      'on_device_error',
+    );
   });
 });

@@ -1,6 +1,6 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { encodeMessage } from '@sightline/shared/codec';
-import { CLOSE_CODES, type HelloMessage } from '@sightline/shared/protocol';
+import { CLOSE_CODES, PROTOCOL_VERSION, type HelloMessage } from '@sightline/shared/protocol';
 import {
   GatewaySocket,
   type ConnectionStatus,
@@ -8,6 +8,7 @@ import {
   type ReconnectHints,
   type SocketLike,
 } from '../../../src/transport/gateway-socket.ts';
+import { FakeClock } from '../../support/fake-clock.ts';
 
 class FakeSocket implements SocketLike {
   readyState = 0;
@@ -48,7 +49,7 @@ class FakeSocket implements SocketLike {
 
 const hello: HelloMessage = {
   type: 'hello',
-  protocol: 1,
+  protocol: PROTOCOL_VERSION,
   defaultModel: 'ssd',
   models: ['ssd'],
   limits: { maxMessageBytes: 1, maxPixels: 1, maxInFlight: 2, queueLength: 2 },
@@ -77,30 +78,30 @@ class FakePage extends EventTarget {
 }
 
 function setup(reconnectHints: ReconnectHints = {}) {
+  const clock = new FakeClock(5000);
   const sockets: FakeSocket[] = [];
   const statuses: ConnectionStatus[] = [];
   const messages: IncomingMessage[] = [];
   const bad: Error[] = [];
   const gateway = new GatewaySocket({
-    url: 'ws://test/ws?protocol=1',
+    url: `ws://test/ws?protocol=${PROTOCOL_VERSION}`,
     createSocket: (url) => {
       const socket = new FakeSocket(url);
       sockets.push(socket);
       return socket;
     },
-    onStatus: (status) => statuses.push(status),
-    onMessage: (message) => messages.push(message),
-    onBadMessage: (error) => bad.push(error),
     backoff: { baseMs: 100, maxMs: 1000, factor: 2, jitter: 0 },
+    clock,
+    wallClock: () => 1_700_000_000_000 + clock.now(),
     reconnectHints,
   });
-  return { gateway, sockets, statuses, messages, bad, last: () => sockets[sockets.length - 1]! };
+  gateway.statusChanged.subscribe((status) => statuses.push(status));
+  gateway.messages.subscribe((message) => messages.push(message));
+  gateway.unreadable.subscribe((error) => bad.push(error));
+  return { clock, gateway, sockets, statuses, messages, bad, last: () => sockets[sockets.length - 1]! };
 }
 
 describe('GatewaySocket', () => {
-  beforeEach(() => vi.useFakeTimers());
-  afterEach(() => vi.useRealTimers());
-
   it('connects, reports open once greeted, decodes both codecs and sends only while open', () => {
     const h = setup();
     h.gateway.start();
@@ -115,12 +116,13 @@ describe('GatewaySocket', () => {
     expect(h.gateway.status.state).toBe('open');
     expect(h.gateway.status.hello?.defaultModel).toBe('ssd');
     const pong = encodeMessage({ type: 'pong', id: 1, ts: 2, serverTs: 3 }, 'msgpack');
+    h.clock.advance(7);
     h.last().receive(pong.buffer.slice(pong.byteOffset, pong.byteOffset + pong.byteLength));
     expect(h.messages.map((m) => [m.message.type, m.codec])).toEqual([
       ['hello', 'json'],
       ['pong', 'msgpack'],
     ]);
-    expect(h.messages[1]?.bytes).toBe(pong.byteLength);
+    expect(h.messages[1]).toMatchObject({ bytes: pong.byteLength, receivedAt: 5007 });
     expect(h.gateway.send('frame')).toBe(true);
     expect(h.last().sent).toEqual(['frame']);
   });
@@ -131,22 +133,22 @@ describe('GatewaySocket', () => {
     h.last().drop();
     expect(h.gateway.status).toMatchObject({ state: 'reconnecting', attempt: 1 });
     expect(h.gateway.status.retryAt).toBeDefined();
-    vi.advanceTimersByTime(99);
+    h.clock.advance(99);
     expect(h.sockets).toHaveLength(1);
-    vi.advanceTimersByTime(1);
+    h.clock.advance(1);
     expect(h.sockets).toHaveLength(2);
     // still "reconnecting" during the retry itself
     expect(h.gateway.status.state).toBe('reconnecting');
     h.last().drop();
     expect(h.gateway.status.attempt).toBe(2);
-    vi.advanceTimersByTime(199);
+    h.clock.advance(199);
     expect(h.sockets).toHaveLength(2);
-    vi.advanceTimersByTime(1);
+    h.clock.advance(1);
     expect(h.sockets).toHaveLength(3);
     h.last().greet();
     expect(h.gateway.status).toMatchObject({ state: 'open', attempt: 0 });
     h.last().drop();
-    vi.advanceTimersByTime(100);
+    h.clock.advance(100);
     expect(h.sockets).toHaveLength(4);
   });
 
@@ -160,8 +162,8 @@ describe('GatewaySocket', () => {
       const status = h.gateway.status;
       expect(status).toMatchObject({ state: 'reconnecting', attempt: i + 1 });
       expect(status.lastError).toContain('busy');
-      delays.push(status.retryAt! - Date.now());
-      vi.advanceTimersByTime(delays[i]!);
+      delays.push(status.retryAt! - (1_700_000_000_000 + h.clock.now()));
+      h.clock.advance(delays[i]!);
     }
     expect(delays).toEqual([100, 200, 400, 800]);
     // Never reported "open" in between: no flicker of "Connected" for a connection the gateway refused.
@@ -177,7 +179,7 @@ describe('GatewaySocket', () => {
     h.last().drop(4001);
     expect(h.gateway.status).toMatchObject({ state: 'closed', versionMismatch: true });
     expect(h.gateway.status.lastError).toContain('4001');
-    vi.advanceTimersByTime(60_000);
+    h.clock.advance(60_000);
     h.gateway.retryNow();
     expect(h.sockets).toHaveLength(1);
     // A later start (e.g. a remount) tries again and clears the flag.
@@ -197,7 +199,7 @@ describe('GatewaySocket', () => {
     expect(h.last().closed).toBe(true);
     expect(h.last().closeCode).toBe(CLOSE_CODES.normal);
     expect(h.gateway.status.state).toBe('closed');
-    vi.advanceTimersByTime(10_000);
+    h.clock.advance(10_000);
     expect(h.sockets).toHaveLength(2);
   });
 
@@ -209,20 +211,20 @@ describe('GatewaySocket', () => {
     h.last().receive(JSON.stringify({ type: 'detections', id: 1 }));
     expect(h.bad).toHaveLength(2);
     expect(h.messages).toHaveLength(1);
-    h.last().receive(encodeMessage({ ...hello, protocol: 2 }, 'json'));
+    h.last().receive(encodeMessage({ ...hello, protocol: PROTOCOL_VERSION + 1 }, 'json'));
     expect(h.gateway.status).toMatchObject({ state: 'closed', versionMismatch: true });
     expect(h.last().closeCode).toBe(CLOSE_CODES.protocolMismatch);
-    expect(h.gateway.status.lastError).toContain('protocol 2');
-    vi.advanceTimersByTime(60_000);
+    expect(h.gateway.status.lastError).toContain(`protocol ${PROTOCOL_VERSION + 1}`);
+    h.clock.advance(60_000);
     expect(h.sockets).toHaveLength(1);
   });
 
   it('gives up on an attempt that never opens', () => {
     const h = setup();
     h.gateway.start();
-    vi.advanceTimersByTime(10_000);
+    h.clock.advance(10_000);
     expect(h.gateway.status.state).toBe('reconnecting');
-    vi.advanceTimersByTime(100);
+    h.clock.advance(100);
     expect(h.sockets).toHaveLength(2);
   });
 
@@ -230,7 +232,7 @@ describe('GatewaySocket', () => {
     const h = setup();
     h.gateway.start();
     h.last().open();
-    vi.advanceTimersByTime(10_000);
+    h.clock.advance(10_000);
     expect(h.gateway.status).toMatchObject({ state: 'reconnecting', attempt: 1 });
     expect(h.gateway.status.lastError).toContain('never said hello');
     expect(h.sockets[0]!.closed).toBe(true);
@@ -238,9 +240,6 @@ describe('GatewaySocket', () => {
 });
 
 describe('GatewaySocket reconnect hints', () => {
-  beforeEach(() => vi.useFakeTimers());
-  afterEach(() => vi.useRealTimers());
-
   function hinted() {
     const document = new FakePage();
     const window = new FakePage();
@@ -271,7 +270,7 @@ describe('GatewaySocket reconnect hints', () => {
     h.document.dispatchEvent(new Event('visibilitychange'));
     h.window.dispatchEvent(new Event('online'));
     expect(h.sockets).toHaveLength(1);
-    vi.advanceTimersByTime(100); // the backoff still runs its course
+    h.clock.advance(100); // the backoff still runs its course
     expect(h.sockets).toHaveLength(2);
   });
 

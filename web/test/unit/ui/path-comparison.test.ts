@@ -1,16 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { SampleStore, type PathStats } from '../../../src/metrics/sample-store.ts';
+import { SampleStore, type FrameStats } from '../../../src/metrics/sample-store.ts';
 import { comparePaths, formatRatio, MIN_FRAMES_TO_COMPARE, recentPingMs, STALE_AFTER_MS } from '../../../src/ui/path-comparison.ts';
 import { deviceSample, sample } from '../../support/samples.ts';
 
 /** Path stats from `count` frames of each path, `deviceMs` and `gatewayMs` each, in turn, the last at `end`. */
-function stats(deviceMs: number, gatewayMs: number, count = 10, end = 10_000): { device: PathStats; gateway: PathStats } {
+function stats(deviceMs: number, gatewayMs: number, count = 10, end = 10_000): { device: FrameStats; gateway: FrameStats } {
   const store = new SampleStore();
   for (let i = count; i > 0; i--) {
     store.add(sample('msgpack', end - i * 200 - 100, gatewayMs));
     store.add(deviceSample(end - (i - 1) * 200, deviceMs));
   }
-  return { device: store.statsForPath('device', 30), gateway: store.statsForPath('gateway', 30) };
+  return { device: store.stats({ path: 'device' }, 30), gateway: store.stats({ path: 'gateway' }, 30) };
 }
 
 const now = 10_000;
@@ -52,7 +52,7 @@ describe('comparePaths', () => {
 
   it('asks for Both, or counts the frames still needed, until each path has enough', () => {
     const none = new SampleStore();
-    const empty = { device: none.statsForPath('device', 30), gateway: none.statsForPath('gateway', 30) };
+    const empty = { device: none.stats({ path: 'device' }, 30), gateway: none.stats({ path: 'gateway' }, 30) };
     const hint = comparePaths(empty.device, empty.gateway, { runOn: 'gateway', now });
     expect(hint).toEqual({ current: false, text: expect.stringMatching(/^Pick Run on: Both to compare/) });
     const { device, gateway } = stats(50, 20, 2);

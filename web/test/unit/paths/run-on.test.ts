@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isRunOn, pathForFrame, RUN_ON_CHOICES, RUN_ON_LABELS, usesDevice, usesGateway } from '../../../src/app/run-on.ts';
+import { isRunOn, pathForFrame, RUN_ON_CHOICES, RUN_ON_LABELS, usesDevice, usesGateway } from '../../../src/paths/run-on.ts';
 
 const both = { gateway: true, device: true };
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { browserClock } from '../../../src/app/clock.ts';
+import { browserClock } from '../../../src/time/clock.ts';
 
 describe('browserClock', () => {
   beforeEach(() => vi.useFakeTimers());

@@ -1,0 +1,69 @@
+/**
+ * A frame's fate on any path: the gateway over the WebSocket, the model on this device, and whatever joins
+ * them (a remote engine, a tracker). One type, so samples, the latest result, the overlay, the logs and the
+ * statistics read every path the same way; what only a path on the wire has (codec, bytes, the server's
+ * own time) is optional, not a second type.
+ */
+import type { FrameStages } from '@sightline/shared/model';
+import type { Codec, Detection } from '@sightline/shared/protocol';
+import type { FramePath } from './run-on.ts';
+
+export type OutcomeKind = 'ok' | 'dropped' | 'error' | 'lost';
+
+/** A frame handed to a path. */
+export interface SentFrame {
+  /** Message id, unique per page load across every path (and the pings). */
+  id: number;
+  path: FramePath;
+  /** The model asked for; undefined: the gateway's default. */
+  model: string | undefined;
+  threshold: number | undefined;
+  /** performance.now() when it was handed over (gateway: just before its message was encoded, the `ts` it carries). */
+  sentAt: number;
+  /** Source frames skipped on the client since the previous frame was sent (SkipCounter). */
+  skippedBefore: number;
+  /** Paths on the wire: the message's codec, its size, and the time spent encoding it. */
+  codec?: Codec;
+  bytesUp?: number;
+  encodeMs?: number;
+}
+
+/** What a path found in a frame, and where the time went. */
+export interface FrameResult {
+  /** The model that ran. */
+  model: string;
+  /** Size of the submitted image: the space the boxes are in. */
+  width: number;
+  height: number;
+  detections: Detection[];
+  /** The frame function's stages (decode, tensor, inference, boxes), under the protocol's names. */
+  stages: FrameStages;
+  /** Paths with a server: receipt to reply, and the wait before decoding began. */
+  serverMs?: number;
+  queueMs?: number;
+}
+
+/** A problem of the dashboard's own worth a notice (not an error the gateway answered): a frame given up, an on-device failure. */
+export interface FrameNotice {
+  code: string;
+  message: string;
+}
+
+interface OutcomeBase<F extends SentFrame> {
+  frame: F;
+  /** performance.now() when the answer arrived, or the frame was given up. */
+  answeredAt: number;
+  /** Size of the answer on the wire (paths on the wire; 0 when there was none). */
+  bytesDown?: number;
+  notice?: FrameNotice;
+}
+
+export type FrameOutcome<F extends SentFrame = SentFrame> =
+  | (OutcomeBase<F> & { kind: 'ok'; result: FrameResult })
+  | (OutcomeBase<F> & {
+      kind: Exclude<OutcomeKind, 'ok'>;
+      /** The error code, the drop reason, or `no_answer` for a lost frame. */
+      reason: string;
+      /** What went wrong, in words. */
+      message?: string;
+    });

@@ -1,0 +1,35 @@
+/**
+ * What a frame path is to the rest of the dashboard: somewhere an encoded frame can be computed. The
+ * gateway (transport/gateway-path.ts) and this device (inference/on-device-engine.ts) are the two there
+ * are; a remote engine or a tracker joins by implementing this, and the dispatcher, the answer recorder,
+ * the samples and the statistics take it as they take those two.
+ */
+import type { Subscribable } from '../events/signal.ts';
+import type { FrameOutcome, SentFrame } from './frame-outcome.ts';
+import type { FramePath } from './run-on.ts';
+
+/** What goes with a frame's bytes. */
+export interface FrameRequest {
+  /** The model to run; undefined: the gateway's default. */
+  model: string | undefined;
+  /** Minimum score 0..1. */
+  threshold: number;
+  /** Source frames skipped on the client since the previous frame (kept for the statistics, not sent). */
+  skippedBefore: number;
+}
+
+export interface PathPort {
+  readonly id: FramePath;
+  /** Can take frames at all now: the gateway's socket open and greeted, the model loaded on this device. */
+  readonly available: boolean;
+  /** Frames handed over and not yet settled. */
+  readonly inFlight: number;
+  /** Room for one more frame now (its own flow control). */
+  canSend(): boolean;
+  /** Hands one frame over; undefined when nothing was sent. */
+  send(image: Uint8Array, request: FrameRequest): SentFrame | undefined;
+  /** Whether it is available may have changed. */
+  readonly changed: Subscribable<unknown>;
+  /** A frame's fate: answered, failed, or given up. Frees its place. */
+  readonly settled: Subscribable<FrameOutcome>;
+}

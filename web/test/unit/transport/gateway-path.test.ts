@@ -1,0 +1,115 @@
+import { describe, expect, it } from 'vitest';
+import type { DetectionsMessage } from '@sightline/shared/protocol';
+import type { FrameOutcome } from '../../../src/paths/frame-outcome.ts';
+import { ANSWER_TIMEOUT_MS, FrameSender } from '../../../src/transport/frame-sender.ts';
+import { GatewayPath } from '../../../src/transport/gateway-path.ts';
+import { FakeLink } from '../../support/fake-link.ts';
+
+function setup() {
+  let now = 1000;
+  let id = 0;
+  const link = new FakeLink();
+  const sender = new FrameSender({ send: () => link.isOpen, nextId: () => ++id, now: () => now, maxInFlight: 4 });
+  const path = new GatewayPath(link, sender);
+  const settled: FrameOutcome[] = [];
+  let changes = 0;
+  path.settled.subscribe((outcome) => settled.push(outcome));
+  path.changed.subscribe(() => changes++);
+  const send = () => path.send(new Uint8Array(8), { model: 'ssd', threshold: 0.5, skippedBefore: 2 })!;
+  return { link, sender, path, settled, changes: () => changes, send, tick: (ms: number) => (now += ms), now: () => now };
+}
+
+const detections = (id: number): DetectionsMessage => ({
+  type: 'detections',
+  id,
+  ts: 0,
+  model: 'ssd',
+  width: 320,
+  height: 240,
+  detections: [{ label: 'dog', classId: 18, score: 0.9, box: [0, 0, 10, 10] }],
+  timings: { queueMs: 1, decodeMs: 2, preprocessMs: 3, inferenceMs: 10, postprocessMs: 1, serverMs: 20 },
+});
+
+describe('GatewayPath', () => {
+  it('is available while the socket is open and greeted, and says when that changes', () => {
+    const h = setup();
+    expect(h.path.available).toBe(false);
+    h.link.open();
+    expect(h.path.available).toBe(true);
+    h.link.drop();
+    expect(h.path.available).toBe(false);
+    expect(h.changes()).toBe(2);
+  });
+
+  it('settles a frame with its answer: the result with the stages, the server time and the queue; its place is free again', () => {
+    const h = setup();
+    h.link.open();
+    const frame = h.send();
+    expect(frame).toMatchObject({ path: 'gateway', model: 'ssd', threshold: 0.5, skippedBefore: 2, codec: 'msgpack' });
+    expect(h.path.inFlight).toBe(1);
+    h.tick(40);
+    h.link.receive(detections(frame.id), h.now(), 300);
+    expect(h.settled).toEqual([
+      {
+        frame,
+        kind: 'ok',
+        answeredAt: 1040,
+        bytesDown: 300,
+        result: {
+          model: 'ssd',
+          width: 320,
+          height: 240,
+          detections: detections(frame.id).detections,
+          stages: { decodeMs: 2, preprocessMs: 3, inferenceMs: 10, postprocessMs: 1 },
+          serverMs: 20,
+          queueMs: 1,
+        },
+      },
+    ]);
+    expect(h.path.inFlight).toBe(0);
+  });
+
+  it('settles drops and errors with their reason; an error or late answer about no frame of its own settles nothing', () => {
+    const h = setup();
+    h.link.open();
+    const dropped = h.send();
+    const refused = h.send();
+    h.link.receive({ type: 'dropped', id: dropped.id, reason: 'superseded' });
+    h.link.receive({ type: 'error', id: refused.id, code: 'overloaded', message: 'busy' });
+    h.link.receive({ type: 'error', id: 999, code: 'bad_message', message: 'about a ping' });
+    h.link.receive(detections(dropped.id));
+    h.link.receive({ type: 'pong', id: 5, ts: 0, serverTs: 0 });
+    expect(h.settled).toMatchObject([
+      { kind: 'dropped', reason: 'superseded', frame: { id: dropped.id } },
+      { kind: 'error', reason: 'overloaded', message: 'busy', frame: { id: refused.id } },
+    ]);
+  });
+
+  it('loses every frame out on a connection that ends, before saying the socket changed', () => {
+    const h = setup();
+    h.link.open();
+    h.send();
+    h.send();
+    const order: string[] = [];
+    h.path.settled.subscribe((outcome) => order.push(outcome.kind));
+    h.path.changed.subscribe(() => order.push('changed'));
+    h.link.drop();
+    expect(order).toEqual(['lost', 'lost', 'changed']);
+    expect(h.settled.map((outcome) => outcome.kind === 'lost' && outcome.reason)).toEqual(['no_answer', 'no_answer']);
+    expect(h.settled.every((outcome) => outcome.notice === undefined)).toBe(true);
+    expect(h.path.inFlight).toBe(0);
+  });
+
+  it('gives up on overdue frames when the watchdog says so, each with the same notice', () => {
+    const h = setup();
+    h.link.open();
+    h.send();
+    h.tick(1000);
+    const recent = h.send();
+    h.tick(ANSWER_TIMEOUT_MS - 500);
+    h.path.expire(ANSWER_TIMEOUT_MS);
+    expect(h.settled).toMatchObject([{ kind: 'lost', notice: { code: 'no_answer', message: expect.stringMatching(/within 5 s/) } }]);
+    expect(h.path.inFlight).toBe(1);
+    expect(h.sender.isPending(recent.id)).toBe(true);
+  });
+});

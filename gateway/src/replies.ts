@@ -10,8 +10,12 @@ import type { DetectResult } from './pipeline/detector.ts';
 export interface FrameTiming {
   /** performance.now() when the whole message had arrived: the start of serverMs. */
   receivedAt: number;
-  /** Time the frame waited behind its own connection's earlier frames before detection started. */
-  connectionQueueMs?: number;
+  /**
+   * performance.now() when its detection started (it left the scheduler's lane). From receipt to here the
+   * frame was read, checked and waited for a place, behind its connection's earlier frames and the others'
+   * lanes, on WebSocket and HTTP alike: that wait is part of queueMs.
+   */
+  startedAt?: number;
 }
 
 const ms = (value: number): number => roundTo(value, 3);
@@ -19,8 +23,8 @@ const ms = (value: number): number => roundTo(value, 3);
 export function stageTimings(result: DetectResult, timing: FrameTiming): StageTimings {
   const { stages } = result;
   return {
-    // Waiting behind the connection's own frames counts as queueing, like the wait for a worker.
-    queueMs: ms(stages.queueMs + (timing.connectionQueueMs ?? 0)),
+    // Waiting for a place counts as queueing, like the wait for a worker.
+    queueMs: ms(stages.queueMs + (timing.startedAt === undefined ? 0 : timing.startedAt - timing.receivedAt)),
     decodeMs: ms(stages.decodeMs),
     preprocessMs: ms(stages.preprocessMs),
     inferenceMs: ms(stages.inferenceMs),

@@ -64,7 +64,10 @@ export function detectRouter(deps: {
       const admitted = deps.detector.admit(parsed.body);
       // An HTTP frame waits for its turn like a WebSocket frame, and is refused or dropped by the same rules.
       const outcome = await deps.scheduler.runOnce(
-        (waitedMs) => deps.detector.detect(admitted).then((result) => ({ result, waitedMs })),
+        () => {
+          const startedAt = performance.now();
+          return deps.detector.detect(admitted).then((result) => ({ result, startedAt }));
+        },
         admitted.decodeBytes,
       );
       if (!outcome.ran) {
@@ -77,8 +80,8 @@ export function detectRouter(deps: {
             : 'the gateway cannot start this frame within its latency budget; retry later',
         );
       }
-      const { result, waitedMs } = outcome.value;
-      const reply = detectionsReply(parsed.body, result, { receivedAt, connectionQueueMs: waitedMs });
+      const { result, startedAt } = outcome.value;
+      const reply = detectionsReply(parsed.body, result, { receivedAt, startedAt });
       sendMessage(response, 200, reply, codec);
       deps.metrics.frames.inc({ transport: 'http', codec: requestCodec, outcome: 'detections' });
       observeStages(deps.metrics, reply.model, reply.timings, result.decoder);

@@ -165,12 +165,12 @@ export class FrameSession {
   private async process({ frame, admitted, codec, receivedAt }: QueuedFrame): Promise<void> {
     if (this.closing) return;
     try {
-      const connectionQueueMs = performance.now() - receivedAt;
+      const startedAt = performance.now();
       const detected = await this.options.detector.detect(admitted);
       const result = this.tracks
         ? { ...detected, detections: this.tracks.identify(detected.model, detected.detections, frame.ts) }
         : detected;
-      const reply = detectionsReply(frame, result, { receivedAt, connectionQueueMs });
+      const reply = detectionsReply(frame, result, { receivedAt, startedAt });
       this.send(reply, codec);
       this.options.metrics.frames.inc({ transport: 'ws', codec, outcome: 'detections' });
       observeStages(this.options.metrics, reply.model, reply.timings, result.decoder);

@@ -63,13 +63,10 @@ export function detectRouter(deps: {
       // Checked on receipt, before the queue: model, image format, pixel limit.
       const admitted = deps.detector.admit(parsed.body);
       // An HTTP frame waits for its turn like a WebSocket frame, and is refused or dropped by the same rules.
-      const outcome = await deps.scheduler.runOnce(
-        () => {
-          const startedAt = performance.now();
-          return deps.detector.detect(admitted).then((result) => ({ result, startedAt }));
-        },
-        admitted.decodeBytes,
-      );
+      const outcome = await deps.scheduler.runOnce(() => {
+        const startedAt = performance.now();
+        return deps.detector.detect(admitted).then((result) => ({ result, startedAt }));
+      }, admitted.decodeBytes);
       if (!outcome.ran) {
         retryAfterMs = outcome.retryAfterMs;
         response.setHeader('Retry-After', String(Math.max(1, Math.ceil(retryAfterMs / 1000))));

@@ -36,8 +36,11 @@ export function readModelSpec(folder: string): ModelSpec {
     throw new Error(`${manifestPath}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
   }
   const manifest = parsed.data;
-  const labels = z.array(z.string()).parse(JSON.parse(readFileSync(join(folder, manifest.labels), 'utf8')));
-  return { manifest, modelPath: resolveModelPath(manifest, folder), labels, scoreThreshold: manifest.scoreThreshold };
+  const labelsPath = join(folder, manifest.labels);
+  const labels = z.array(z.string()).safeParse(JSON.parse(readFileSync(labelsPath, 'utf8')));
+  if (!labels.success)
+    throw new Error(`${labelsPath}: ${labels.error.issues.map((i) => `${i.path.join('.') || 'labels'}: ${i.message}`).join('; ')}`);
+  return { manifest, modelPath: resolveModelPath(manifest, folder), labels: labels.data, scoreThreshold: manifest.scoreThreshold };
 }
 
 /** Every subfolder of `modelsDir` holding a manifest.json. */

@@ -5,7 +5,7 @@
  * the rest is served. A replacement that cannot be opened leaves the previous version serving. Syncs never
  * overlap: a change during one is picked up by the next.
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { Logger } from '../logger.ts';
 import type { InferencePool } from '../pipeline/inference-pool.ts';
@@ -22,6 +22,8 @@ export interface SyncReport {
 export class ModelSync {
   /** What is served now, by name: the fingerprint of the folder it came from. */
   private readonly served = new Map<string, string>();
+  /** The model each folder last served: a folder whose manifest breaks still names that model. */
+  private readonly folderModel = new Map<string, string>();
   private running: Promise<SyncReport> | undefined;
   private queued: Promise<SyncReport> | undefined;
 
@@ -52,22 +54,34 @@ export class ModelSync {
 
   private async apply(): Promise<SyncReport> {
     const report: SyncReport = { loaded: [], replaced: [], removed: [], unavailable: [] };
+    const folders = this.folders();
+    // The directory itself unreadable or gone for a moment (an atomic swap): keep serving what is served.
+    if (!folders) return report;
     const seen = new Set<string>();
-    for (const folder of this.folders()) {
+    for (const folder of folders) {
       const read = await readModelFolder(folder, this.options).catch((error: unknown): FolderModel => ({
         kind: 'unavailable',
         name: basename(folder),
         reason: error instanceof Error ? error.message : String(error),
       }));
       if (read.kind === 'none') continue;
-      const name = read.kind === 'model' ? read.spec.manifest.name : read.name;
+      const name = read.kind === 'model' ? read.spec.manifest.name : (this.folderModel.get(folder) ?? read.name);
+      if (seen.has(name)) {
+        this.markUnavailable(`${name} (${basename(folder)})`, `another folder already serves a model named "${name}"`, false, report);
+        continue;
+      }
       seen.add(name);
+      this.folderModel.set(folder, name);
       const previous = this.served.get(name);
       if (read.kind === 'unavailable') {
         this.markUnavailable(name, read.reason, previous !== undefined, report);
         continue;
       }
-      if (previous === read.fingerprint) continue;
+      if (previous === read.fingerprint) {
+        // Unchanged, or put back as it was after a broken replacement: whatever was reported no longer holds.
+        this.registry.setUnavailable(name, undefined);
+        continue;
+      }
       try {
         await this.pool.load(read.spec);
       } catch (error) {
@@ -92,7 +106,9 @@ export class ModelSync {
       report.removed.push(name);
       this.logger.info({ model: name }, 'model removed');
     }
-    for (const { name } of this.registry.problems) if (!seen.has(name)) this.registry.setUnavailable(name, undefined);
+    for (const { name } of this.registry.problems)
+      if (!seen.has(name) && !report.unavailable.includes(name)) this.registry.setUnavailable(name, undefined);
+    for (const folder of [...this.folderModel.keys()]) if (!folders.includes(folder)) this.folderModel.delete(folder);
     return report;
   }
 
@@ -103,14 +119,16 @@ export class ModelSync {
     this.logger.warn({ model: name, reason }, stillServing ? 'model replacement refused' : 'model unavailable');
   }
 
-  private folders(): string[] {
-    if (!existsSync(this.modelsDir)) {
-      this.logger.warn({ modelsDir: this.modelsDir }, 'models directory not found');
-      return [];
+  /** The model folders, or undefined when the directory cannot be read now. */
+  private folders(): string[] | undefined {
+    try {
+      return readdirSync(this.modelsDir, { withFileTypes: true })
+        .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.') && entry.name !== 'node_modules')
+        .map((entry) => join(this.modelsDir, entry.name))
+        .sort();
+    } catch (error) {
+      this.logger.warn({ modelsDir: this.modelsDir, err: error }, 'models directory cannot be read; serving what was loaded');
+      return undefined;
     }
-    return readdirSync(this.modelsDir, { withFileTypes: true })
-      .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.') && entry.name !== 'node_modules')
-      .map((entry) => join(this.modelsDir, entry.name))
-      .sort();
   }
 }

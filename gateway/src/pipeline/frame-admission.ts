@@ -12,16 +12,17 @@ import { scaledSize } from './jpeg-turbo.ts';
 /**
  * Bytes held while a frame is decoded, by decoder: libjpeg-turbo writes RGB at the plan's DCT scale into
  * one buffer; libvips holds the whole decoded image (up to 4 bands) and the RGB copy sharp hands back, at
- * the image's size or, resized, at the content's (measured per frame size in docs/RELIABILITY.md).
+ * the image's size or, resized, at the content's (measured per frame size in docs/RELIABILITY.md). A JPEG
+ * planned for libjpeg-turbo is priced at its libvips fallback too, whichever is more: the header does not
+ * say whether libjpeg-turbo will take it (a CMYK JPEG goes to libvips whole).
  */
 export function decodeMemoryBytes(header: ImageHeader, plan: DecodePlan): number {
-  if (plan.kind === 'turbo') {
-    const { width, height } = scaledSize(header.width, header.height, plan.scale);
-    return width * height * 3;
-  }
   const pixels = header.width * header.height;
-  if (plan.kind === 'sharp-native') return pixels * (4 + 3);
-  return pixels * 4 + plan.placement.contentWidth * plan.placement.contentHeight * 3;
+  const sharpBytes = (kind: 'sharp-native' | 'sharp-resized') =>
+    kind === 'sharp-native' ? pixels * (4 + 3) : pixels * 4 + plan.placement.contentWidth * plan.placement.contentHeight * 3;
+  if (plan.kind !== 'turbo') return sharpBytes(plan.kind);
+  const { width, height } = scaledSize(header.width, header.height, plan.scale);
+  return Math.max(width * height * 3, sharpBytes(plan.fallback));
 }
 
 export interface FrameAdmission {

@@ -47,6 +47,8 @@ export interface FrameSessionOptions {
   instance: string;
   /** The client asked for tracking (`?track=1`): detections carry `trackId`. */
   tracking?: boolean;
+  /** The protocol version the client asked for (`?protocol=`), named in `hello`; the newest when it asked for none. */
+  protocol?: number;
   logger: Logger;
   metrics: Metrics;
 }
@@ -80,7 +82,7 @@ export class FrameSession {
     this.send(
       {
         type: 'hello',
-        protocol: PROTOCOL_VERSION,
+        protocol: options.protocol ?? PROTOCOL_VERSION,
         instance: options.instance,
         ...options.models(),
         limits: options.limits,

@@ -131,7 +131,12 @@ export function attachSocketServer(server: Server, options: SocketServerOptions)
       );
     });
     const tracking = ['1', 'true'].includes(url.searchParams.get(TRACK_QUERY_PARAM) ?? '');
-    const session = new FrameSession(ws, { ...options, logger: log, tracking });
+    const session = new FrameSession(ws, {
+      ...options,
+      logger: log,
+      tracking,
+      ...(requested === null ? {} : { protocol: Number(requested) }),
+    });
     sessions.set(ws, session);
     ws.on('close', (code, reason) => {
       sessions.delete(ws);

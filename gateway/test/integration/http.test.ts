@@ -1,7 +1,13 @@
 /** The HTTP surface over real loopback HTTP: every body type, every error, models, health, metrics. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decode as msgpackDecode, encode as msgpackEncode } from '@msgpack/msgpack';
-import type { DetectionsMessage, ErrorMessage, HealthResponse, ModelsResponse } from '@sightline/shared/protocol';
+import {
+  PROTOCOL_VERSION,
+  type DetectionsMessage,
+  type ErrorMessage,
+  type HealthResponse,
+  type ModelsResponse,
+} from '@sightline/shared/protocol';
 import type { RunningGateway } from '../../src/gateway.ts';
 import { photo, pngBombHeader, reencode } from '../support/images.ts';
 import { missingLabels } from '../support/labels.ts';
@@ -113,7 +119,7 @@ describe('GET endpoints', () => {
     const response = await fetch(`${gateway.url}/healthz`);
     expect(response.status).toBe(200);
     const body = (await response.json()) as HealthResponse;
-    expect(body).toMatchObject({ ok: true, protocol: 1, state: 'ready', instance: expect.stringMatching(/.+-\d+/) });
+    expect(body).toMatchObject({ ok: true, protocol: PROTOCOL_VERSION, state: 'ready', instance: expect.stringMatching(/.+-\d+/) });
     expect(body.modelsLoaded).toEqual(expect.arrayContaining(['ssdlite-mobilenetv2-coco', 'blazeface-back-256']));
   });
 

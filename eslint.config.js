@@ -17,6 +17,7 @@ export default tseslint.config(
       'bench-results/**',
       '.venvs/**',
       'models/tools/**',
+      'models/.generated/**',
     ],
   },
   js.configs.recommended,
@@ -37,7 +38,8 @@ export default tseslint.config(
           patterns: [
             {
               regex: '^(\\.\\./)+(shared|gateway|web|bench|models|e2e|deploy)/src(/|$)',
-              message: "Import another workspace package by its name and exports map (e.g. '@sightline/web/frame-size'), not by relative path.",
+              message:
+                "Import another workspace package by its name and exports map (e.g. '@sightline/web/frame-size'), not by relative path.",
             },
           ],
         },

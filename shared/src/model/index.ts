@@ -16,10 +16,10 @@ export {
   type TensorSpec,
 } from './input-tensor.ts';
 export { letterboxPlacement, type Placement, type ResizeTarget } from './letterbox.ts';
-export { manifestSchema, modelInputSchema, type Manifest, type ModelInput } from './manifest.ts';
+export { DECODER_KINDS, manifestSchema, modelInputSchema, type DecoderKind, type Manifest, type ModelInput } from './manifest.ts';
 export { mapBoxToImage } from './map-boxes.ts';
 export { iou, nonMaxSuppression } from './nms.ts';
-export { createDecoder, type Candidate, type OutputDecoder, type OutputTensor } from './output-decoders/index.ts';
+export { createDecoder, decoderRunsNms, type Candidate, type OutputDecoder, type OutputTensor } from './output-decoders/index.ts';
 export {
   finishFrame,
   prepareFrame,

@@ -1,6 +1,6 @@
 /**
  * Decoded RGB -> the model's input tensor (layout, dtype and value range from its manifest), in one pass:
- * bilinear resampling into the placement (stretch, or letterbox with black bars) fused with the value
+ * bilinear resampling into the placement (stretch, or letterbox with bars of the manifest's `pad` value) fused with the value
  * conversion. Sampling is TensorFlow's `ResizeBilinear` without half-pixel centres, the resize both
  * models' original graphs apply to their input. An image already at the size of its place in the
  * input (shrunk on load) is copied through a 256-entry lookup table instead.
@@ -45,6 +45,8 @@ export interface TensorSpec {
   layout: 'NHWC' | 'NCHW';
   dtype: 'float32' | 'uint8';
   range: [number, number];
+  /** Letterbox bar pixel value, 0..255 before `range` (manifest `input.pad`); 0, black, when absent. */
+  pad?: number;
 }
 
 /** The model input's shape: one image, in the manifest's layout. */
@@ -57,6 +59,7 @@ export function buildInputTensor(image: RgbImage, spec: TensorSpec, placement: P
   const dims = inputDims(spec);
   const size = width * height * 3;
   const interleaved = buffers?.acquire(size) ?? new Float32Array(size);
+  fillBars(placement, barValue(spec), interleaved);
   const alreadyAtSize = image.width === placement.contentWidth && image.height === placement.contentHeight;
   if (alreadyAtSize) copyInto(image, width, spec.range, placement, interleaved);
   else if (shrinkInto(image, placement) > MAX_BILINEAR_SHRINK) areaResampleInto(image, width, spec.range, placement, interleaved);
@@ -105,7 +108,6 @@ function valueLookup([low, high]: [number, number]): Float32Array {
 
 function copyInto(image: RgbImage, width: number, range: [number, number], placement: Placement, out: Float32Array): void {
   const lookup = valueLookup(range);
-  fillBars(placement, range[0], out);
   const rowValues = image.width * 3;
   for (let y = 0; y < image.height; y++) {
     const from = y * rowValues;
@@ -114,9 +116,17 @@ function copyInto(image: RgbImage, width: number, range: [number, number], place
   }
 }
 
-/** Letterbox bars are black; a reused buffer still holds the last frame there. */
-function fillBars(placement: Placement, black: number, out: Float32Array): void {
-  if (placement.contentWidth * placement.contentHeight * 3 < out.length) out.fill(black);
+/** The bars' tensor value: the `pad` pixel value mapped onto the range like any pixel. */
+function barValue({ range: [low, high], pad = 0 }: Pick<TensorSpec, 'range' | 'pad'>): number {
+  return low + (pad * (high - low)) / 255;
+}
+
+/**
+ * Letterbox bars get the pad value; a reused buffer still holds the last frame there. The whole buffer is
+ * filled, the picture then written over its part: one fill is faster than one per bar row.
+ */
+function fillBars(placement: Placement, bar: number, out: Float32Array): void {
+  if (placement.contentWidth * placement.contentHeight * 3 < out.length) out.fill(bar);
 }
 
 interface AxisTaps {
@@ -153,7 +163,6 @@ function axisTaps(outSize: number, srcSize: number, stride: number): AxisTaps {
  * with the value scale folded into the vertical weights, so V8 compiles it to straight arithmetic.
  */
 function resampleInto(image: RgbImage, width: number, [low, high]: [number, number], placement: Placement, out: Float32Array): void {
-  fillBars(placement, low, out);
   const scale = (high - low) / 255;
   const rowBytes = image.width * 3;
   // Source offsets in bytes: columns step by a pixel (3), rows by a row.
@@ -198,7 +207,9 @@ function areaTaps(outSize: number, srcSize: number, stride: number): AreaTaps {
   let taps = areaCache.get(key);
   if (taps) return taps;
   const scale = srcSize / outSize;
-  const maxTaps = Math.ceil(scale) + 1;
+  // At least 3: areaResampleInto reads three weights per output unrolled, and an axis that does not shrink
+  // (scale <= 1, the other axis shrinking under `stretch`) would otherwise read its neighbour's weights.
+  const maxTaps = Math.max(3, Math.ceil(scale) + 1);
   taps = { first: new Int32Array(outSize), count: new Int32Array(outSize), weights: new Float32Array(outSize * maxTaps), maxTaps };
   for (let i = 0; i < outSize; i++) {
     // Enlarging (scale < 1) degenerates to nearest: only used when the other axis shrinks a lot.
@@ -226,7 +237,6 @@ let areaRow = new Float32Array(0);
  * 2.3 M multiply-adds for 640x480 into 300x300: 1.8 ms here.
  */
 function areaResampleInto(image: RgbImage, width: number, [low, high]: [number, number], placement: Placement, out: Float32Array): void {
-  fillBars(placement, low, out);
   const scale = (high - low) / 255;
   const rowValues = image.width * 3;
   // Padded by three pixels: the unrolled sums below read up to two taps past an output's last source,

@@ -14,7 +14,26 @@ export const modelInputSchema = z.object({
   resize: z.enum(['stretch', 'letterbox']),
   /** What 0 and 255 of a channel become in the tensor. */
   range: z.tuple([z.number(), z.number()]),
+  /**
+   * The pixel value (0..255, before `range` is applied) of the letterbox bars; absent, 0 (black).
+   * Ultralytics trains and predicts with gray 114 bars, and a YOLO model's boxes near the edges shift
+   * when the bars are another colour. Optional rather than defaulted, so manifests and the wire
+   * description of a model stay as they were for the models that do not set it.
+   */
+  pad: z.number().int().min(0).max(255).optional(),
 });
+
+/**
+ * How a model's outputs are read (shared/src/model/output-decoders/):
+ * - `ssd`: TF Object Detection API SSD cut before its NMS (scores [1,N,C] + boxes [1,N,1,4]);
+ * - `blazeface`: MediaPipe BlazeFace's two heads;
+ * - `yolov8`: Ultralytics YOLOv8 / YOLO11 `[1, 4+nc, N]`: cx, cy, w, h in input pixels, then class scores;
+ * - `yolov5`: Ultralytics YOLOv5 `[1, N, 5+nc]`: cx, cy, w, h, objectness, class scores;
+ * - `yolo-end2end`: Ultralytics YOLOv10 / YOLO26 end-to-end `[1, K, 6]`: x1, y1, x2, y2, score, class,
+ *   one box per object already (no NMS).
+ */
+export const DECODER_KINDS = ['ssd', 'blazeface', 'yolov8', 'yolov5', 'yolo-end2end'] as const;
+export type DecoderKind = (typeof DECODER_KINDS)[number];
 
 export const manifestSchema = z
   .object({
@@ -28,7 +47,7 @@ export const manifestSchema = z
     license: z.string(),
     input: modelInputSchema,
     outputs: z.record(z.string(), z.string()),
-    decoder: z.enum(['ssd', 'blazeface']),
+    decoder: z.enum(DECODER_KINDS),
     labels: z.string(),
     classIds: z.enum(['coco']).optional(),
     scoreThreshold: z.number().min(0).max(1),

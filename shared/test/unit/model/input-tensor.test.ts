@@ -63,6 +63,47 @@ describe('tensor conversion', () => {
     expect(second.data).toBe(first.data);
     expect([...second.data]).toEqual([0, 0, 0, 0, 0, 0]); // the bar (second pixel) is cleared, not left at 1
   });
+
+  it("fills letterbox bars with the manifest's pad value (Ultralytics' gray 114), in every resampling path", () => {
+    const spec = { width: 4, height: 1, layout: 'NHWC' as const, dtype: 'float32' as const, range: [0, 1] as [number, number], pad: 114 };
+    const gray = +(114 / 255).toFixed(4);
+    const red = (t: { data: ArrayLike<number> }) =>
+      Array.from(t.data)
+        .filter((_, i) => i % 3 === 0)
+        .map((v) => +v.toFixed(4));
+    const place = (contentWidth: number) => ({ offsetX: 1, offsetY: 0, contentWidth, contentHeight: 1 });
+    // Copied at size, resampled bilinearly, area-averaged: bars at offset 0 and after the content.
+    expect(red(buildInputTensor(rgb(2, 1, [255, 0, 0, 255, 0, 0]), spec, place(2)))).toEqual([gray, 1, 1, gray]);
+    expect(red(buildInputTensor(rgb(3, 1, [255, 0, 0, 255, 0, 0, 255, 0, 0]), spec, place(2)))).toEqual([gray, 1, 1, gray]);
+    expect(
+      red(
+        buildInputTensor(
+          rgb(
+            1,
+            6,
+            Array.from({ length: 18 }, () => 255),
+          ),
+          spec,
+          place(1),
+        ),
+      ),
+    ).toEqual([gray, 1, gray, gray]);
+    // The pad is a pixel value: it goes through the range like one, and into NCHW and uint8 alike.
+    const signed = buildInputTensor(rgb(1, 1, [0, 0, 0]), { ...spec, range: [-1, 1], width: 2, layout: 'NCHW' }, place(1));
+    expect([...signed.data].map((v) => +v.toFixed(4))).toEqual([
+      +((114 / 255) * 2 - 1).toFixed(4),
+      -1,
+      +((114 / 255) * 2 - 1).toFixed(4),
+      -1,
+      +((114 / 255) * 2 - 1).toFixed(4),
+      -1,
+    ]);
+    const bytes = buildInputTensor(rgb(1, 1, [7, 8, 9]), { ...spec, dtype: 'uint8', width: 2 }, place(1));
+    expect([...bytes.data]).toEqual([114, 114, 114, 7, 8, 9]);
+    // Absent, the bars stay black (range[0]) as before.
+    const { pad: _pad, ...black } = spec;
+    expect(red(buildInputTensor(rgb(2, 1, [255, 0, 0, 255, 0, 0]), black, place(2)))).toEqual([0, 1, 1, 0]);
+  });
 });
 
 describe('area averaging', () => {
@@ -90,5 +131,13 @@ describe('area averaging', () => {
     const board = new Uint8Array(4 * 4 * 3);
     for (let y = 0; y < 4; y++) for (let x = 0; x < 4; x++) board[(y * 4 + x) * 3] = (x + y) % 2 ? 200 : 0;
     expect(red(buildInputTensor({ data: board, width: 4, height: 4 }, spec(2, 2), full(2, 2)))).toEqual([100, 100, 100, 100]);
+  });
+
+  it('keeps an axis that does not shrink exact while the other one is averaged', () => {
+    // 3 wide into 3, 6 tall into 2 (a stretch): columns pass through, rows average 3 by 3.
+    const column = (x: number) => [0, 30, 60, 90, 120, 150].map((v) => v + x);
+    const data = new Uint8Array(3 * 6 * 3);
+    for (let y = 0; y < 6; y++) for (let x = 0; x < 3; x++) data[(y * 3 + x) * 3] = column(x)[y]!;
+    expect(red(buildInputTensor({ data, width: 3, height: 6 }, spec(3, 2), full(3, 2)))).toEqual([30, 31, 32, 120, 121, 122]);
   });
 });

@@ -1,10 +1,30 @@
-/** Zero-config model folders: the manifest inferred from the ONNX file itself. */
+/**
+ * Zero-config model folders: a folder holding only `model.onnx` (an Ultralytics export, typically) is
+ * served under the folder's name with a manifest inferred from the file itself: its `metadata_props` and
+ * graph shapes (onnx-inspect.ts), Ultralytics' conventions (infer-manifest.ts). What cannot be inferred
+ * is a one-line reason, shown in the log, GET /api/models and `pnpm models:add`.
+ */
+import { basename, join } from 'node:path';
 import type { ModelSpec } from './manifest.ts';
+import { inferManifest } from './infer-manifest.ts';
+import { inspectOnnxFile, OnnxInspectError } from './onnx-inspect.ts';
 
 export const ZERO_CONFIG_FILE = 'model.onnx';
 
-export type InferredSpec = { ok: true; spec: ModelSpec } | { ok: false; reason: string };
+export type InferredSpec = { ok: true; spec: ModelSpec; found: string[] } | { ok: false; reason: string };
 
-export function inferModelSpec(_folder: string, _sha256: string): InferredSpec {
-  return { ok: false, reason: 'PENDING-INTEGRATION' };
+/** The spec of `folder`'s model.onnx, whose digest the caller has computed. */
+export function inferModelSpec(folder: string, sha256: string): InferredSpec {
+  const modelPath = join(folder, ZERO_CONFIG_FILE);
+  let inspection;
+  try {
+    inspection = inspectOnnxFile(modelPath);
+  } catch (error) {
+    if (error instanceof OnnxInspectError) return { ok: false, reason: error.message };
+    throw error;
+  }
+  const inferred = inferManifest({ inspection, folderName: basename(folder), sha256 });
+  if (!inferred.ok) return inferred;
+  const { manifest, labels, found } = inferred;
+  return { ok: true, spec: { manifest, modelPath, labels, scoreThreshold: manifest.scoreThreshold }, found };
 }

@@ -5,8 +5,9 @@
  * one-line reason for the person who put it there, never an exception that stops the gateway.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream, existsSync, statSync } from 'node:fs';
+import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import type { ManifestOverrides } from './infer-manifest.ts';
 import { readModelSpec, type ModelSpec } from './manifest.ts';
 import { inferModelSpec, ZERO_CONFIG_FILE } from './zero-config.ts';
 
@@ -46,7 +47,9 @@ function checkFile(path: string, options: FolderOptions): string | undefined {
 
 export async function readModelFolder(folder: string, options: FolderOptions): Promise<FolderModel> {
   const folderName = basename(folder);
-  if (existsSync(join(folder, 'manifest.json'))) {
+  const zeroConfigFile = join(folder, ZERO_CONFIG_FILE);
+  const partial = existsSync(zeroConfigFile) ? partialManifest(folder) : undefined;
+  if (existsSync(join(folder, 'manifest.json')) && !partial) {
     let spec: ModelSpec;
     try {
       spec = readModelSpec(folder);
@@ -62,12 +65,12 @@ export async function readModelFolder(folder: string, options: FolderOptions): P
     }
     return { kind: 'model', spec, bytes, fingerprint: fingerprintOf(spec) };
   }
-  const file = join(folder, ZERO_CONFIG_FILE);
-  if (!existsSync(file)) return { kind: 'none' };
-  const problem = checkFile(file, options);
+  if (!existsSync(zeroConfigFile)) return { kind: 'none' };
+  const problem = checkFile(zeroConfigFile, options);
   if (problem) return { kind: 'unavailable', name: folderName, reason: problem };
-  const { sha256, bytes } = await digestOf(file);
-  const inferred = inferModelSpec(folder, sha256);
+  if (partial && 'reason' in partial) return { kind: 'unavailable', name: folderName, reason: partial.reason };
+  const { sha256, bytes } = await digestOf(zeroConfigFile);
+  const inferred = inferModelSpec(folder, sha256, partial?.overrides);
   if (!inferred.ok) return { kind: 'unavailable', name: folderName, reason: inferred.reason };
   return { kind: 'model', spec: inferred.spec, bytes, fingerprint: fingerprintOf(inferred.spec) };
 }
@@ -77,4 +80,30 @@ function fingerprintOf(spec: ModelSpec): string {
   return createHash('sha256')
     .update(JSON.stringify([spec.manifest, spec.labels, spec.modelPath]))
     .digest('hex');
+}
+
+/**
+ * A manifest.json beside a zero-config model.onnx that is not a whole manifest (no `sha256`) only overrides
+ * what is inferred: `{ "scoreThreshold": 0.4 }`, or labels, or a title. Undefined for a whole manifest.
+ */
+function partialManifest(folder: string): { overrides: ManifestOverrides } | { reason: string } | undefined {
+  const path = join(folder, 'manifest.json');
+  if (!existsSync(path)) return { overrides: {} };
+  let fields: Record<string, unknown>;
+  try {
+    fields = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+  } catch (error) {
+    return { reason: `${path}: ${message(error)}` };
+  }
+  if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) return { reason: `${path}: not a JSON object` };
+  if ('sha256' in fields) return undefined;
+  const { labels, ...rest } = fields;
+  if (typeof labels === 'string') {
+    try {
+      return { overrides: { ...(rest as ManifestOverrides), labels: JSON.parse(readFileSync(join(folder, labels), 'utf8')) as string[] } };
+    } catch (error) {
+      return { reason: `${join(folder, labels)}: ${message(error)}` };
+    }
+  }
+  return { overrides: { ...(rest as ManifestOverrides), ...(Array.isArray(labels) ? { labels: labels as string[] } : {}) } };
 }

@@ -6,15 +6,15 @@
  */
 import { basename, join } from 'node:path';
 import type { ModelSpec } from './manifest.ts';
-import { inferManifest } from './infer-manifest.ts';
+import { inferManifest, type ManifestOverrides } from './infer-manifest.ts';
 import { inspectOnnxFile, OnnxInspectError } from './onnx-inspect.ts';
 
 export const ZERO_CONFIG_FILE = 'model.onnx';
 
 export type InferredSpec = { ok: true; spec: ModelSpec; found: string[] } | { ok: false; reason: string };
 
-/** The spec of `folder`'s model.onnx, whose digest the caller has computed. */
-export function inferModelSpec(folder: string, sha256: string): InferredSpec {
+/** The spec of `folder`'s model.onnx, whose digest the caller has computed; `overrides` win over what is inferred. */
+export function inferModelSpec(folder: string, sha256: string, overrides?: ManifestOverrides): InferredSpec {
   const modelPath = join(folder, ZERO_CONFIG_FILE);
   let inspection;
   try {
@@ -23,7 +23,7 @@ export function inferModelSpec(folder: string, sha256: string): InferredSpec {
     if (error instanceof OnnxInspectError) return { ok: false, reason: error.message };
     throw error;
   }
-  const inferred = inferManifest({ inspection, folderName: basename(folder), sha256 });
+  const inferred = inferManifest({ inspection, folderName: basename(folder), sha256, ...(overrides ? { overrides } : {}) });
   if (!inferred.ok) return inferred;
   const { manifest, labels, found } = inferred;
   return { ok: true, spec: { manifest, modelPath, labels, scoreThreshold: manifest.scoreThreshold }, found };

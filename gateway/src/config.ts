@@ -89,6 +89,10 @@ const configSchema = z
     maxPixels: z.coerce.number().int().min(1),
     /** Model files larger than this are refused (reported, not served). */
     maxModelMb: z.coerce.number().int().min(1),
+    /** A KServe v2 / Triton server that runs every model under its manifest name; unset: the gateway's own workers. */
+    inferenceUrl: z.string().url().optional(),
+    /** Bound on one request to the inference engine. */
+    inferenceTimeoutMs: z.coerce.number().int().min(10).max(600_000),
     maxConnections: z.coerce.number().int().min(1),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
   })
@@ -132,6 +136,7 @@ export const DEFAULT_CONFIG: GatewayConfig = {
   maxMessageBytes: 10 * 1024 * 1024,
   maxPixels: 16_777_216,
   maxModelMb: 512,
+  inferenceTimeoutMs: 2000,
   maxConnections: 256,
   logLevel: 'info',
 };
@@ -279,6 +284,16 @@ const SETTINGS: Record<keyof GatewayConfig, { flags: string; env: string; help: 
     flags: '--max-model-mb <MiB>',
     env: 'SIGHTLINE_MAX_MODEL_MB',
     help: `model files larger than this are refused and reported (default ${DEFAULT_CONFIG.maxModelMb})`,
+  },
+  inferenceUrl: {
+    flags: '--inference-url <url>',
+    env: 'SIGHTLINE_INFERENCE_URL',
+    help: 'run every model on this KServe v2 / Triton server (http://host:port) under its manifest name; the gateway still decodes, builds the tensor and decodes the outputs (default: its own workers)',
+  },
+  inferenceTimeoutMs: {
+    flags: '--inference-timeout-ms <ms>',
+    env: 'SIGHTLINE_INFERENCE_TIMEOUT_MS',
+    help: `bound on one request to the inference engine; a frame it exceeds is answered unavailable (default ${DEFAULT_CONFIG.inferenceTimeoutMs})`,
   },
   maxConnections: {
     flags: '--max-connections <n>',

@@ -14,6 +14,7 @@ import { ModelRegistry } from './models/model-registry.ts';
 import { ModelSync, type SyncReport } from './models/model-sync.ts';
 import { watchModels } from './models/model-watcher.ts';
 import { Detector } from './pipeline/detector.ts';
+import { EngineMonitor } from './pipeline/engine-monitor.ts';
 import { InferencePool, type DispatchGate } from './pipeline/inference-pool.ts';
 import { Lifecycle } from './lifecycle.ts';
 import { FairScheduler } from './scheduling/fair-scheduler.ts';
@@ -52,6 +53,10 @@ export interface RunningGateway {
   close(): Promise<void>;
 }
 
+/** How often a remote inference engine's readiness is asked, and how many failures in a row take it out. */
+const ENGINE_PROBE_MS = 1000;
+const ENGINE_FAILURES_TO_OPEN = 2;
+
 /** Seams for tests that drive a gateway in-process; the command line passes none. */
 export interface GatewaySeams {
   /** Frames pass it before they reach an inference worker (open while the gateway warms up). */
@@ -66,12 +71,29 @@ export async function startGateway(config: GatewayConfig, logger: Logger, seams:
     workers: config.workers,
     maxPixels: config.maxPixels,
     turbo: config.jpegDecoder === 'turbo',
+    engineTimeoutMs: config.inferenceTimeoutMs,
     logger,
     onRun: (wide) => metrics.inferenceRuns.inc({ threads: wide ? 'all' : 'shared' }),
     ...(seams.inferenceGate ? { gate: seams.inferenceGate } : {}),
   });
-  const modelSync = new ModelSync(config.modelsDir, registry, pool, logger, { maxModelBytes: config.maxModelMb * 1024 * 1024 });
-  await modelSync.sync();
+  const modelSync = new ModelSync(config.modelsDir, registry, pool, logger, {
+    maxModelBytes: config.maxModelMb * 1024 * 1024,
+    engineUrl: config.inferenceUrl,
+  });
+  const engines = new EngineMonitor({
+    probeMs: ENGINE_PROBE_MS,
+    timeoutMs: Math.min(config.inferenceTimeoutMs, ENGINE_PROBE_MS),
+    failureThreshold: ENGINE_FAILURES_TO_OPEN,
+    logger,
+    onChange: (model, up) => metrics.engineUp.set({ model }, up ? 1 : 0),
+  });
+  const syncModels = async (): Promise<SyncReport> => {
+    const report = await modelSync.sync();
+    engines.follow(registry.specs);
+    return report;
+  };
+  await syncModels();
+  engines.start();
   logger.info(
     {
       models: registry.names,
@@ -83,8 +105,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger, seams:
     'models loaded',
   );
 
-  const detector = new Detector(registry, pool, config.maxPixels);
-  await warmUp(detector, registry.names);
+  const detector = new Detector(registry, pool, config.maxPixels, engines);
+  await warmUp(detector, registry.names, logger);
   const limits: Limits = {
     maxMessageBytes: config.maxMessageBytes,
     maxPixels: config.maxPixels,
@@ -121,6 +143,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, seams:
     detector,
     registry,
     pool,
+    engines,
     scheduler,
     lifecycle,
     metrics,
@@ -162,10 +185,11 @@ export async function startGateway(config: GatewayConfig, logger: Logger, seams:
   );
 
   // A model folder added, replaced or removed takes effect without a restart (SIGHUP asks at once).
-  const stopWatching = watchModels(config.modelsDir, () => void modelSync.sync(), logger);
+  const stopWatching = watchModels(config.modelsDir, () => void syncModels(), logger);
   let drained: Promise<DrainReport> | undefined;
   const drain = (deadlineMs: number): Promise<DrainReport> => {
     stopWatching();
+    engines.stop();
     drained ??= drainGateway({ server, sockets, pool, lifecycle, logger }, deadlineMs);
     return drained;
   };
@@ -176,7 +200,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, seams:
     registry,
     access,
     exposure,
-    reloadModels: () => modelSync.sync(),
+    reloadModels: syncModels,
     drain,
     close: () =>
       drain(0).then(async () => {

@@ -39,6 +39,12 @@ export function createMetrics(instance?: string) {
       labelNames: ['reason'] as const,
       registers: [registry],
     }),
+    engineUp: new Gauge({
+      name: 'sightline_engine_up',
+      help: 'Whether the remote inference engine answers for a model (1) or its circuit is open (0); models run locally have none.',
+      labelNames: ['model'] as const,
+      registers: [registry],
+    }),
     connections: new Gauge({
       name: 'sightline_ws_connections',
       help: 'Open WebSocket connections.',

@@ -61,8 +61,9 @@ export interface FailureReply {
  * The `error` answer for anything a frame path threw. A ProtocolError is the client's to read; any other
  * error is the gateway's fault and goes out as `internal` without its details.
  */
-export function errorReply(error: unknown, id?: number, retryAfterMs?: number): FailureReply {
+export function errorReply(error: unknown, id?: number, retryAfter?: number): FailureReply {
   const known = error instanceof ProtocolError ? error : new ProtocolError('internal', 'internal error while processing the frame');
+  const retryAfterMs = retryAfter ?? known.retryAfterMs;
   const messageId = id ?? known.id;
   // Every message is bounded here too, whatever built it: an error must never echo a payload back.
   const message = excerpt(known.message, MAX_ERROR_MESSAGE_CHARS);

@@ -110,6 +110,8 @@ export const ERROR_CODES = [
   'unauthorized',
   /** The request names a host or comes from an origin this gateway does not serve. */
   'forbidden',
+  /** The model's serving engine (SIGHTLINE_INFERENCE_URL) cannot be reached now: send again after `retryAfterMs`. */
+  'unavailable',
   /** A fault of the gateway, not of the request. */
   'internal',
 ] as const;
@@ -125,6 +127,7 @@ export const HTTP_STATUS_BY_ERROR: Readonly<Record<ErrorCode, number>> = {
   rate_limited: 429,
   unauthorized: 401,
   forbidden: 403,
+  unavailable: 503,
   internal: 500,
 };
 

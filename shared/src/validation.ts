@@ -28,6 +28,8 @@ export class ProtocolError extends Error {
     message: string,
     /** The offending message's id, when it had a readable one. */
     readonly id?: number,
+    /** When the client may send again (a refusal for a reason that passes: overloaded, unavailable), ms. */
+    readonly retryAfterMs?: number,
   ) {
     super(message);
     this.name = 'ProtocolError';

@@ -18,6 +18,7 @@ import type { Logger } from '../logger.ts';
 import type { Metrics } from '../metrics.ts';
 import type { ModelRegistry } from '../models/model-registry.ts';
 import type { Detector } from '../pipeline/detector.ts';
+import type { EngineMonitor } from '../pipeline/engine-monitor.ts';
 import type { InferencePool } from '../pipeline/inference-pool.ts';
 import type { FairScheduler } from '../scheduling/fair-scheduler.ts';
 import type { AccessPolicy } from '../security/access-policy.ts';
@@ -32,6 +33,7 @@ export interface AppDependencies {
   detector: Detector;
   registry: ModelRegistry;
   pool: InferencePool;
+  engines: EngineMonitor;
   scheduler: FairScheduler;
   lifecycle: Lifecycle;
   metrics: Metrics;
@@ -75,8 +77,7 @@ export function createApp(deps: AppDependencies): express.Express {
   app.use((_request: Request, response: Response, next: NextFunction) => {
     if (!deps.lifecycle.draining) return next();
     response.setHeader('Connection', 'close');
-    response.setHeader('Retry-After', '1');
-    sendError(response, new ProtocolError('overloaded', 'the gateway is shutting down; retry on another instance'), {
+    sendError(response, new ProtocolError('overloaded', 'the gateway is shutting down; retry on another instance', undefined, 1000), {
       logger: deps.logger,
       context: 'request while draining',
     });

@@ -69,7 +69,6 @@ export function detectRouter(deps: {
       }, admitted.decodeBytes);
       if (!outcome.ran) {
         retryAfterMs = outcome.retryAfterMs;
-        response.setHeader('Retry-After', String(Math.max(1, Math.ceil(retryAfterMs / 1000))));
         throw new ProtocolError(
           'overloaded',
           outcome.reason === 'refused'

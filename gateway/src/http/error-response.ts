@@ -38,6 +38,8 @@ export interface ErrorResponseOptions {
 export function sendError(response: Response, error: unknown, options: ErrorResponseOptions): ErrorCode {
   const { reply, fault } = errorReply(error, options.id, options.retryAfterMs);
   if (fault !== undefined) options.logger.error({ err: fault }, `${options.context} failed`);
+  // HTTP's own way of saying when to come back, in whole seconds, beside the body's retryAfterMs.
+  if (reply.retryAfterMs !== undefined) response.setHeader('Retry-After', String(Math.max(1, Math.ceil(reply.retryAfterMs / 1000))));
   sendMessage(response, HTTP_STATUS_BY_ERROR[reply.code], reply, options.codec);
   return reply.code;
 }

@@ -4,7 +4,8 @@
  * people and simple checks, behind the token like the rest.
  *
  * - /livez: the process can serve requests (its event loop answers). Restart it only if this fails.
- * - /readyz: send it traffic: models loaded, inference workers up, not draining. 503 with the reason.
+ * - /readyz: send it traffic: models loaded, inference workers up, a remote inference engine answering
+ *   for every model it runs, not draining. 503 with the reason.
  */
 import { Router } from 'express';
 import {
@@ -17,14 +18,15 @@ import {
 } from '@sightline/shared/protocol';
 import type { Lifecycle } from '../lifecycle.ts';
 import type { ModelRegistry } from '../models/model-registry.ts';
+import type { EngineMonitor } from '../pipeline/engine-monitor.ts';
 import type { InferencePool } from '../pipeline/inference-pool.ts';
 
 // Probes must never be cached by a proxy between the orchestrator and the gateway.
 const noStore = (response: { setHeader(name: string, value: string): unknown }) => response.setHeader('Cache-Control', 'no-store');
 
-export function probeRoutes(deps: { lifecycle: Lifecycle; pool: InferencePool; registry: ModelRegistry }): Router {
+export function probeRoutes(deps: { lifecycle: Lifecycle; pool: InferencePool; registry: ModelRegistry; engines: EngineMonitor }): Router {
   const router = Router();
-  const { lifecycle, pool, registry } = deps;
+  const { lifecycle, pool, registry, engines } = deps;
 
   router.get(LIVE_PATH, (_request, response) => {
     noStore(response);
@@ -37,6 +39,10 @@ export function probeRoutes(deps: { lifecycle: Lifecycle; pool: InferencePool; r
     if (lifecycle.draining) body = { ready: false, reason: 'draining: the gateway is shutting down' };
     else if (!pool.healthy) body = { ready: false, reason: 'inference workers are not all up' };
     else if (registry.names.length === 0) body = { ready: false, reason: 'no model can be served (GET /healthz says why)' };
+    else if (engines.problems.length > 0) {
+      const [first] = engines.problems;
+      body = { ready: false, reason: `inference engine unavailable for ${first!.model}: ${first!.reason}` };
+    }
     response.status(body.ready ? 200 : 503).json(body);
   });
 

@@ -19,6 +19,14 @@ export interface ModelSpec {
   labels: string[];
   /** Score threshold used when a frame sets none: the manifest's, unless the gateway overrides it. */
   scoreThreshold: number;
+  /** Where the model runs when not in this gateway's own workers: a KServe v2 engine (SIGHTLINE_INFERENCE_URL). */
+  engine?: RemoteEngine;
+}
+
+/** A KServe v2 / Triton server, and the model's name there. */
+export interface RemoteEngine {
+  url: string;
+  model: string;
 }
 
 function resolveModelPath(manifest: Manifest, folder: string): string {

@@ -20,6 +20,8 @@ export type FolderModel =
 export interface FolderOptions {
   /** Larger model files are refused (SIGHTLINE_MAX_MODEL_MB). */
   maxModelBytes: number;
+  /** Every model runs on this KServe v2 server under its manifest name (SIGHTLINE_INFERENCE_URL). */
+  engineUrl?: string | undefined;
 }
 
 /** The file's SHA-256 and size, from one read. */
@@ -46,6 +48,13 @@ function checkFile(path: string, options: FolderOptions): string | undefined {
 }
 
 export async function readModelFolder(folder: string, options: FolderOptions): Promise<FolderModel> {
+  const read = await readFolder(folder, options);
+  if (read.kind !== 'model' || !options.engineUrl) return read;
+  const spec: ModelSpec = { ...read.spec, engine: { url: options.engineUrl, model: read.spec.manifest.name } };
+  return { ...read, spec, fingerprint: fingerprintOf(spec) };
+}
+
+async function readFolder(folder: string, options: FolderOptions): Promise<FolderModel> {
   const folderName = basename(folder);
   const zeroConfigFile = join(folder, ZERO_CONFIG_FILE);
   const partial = existsSync(zeroConfigFile) ? partialManifest(folder) : undefined;

@@ -8,6 +8,8 @@
 import type { Detection, StageTimings } from '@sightline/shared/protocol';
 import type { ModelSpec } from '../models/manifest.ts';
 import type { ModelRegistry } from '../models/model-registry.ts';
+import { ProtocolError } from '@sightline/shared/validation';
+import type { EngineMonitor } from './engine-monitor.ts';
 import { admitImage, type FrameAdmission } from './frame-admission.ts';
 import type { InferencePool } from './inference-pool.ts';
 
@@ -42,11 +44,17 @@ export class Detector {
     private readonly registry: ModelRegistry,
     private readonly pool: InferencePool,
     private readonly maxPixels: number,
+    /** The remote engines' health, for models they run; none: every model runs locally. */
+    private readonly engines?: EngineMonitor,
   ) {}
 
-  /** Throws ProtocolError `unknown_model`, `bad_image` or `too_large`: checked on receipt, before any queue. */
+  /**
+   * Throws ProtocolError `unknown_model`, `bad_image`, `too_large`, or `unavailable` (the model's engine is
+   * not answering): checked on receipt, before any queue.
+   */
   admit(request: DetectRequest): AdmittedFrame {
     const model = this.registry.resolve(request.model);
+    this.engines?.check(model.manifest.name);
     const admission = admitImage(request.image, model.manifest.input, { maxPixels: this.maxPixels, turbo: this.pool.decodesJpeg });
     return { request, model, ...admission };
   }
@@ -55,7 +63,14 @@ export class Detector {
     const { name } = model.manifest;
     // A copy the worker can take over: a WebSocket message's bytes may share their buffer with others.
     const image = new Uint8Array(request.image);
-    const result = await this.pool.run({ model: name, threshold: request.threshold ?? model.scoreThreshold, image });
+    let result;
+    try {
+      result = await this.pool.run({ model: name, threshold: request.threshold ?? model.scoreThreshold, image });
+    } catch (error) {
+      if (model.engine && error instanceof ProtocolError && error.code === 'unavailable') this.engines?.failed(name, error.message);
+      throw error;
+    }
+    if (model.engine) this.engines?.succeeded(name);
     const { width, height, detections, decoder, stages, queueMs } = result;
     return { model: name, width, height, detections, decoder, stages: { queueMs, ...stages } };
   }

@@ -10,6 +10,8 @@ export interface WorkerSetup {
   maxPixels: number;
   /** Decode JPEG with libjpeg-turbo (false: sharp decodes every frame). */
   turbo: boolean;
+  /** Bound on one request to a remote inference engine. */
+  engineTimeoutMs: number;
 }
 
 export type WorkerRequest =
@@ -38,4 +40,4 @@ export type WorkerReply =
   /** The whole frame path ran in the worker: only the detections and the stage timings cross back. */
   | { type: 'done'; jobId: number; result: FrameResult }
   /** `code` is the protocol's when the frame was refused (bad_image, too_large, unknown_model), `internal` for a fault. */
-  | { type: 'failed'; jobId: number; code: ErrorCode; message: string };
+  | { type: 'failed'; jobId: number; code: ErrorCode; message: string; retryAfterMs?: number };

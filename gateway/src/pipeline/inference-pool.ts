@@ -61,6 +61,8 @@ export interface InferencePoolOptions {
   maxPixels: number;
   /** Decode JPEG in the workers with libjpeg-turbo where it is available (sharp otherwise). */
   turbo: boolean;
+  /** Bound on one request to a remote inference engine (models with an `engine`). */
+  engineTimeoutMs?: number;
   logger: Logger;
   /** Called as each run starts: `wide` when it has every thread. */
   onRun?: (wide: boolean) => void;
@@ -217,7 +219,12 @@ export class InferencePool {
 
   private spawnSlot(canRunWide: boolean): Promise<void> {
     const threadCounts = [...new Set(canRunWide ? [this.options.threads, this.sharedThreads] : [this.sharedThreads])];
-    const setup: WorkerSetup = { threadCounts, maxPixels: this.options.maxPixels, turbo: this.options.turbo };
+    const setup: WorkerSetup = {
+      threadCounts,
+      maxPixels: this.options.maxPixels,
+      turbo: this.options.turbo,
+      engineTimeoutMs: this.options.engineTimeoutMs ?? 2000,
+    };
     const worker = new Worker(WORKER_URL, { workerData: setup });
     const slot: Slot = { worker, job: undefined, requests: new Map(), idleWaiters: [], wide: false, canRunWide };
     return new Promise<void>((resolveReady, rejectReady) => {
@@ -284,7 +291,9 @@ export class InferencePool {
     } else if (reply.type === 'failed') {
       // The client's fault (an image no decoder takes) is the client's to read; the gateway's is logged, not sent.
       job.reject(
-        reply.code === 'internal' ? new Error(`inference failed: ${reply.message}`) : new ProtocolError(reply.code, reply.message),
+        reply.code === 'internal'
+          ? new Error(`inference failed: ${reply.message}`)
+          : new ProtocolError(reply.code, reply.message, undefined, reply.retryAfterMs),
       );
     } else {
       job.resolve({ ...reply.result, queueMs: job.dispatchedAt - job.enqueuedAt });

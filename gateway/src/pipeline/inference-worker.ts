@@ -17,6 +17,7 @@ import { createFrameDecoder } from './frame-decoder.ts';
 import type { WorkerReply, WorkerRequest, WorkerSetup } from './inference-messages.ts';
 import { TurboJpegDecoder } from './jpeg-turbo.ts';
 import { framePathOf, openOnnxRunner, type OnnxRunner } from './local-frame-path.ts';
+import { remoteRunner } from './remote-runner.ts';
 
 const setup = workerData as WorkerSetup;
 const jpeg = setup.turbo ? TurboJpegDecoder.open(setup.maxPixels) : undefined;
@@ -34,6 +35,13 @@ let running: Promise<unknown> = Promise.resolve();
 
 async function open(spec: ModelSpec): Promise<OpenModel> {
   const opened: OpenModel = { paths: new Map(), runners: [] };
+  if (spec.engine) {
+    // Served by a remote engine: no session here, and no warm-up run (the engine may not be up yet; the
+    // gateway tells clients so until it is, engine-monitor.ts).
+    const path = framePathOf(spec, decode, remoteRunner(spec.engine, setup.engineTimeoutMs));
+    for (const threads of setup.threadCounts) opened.paths.set(threads, path);
+    return opened;
+  }
   try {
     for (const threads of setup.threadCounts) {
       const runner = await openOnnxRunner(spec, threads);
@@ -87,7 +95,13 @@ async function run(request: Extract<WorkerRequest, { type: 'run' }>): Promise<vo
     reply({ type: 'done', jobId, result: await frame });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    reply({ type: 'failed', jobId, code: error instanceof ProtocolError ? error.code : 'internal', message });
+    reply({
+      type: 'failed',
+      jobId,
+      code: error instanceof ProtocolError ? error.code : 'internal',
+      message,
+      ...(error instanceof ProtocolError && error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}),
+    });
   }
 }
 

@@ -16,8 +16,8 @@ export function createMetrics(instance?: string) {
     }),
     stageMs: new Histogram({
       name: 'sightline_stage_ms',
-      help: 'Per-stage time of answered frames in milliseconds.',
-      labelNames: ['stage', 'model'] as const,
+      help: 'Per-stage time of answered frames in milliseconds; runner "remote": inference is the round trip to the serving engine.',
+      labelNames: ['stage', 'model', 'runner'] as const,
       buckets: [0.5, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024],
       registers: [registry],
     }),
@@ -55,8 +55,13 @@ export function createMetrics(instance?: string) {
 
 export type Metrics = ReturnType<typeof createMetrics>;
 
-/** Records one answered frame: its stage timings and which decoder took it. */
-export function observeStages(metrics: Metrics, model: string, timings: Record<string, number>, decoder: string): void {
-  for (const [stage, ms] of Object.entries(timings)) metrics.stageMs.observe({ stage, model }, ms);
-  metrics.decodes.inc({ decoder });
+/** Records one answered frame: its stage timings, which decoder took it, where its model ran. */
+export function observeStages(
+  metrics: Metrics,
+  model: string,
+  timings: Record<string, number>,
+  frame: { decoder: string; runner: 'local' | 'remote' },
+): void {
+  for (const [stage, ms] of Object.entries(timings)) metrics.stageMs.observe({ stage, model, runner: frame.runner }, ms);
+  metrics.decodes.inc({ decoder: frame.decoder });
 }

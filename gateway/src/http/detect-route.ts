@@ -80,7 +80,7 @@ export function detectRouter(deps: {
       const reply = detectionsReply(parsed.body, result, { receivedAt, startedAt });
       sendMessage(response, 200, reply, codec);
       deps.metrics.frames.inc({ transport: 'http', codec: requestCodec, outcome: 'detections' });
-      observeStages(deps.metrics, reply.model, reply.timings, result.decoder);
+      observeStages(deps.metrics, reply.model, reply.timings, result);
     } catch (error) {
       const code = sendError(response, error, { codec, id, retryAfterMs, logger: deps.logger, context: 'detect request' });
       deps.metrics.frames.inc({ transport: 'http', codec: requestCodec, outcome: code });

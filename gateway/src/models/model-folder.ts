@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { ManifestOverrides } from './infer-manifest.ts';
-import { readModelSpec, type ModelSpec } from './manifest.ts';
+import { readModelSpec, type ModelSpec, type RemoteEngine } from './manifest.ts';
 import { inferModelSpec, ZERO_CONFIG_FILE } from './zero-config.ts';
 
 export type FolderModel =
@@ -49,9 +49,18 @@ function checkFile(path: string, options: FolderOptions): string | undefined {
 
 export async function readModelFolder(folder: string, options: FolderOptions): Promise<FolderModel> {
   const read = await readFolder(folder, options);
-  if (read.kind !== 'model' || !options.engineUrl) return read;
-  const spec: ModelSpec = { ...read.spec, engine: { url: options.engineUrl, model: read.spec.manifest.name } };
+  if (read.kind !== 'model') return read;
+  const engine = engineOf(read.spec, options.engineUrl);
+  if (!engine) return read;
+  const spec: ModelSpec = { ...read.spec, engine };
   return { ...read, spec, fingerprint: fingerprintOf(spec) };
+}
+
+/** The manifest's own `engine` wins over SIGHTLINE_INFERENCE_URL; `local` keeps the model in the gateway. */
+function engineOf({ manifest }: ModelSpec, engineUrl: string | undefined): RemoteEngine | undefined {
+  if (manifest.engine === 'local') return undefined;
+  if (manifest.engine) return { url: manifest.engine.url, model: manifest.engine.model ?? manifest.name };
+  return engineUrl ? { url: engineUrl, model: manifest.name } : undefined;
 }
 
 async function readFolder(folder: string, options: FolderOptions): Promise<FolderModel> {

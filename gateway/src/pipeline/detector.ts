@@ -34,6 +34,8 @@ export interface DetectResult {
   stages: DetectionStages;
   /** Which decoder took the frame: `turbo` (libjpeg-turbo) or `sharp` (libvips). */
   decoder: string;
+  /** Where the model ran: the gateway's own workers, or a serving engine (inferenceMs is then its round trip). */
+  runner: 'local' | 'remote';
 }
 
 /** The stages the detector reports; queueMs is the wait for an inference worker only. */
@@ -72,6 +74,6 @@ export class Detector {
     }
     if (model.engine) this.engines?.succeeded(name);
     const { width, height, detections, decoder, stages, queueMs } = result;
-    return { model: name, width, height, detections, decoder, stages: { queueMs, ...stages } };
+    return { model: name, width, height, detections, decoder, runner: model.engine ? 'remote' : 'local', stages: { queueMs, ...stages } };
   }
 }

@@ -175,7 +175,7 @@ export class FrameSession {
       const reply = detectionsReply(frame, result, { receivedAt, startedAt });
       this.send(reply, codec);
       this.options.metrics.frames.inc({ transport: 'ws', codec, outcome: 'detections' });
-      observeStages(this.options.metrics, reply.model, reply.timings, result.decoder);
+      observeStages(this.options.metrics, reply.model, reply.timings, result);
     } catch (error) {
       this.fail(codec, error, frame.id);
     }

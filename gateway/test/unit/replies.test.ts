@@ -9,6 +9,7 @@ const result: DetectResult = {
   height: 480,
   detections: [{ label: 'dog', classId: 18, score: 0.9, box: [1, 2, 3, 4] }],
   decoder: 'turbo',
+  runner: 'local',
   stages: { queueMs: 0.12345, decodeMs: 2.00049, preprocessMs: 0.5, inferenceMs: 6.4444, postprocessMs: 0.3 },
 };
 

@@ -53,6 +53,12 @@ export const manifestSchema = z
     scoreThreshold: z.number().min(0).max(1),
     iouThreshold: z.number().min(0).max(1),
     maxDetections: z.number().int().positive(),
+    /**
+     * Where the gateway runs the model (its own workers unless told): a KServe v2 / Triton server, under
+     * this name there (default: the manifest's), or `local` to keep it in the gateway when
+     * SIGHTLINE_INFERENCE_URL sends the others away. Not for the browser: it always runs the file itself.
+     */
+    engine: z.union([z.literal('local'), z.object({ url: z.string().url(), model: z.string().min(1).optional() })]).optional(),
   })
   .refine((m) => Boolean(m.file) !== Boolean(m.package), 'exactly one of `file` and `package`');
 

@@ -136,6 +136,7 @@ describe('detect', () => {
       height: 480,
       detections: RESULT.detections,
       decoder: 'turbo',
+      runner: 'local',
       stages: { queueMs: 7, decodeMs: 1.5, preprocessMs: 0.5, inferenceMs: 20, postprocessMs: 0.25 },
     });
   });

@@ -43,6 +43,7 @@ const result: DetectResult = {
   height: 4,
   detections: [],
   decoder: 'turbo',
+  runner: 'local',
   stages: { queueMs: 0, decodeMs: 0, preprocessMs: 0, inferenceMs: 0, postprocessMs: 0 },
 };
 

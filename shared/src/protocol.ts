@@ -27,6 +27,9 @@ export const LIVE_PATH = '/livez';
 /** Readiness for orchestrators and load balancers: models loaded, workers up, not draining; 503 otherwise. */
 export const READY_PATH = '/readyz';
 export const METRICS_PATH = '/metrics';
+/** The Open Inference Protocol's (KServe v2) health paths; its model paths live under /v2/models (docs/PROTOCOL.md). */
+export const V2_LIVE_PATH = '/v2/health/live';
+export const V2_READY_PATH = '/v2/health/ready';
 /** How to reach this gateway from other devices (dashboard: LAN URL and QR code). */
 export const ACCESS_PATH = '/api/access';
 /**

@@ -25,6 +25,7 @@ import type { AccessPolicy } from '../security/access-policy.ts';
 import { httpGuard } from '../security/http-guard.ts';
 import { securityHeaders } from '../security/security-headers.ts';
 import { detectRouter } from './detect-route.ts';
+import { v2Router } from './v2-routes.ts';
 import { sendError } from './error-response.ts';
 import { modelFileHandler } from './model-file-route.ts';
 import { healthRoute, probeRoutes } from './probes.ts';
@@ -97,6 +98,7 @@ export function createApp(deps: AppDependencies): express.Express {
   if (deps.serveMetrics) app.get(METRICS_PATH, metricsHandler(deps.metrics));
 
   app.use(DETECT_PATH, detectRouter(deps));
+  app.use(v2Router(deps));
 
   const indexHtml = join(deps.webDir, 'index.html');
   if (existsSync(indexHtml)) {

@@ -15,8 +15,8 @@ import { ProtocolError, validateDetectQuery, validateDetectRequestBody } from '@
 import type { Logger } from '../logger.ts';
 import { observeStages, type Metrics } from '../metrics.ts';
 import type { Detector } from '../pipeline/detector.ts';
-import { detectionsReply } from '../replies.ts';
 import type { FairScheduler } from '../scheduling/fair-scheduler.ts';
+import { detectOnce } from './detect-once.ts';
 import { sendError, sendMessage } from './error-response.ts';
 
 function replyCodec(request: Request): Codec {
@@ -55,34 +55,16 @@ export function detectRouter(deps: {
     const codec = replyCodec(request);
     let requestCodec: Codec | 'raw' = 'raw';
     let id: number | undefined;
-    let retryAfterMs: number | undefined;
     try {
       const parsed = readRequest(request);
       requestCodec = parsed.codec;
       id = parsed.body.id;
-      // Checked on receipt, before the queue: model, image format, pixel limit.
-      const admitted = deps.detector.admit(parsed.body);
-      // An HTTP frame waits for its turn like a WebSocket frame, and is refused or dropped by the same rules.
-      const outcome = await deps.scheduler.runOnce(() => {
-        const startedAt = performance.now();
-        return deps.detector.detect(admitted).then((result) => ({ result, startedAt }));
-      }, admitted.decodeBytes);
-      if (!outcome.ran) {
-        retryAfterMs = outcome.retryAfterMs;
-        throw new ProtocolError(
-          'overloaded',
-          outcome.reason === 'refused'
-            ? 'the gateway holds too many frames waiting; retry later'
-            : 'the gateway cannot start this frame within its latency budget; retry later',
-        );
-      }
-      const { result, startedAt } = outcome.value;
-      const reply = detectionsReply(parsed.body, result, { receivedAt, startedAt });
+      const { reply, result } = await detectOnce(deps, parsed.body, receivedAt);
       sendMessage(response, 200, reply, codec);
       deps.metrics.frames.inc({ transport: 'http', codec: requestCodec, outcome: 'detections' });
       observeStages(deps.metrics, reply.model, reply.timings, result);
     } catch (error) {
-      const code = sendError(response, error, { codec, id, retryAfterMs, logger: deps.logger, context: 'detect request' });
+      const code = sendError(response, error, { codec, id, logger: deps.logger, context: 'detect request' });
       deps.metrics.frames.inc({ transport: 'http', codec: requestCodec, outcome: code });
     }
   });

@@ -38,8 +38,24 @@ export interface ErrorResponseOptions {
 export function sendError(response: Response, error: unknown, options: ErrorResponseOptions): ErrorCode {
   const { reply, fault } = errorReply(error, options.id, options.retryAfterMs);
   if (fault !== undefined) options.logger.error({ err: fault }, `${options.context} failed`);
-  // HTTP's own way of saying when to come back, in whole seconds, beside the body's retryAfterMs.
-  if (reply.retryAfterMs !== undefined) response.setHeader('Retry-After', String(Math.max(1, Math.ceil(reply.retryAfterMs / 1000))));
+  setRetryAfter(response, reply.retryAfterMs);
   sendMessage(response, HTTP_STATUS_BY_ERROR[reply.code], reply, options.codec);
   return reply.code;
+}
+
+/**
+ * An error of the KServe v2 endpoints, in the Open Inference Protocol's form (`{"error": "..."}`, what
+ * tritonclient shows), built by the same `errorReply` with the same status table.
+ */
+export function sendV2Error(response: Response, error: unknown, options: Omit<ErrorResponseOptions, 'codec' | 'id'>): ErrorCode {
+  const { reply, fault } = errorReply(error, undefined, options.retryAfterMs);
+  if (fault !== undefined) options.logger.error({ err: fault }, `${options.context} failed`);
+  setRetryAfter(response, reply.retryAfterMs);
+  response.status(HTTP_STATUS_BY_ERROR[reply.code]).json({ error: `${reply.code}: ${reply.message}` });
+  return reply.code;
+}
+
+/** HTTP's own way of saying when to come back, in whole seconds, beside the body's retryAfterMs. */
+function setRetryAfter(response: Response, retryAfterMs: number | undefined): void {
+  if (retryAfterMs !== undefined) response.setHeader('Retry-After', String(Math.max(1, Math.ceil(retryAfterMs / 1000))));
 }

@@ -13,6 +13,8 @@ import {
   LIVE_PATH,
   PROTOCOL_VERSION,
   READY_PATH,
+  V2_LIVE_PATH,
+  V2_READY_PATH,
   type HealthResponse,
   type ReadinessResponse,
 } from '@sightline/shared/protocol';
@@ -33,17 +35,31 @@ export function probeRoutes(deps: { lifecycle: Lifecycle; pool: InferencePool; r
     response.json({ live: true });
   });
 
+  const readiness = (): ReadinessResponse => {
+    if (lifecycle.draining) return { ready: false, reason: 'draining: the gateway is shutting down' };
+    if (!pool.healthy) return { ready: false, reason: 'inference workers are not all up' };
+    if (registry.names.length === 0) return { ready: false, reason: 'no model can be served (GET /healthz says why)' };
+    const [engine] = engines.problems;
+    if (engine) return { ready: false, reason: `inference engine unavailable for ${engine.model}: ${engine.reason}` };
+    return { ready: true };
+  };
+
   router.get(READY_PATH, (_request, response) => {
     noStore(response);
-    let body: ReadinessResponse = { ready: true };
-    if (lifecycle.draining) body = { ready: false, reason: 'draining: the gateway is shutting down' };
-    else if (!pool.healthy) body = { ready: false, reason: 'inference workers are not all up' };
-    else if (registry.names.length === 0) body = { ready: false, reason: 'no model can be served (GET /healthz says why)' };
-    else if (engines.problems.length > 0) {
-      const [first] = engines.problems;
-      body = { ready: false, reason: `inference engine unavailable for ${first!.model}: ${first!.reason}` };
-    }
+    const body = readiness();
     response.status(body.ready ? 200 : 503).json(body);
+  });
+
+  // The same answers under the Open Inference Protocol's paths (KServe v2, what tritonclient asks).
+  router.get(V2_LIVE_PATH, (_request, response) => {
+    noStore(response);
+    response.status(200).end();
+  });
+  router.get(V2_READY_PATH, (_request, response) => {
+    noStore(response);
+    const body = readiness();
+    if (body.ready) response.status(200).end();
+    else response.status(503).json({ error: body.reason });
   });
 
   return router;

@@ -207,8 +207,8 @@ function tensorBytes(tensor: KserveTensor): Uint8Array {
   return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
 }
 
-/** An input as the encoder takes it: one or more byte chunks that together are the tensor's data. */
-interface EncodableInput {
+/** A tensor as the encoder takes it: one or more byte chunks that together are its data. */
+export interface EncodableInput {
   name: string;
   datatype: KserveDatatype;
   shape: readonly number[];
@@ -230,25 +230,44 @@ export interface EncodedInferRequest {
 }
 
 function encodeInputs(inputs: readonly EncodableInput[], options: EncodeOptions): EncodedInferRequest {
-  const sizes = inputs.map((input) => input.chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0));
+  return encodeTensorMessage(
+    {
+      ...(options.id === undefined ? {} : { id: options.id }),
+      ...(options.outputs ? { outputs: options.outputs.map((name) => ({ name, parameters: { binary_data: true } })) } : {}),
+      parameters: { binary_data_output: true },
+    },
+    'inputs',
+    inputs,
+  );
+}
+
+/**
+ * A request or response of the binary tensor data extension (both directions have the same form): the
+ * JSON header (`fields`, plus the tensors under `key` each with its `binary_data_size`), then every tensor's
+ * little-endian bytes in order. The gateway's own v2 endpoint answers with it too (http/v2-routes.ts).
+ */
+export function encodeTensorMessage(
+  fields: Record<string, unknown>,
+  key: 'inputs' | 'outputs',
+  tensors: readonly EncodableInput[],
+): EncodedInferRequest {
+  const sizes = tensors.map((tensor) => tensor.chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0));
   const header = {
-    ...(options.id === undefined ? {} : { id: options.id }),
-    inputs: inputs.map((input, i) => ({
-      name: input.name,
-      shape: input.shape,
-      datatype: input.datatype,
+    ...fields,
+    [key]: tensors.map((tensor, i) => ({
+      name: tensor.name,
+      shape: tensor.shape,
+      datatype: tensor.datatype,
       parameters: { binary_data_size: sizes[i] },
     })),
-    ...(options.outputs ? { outputs: options.outputs.map((name) => ({ name, parameters: { binary_data: true } })) } : {}),
-    parameters: { binary_data_output: true },
   };
   const headerBytes = utf8Encoder.encode(JSON.stringify(header));
   const body = new Uint8Array(headerBytes.byteLength + sizes.reduce((a, b) => a + b, 0));
   body.set(headerBytes, 0);
   let offset = headerBytes.byteLength;
-  for (const input of inputs) {
-    const elementSize = input.datatype === 'BYTES' ? 1 : NUMERIC[input.datatype].array.BYTES_PER_ELEMENT;
-    for (const chunk of input.chunks) {
+  for (const tensor of tensors) {
+    const elementSize = tensor.datatype === 'BYTES' ? 1 : NUMERIC[tensor.datatype].array.BYTES_PER_ELEMENT;
+    for (const chunk of tensor.chunks) {
       body.set(chunk, offset);
       if (!HOST_IS_LITTLE_ENDIAN && elementSize > 1) swapBytes(body.subarray(offset, offset + chunk.byteLength), elementSize);
       offset += chunk.byteLength;
@@ -257,15 +276,17 @@ function encodeInputs(inputs: readonly EncodableInput[], options: EncodeOptions)
   return { body, headerLength: headerBytes.byteLength };
 }
 
-/** Tensors -> an infer request body with the binary tensor data extension, every output asked for as binary. */
-export function encodeInferRequest(inputs: readonly KserveTensor[], options: EncodeOptions = {}): EncodedInferRequest {
-  return encodeInputs(
-    inputs.map((tensor) => ({ name: tensor.name, datatype: tensor.datatype, shape: tensor.shape, chunks: [tensorBytes(tensor)] })),
-    options,
-  );
+/** One tensor as the encoder takes it (its bytes checked against its shape and type). */
+export function encodableTensor(tensor: KserveTensor): EncodableInput {
+  return { name: tensor.name, datatype: tensor.datatype, shape: tensor.shape, chunks: [tensorBytes(tensor)] };
 }
 
-const outputSchema = z.object({
+/** Tensors -> an infer request body with the binary tensor data extension, every output asked for as binary. */
+export function encodeInferRequest(inputs: readonly KserveTensor[], options: EncodeOptions = {}): EncodedInferRequest {
+  return encodeInputs(inputs.map(encodableTensor), options);
+}
+
+const tensorSchema = z.object({
   name: z.string(),
   datatype: z.enum(KSERVE_DATATYPES),
   shape: z.array(z.number().int().nonnegative()),
@@ -277,7 +298,7 @@ const inferResponseSchema = z.object({
   model_name: z.string(),
   model_version: z.string().optional(),
   id: z.string().optional(),
-  outputs: z.array(outputSchema),
+  outputs: z.array(tensorSchema),
 });
 
 export interface InferResponse {
@@ -339,40 +360,53 @@ function bytesFromJson(values: readonly unknown[], count: number, name: string):
  * absent, the whole body is JSON. Throws (a plain Error) on anything that does not add up.
  */
 export function decodeInferResponse(body: Uint8Array, headerLength?: number): InferResponse {
-  const jsonEnd = headerLength ?? body.byteLength;
-  if (!Number.isInteger(jsonEnd) || jsonEnd < 0 || jsonEnd > body.byteLength) {
-    throw new Error(`JSON header length ${headerLength} does not fit a body of ${body.byteLength} bytes`);
-  }
-  const parsed = inferResponseSchema.safeParse(JSON.parse(utf8Decoder.decode(body.subarray(0, jsonEnd))));
-  if (!parsed.success) throw new Error(`not an infer response: ${z.prettifyError(parsed.error)}`);
-  const header = parsed.data;
-  let offset = jsonEnd;
-  const outputs = header.outputs.map((output): KserveTensor => {
-    const { name, datatype, shape } = output;
-    const count = elementCount(shape);
-    const size = output.parameters?.binary_data_size;
-    let data: TensorValues;
-    if (size !== undefined) {
-      if (offset + size > body.byteLength)
-        throw new Error(`output ${name}: ${size} bytes of binary data, ${body.byteLength - offset} left in the body`);
-      const bytes = body.subarray(offset, offset + size);
-      offset += size;
-      data = datatype === 'BYTES' ? decodeBytesElements(bytes, count) : numericFromBytes(datatype, bytes, count, name);
-    } else if (output.data !== undefined) {
-      data = datatype === 'BYTES' ? bytesFromJson(output.data, count, name) : numericFromJson(datatype, output.data, count, name);
-    } else {
-      throw new Error(`output ${name} has neither binary data nor JSON data`);
-    }
-    return { name, datatype, shape, data };
-  });
-  if (offset !== body.byteLength) throw new Error(`${body.byteLength - offset} bytes after the last output's data`);
+  const { header, tensors } = decodeTensorMessage(body, headerLength, inferResponseSchema, 'outputs');
   return {
     modelName: header.model_name,
     ...(header.model_version === undefined ? {} : { modelVersion: header.model_version }),
     ...(header.id === undefined ? {} : { id: header.id }),
-    outputs,
+    outputs: tensors,
   };
 }
+
+/** The tensors of a header parsed by `schema` under `key`, with their data from the binary part or the JSON. */
+export function decodeTensorMessage<S extends z.ZodType<Record<K, Array<z.output<typeof tensorSchema>>>>, K extends 'inputs' | 'outputs'>(
+  body: Uint8Array,
+  headerLength: number | undefined,
+  schema: S,
+  key: K,
+): { header: z.output<S>; tensors: KserveTensor[] } {
+  const jsonEnd = headerLength ?? body.byteLength;
+  if (!Number.isInteger(jsonEnd) || jsonEnd < 0 || jsonEnd > body.byteLength) {
+    throw new Error(`JSON header length ${headerLength} does not fit a body of ${body.byteLength} bytes`);
+  }
+  const parsed = schema.safeParse(JSON.parse(utf8Decoder.decode(body.subarray(0, jsonEnd))));
+  if (!parsed.success) throw new Error(`not an infer ${key === 'outputs' ? 'response' : 'request'}: ${z.prettifyError(parsed.error)}`);
+  const header = parsed.data;
+  let offset = jsonEnd;
+  const tensors = header[key].map((tensor): KserveTensor => {
+    const { name, datatype, shape } = tensor;
+    const count = elementCount(shape);
+    const size = tensor.parameters?.binary_data_size;
+    let data: TensorValues;
+    if (size !== undefined) {
+      if (offset + size > body.byteLength)
+        throw new Error(`${key.slice(0, -1)} ${name}: ${size} bytes of binary data, ${body.byteLength - offset} left in the body`);
+      const bytes = body.subarray(offset, offset + size);
+      offset += size;
+      data = datatype === 'BYTES' ? decodeBytesElements(bytes, count) : numericFromBytes(datatype, bytes, count, name);
+    } else if (tensor.data !== undefined) {
+      data = datatype === 'BYTES' ? bytesFromJson(tensor.data, count, name) : numericFromJson(datatype, tensor.data, count, name);
+    } else {
+      throw new Error(`${key.slice(0, -1)} ${name} has neither binary data nor JSON data`);
+    }
+    return { name, datatype, shape, data };
+  });
+  if (offset !== body.byteLength) throw new Error(`${body.byteLength - offset} bytes after the last ${key.slice(0, -1)}'s data`);
+  return { header, tensors };
+}
+
+export { tensorSchema };
 
 /** A decoded output as the shared output decoders read it (onnxruntime's element type names). */
 export function toOutputTensor(tensor: KserveTensor): OutputTensor {

@@ -20,7 +20,7 @@ const TOKEN_PAGE = `<!doctype html><meta charset="utf-8"><meta name="viewport" c
 shown by a dashboard that is already connected.</p></body>`;
 
 /** Paths answered as API (JSON errors); everything else is a page for people. */
-const isApi = (path: string) => path.startsWith('/api/') || path === '/healthz' || path === '/metrics';
+const isApi = (path: string) => path.startsWith('/api/') || path.startsWith('/v2') || path === '/healthz' || path === '/metrics';
 
 function refuse(request: Request, response: Response, verdict: Extract<Verdict, { ok: false }>): void {
   const code = verdict.status === 401 ? 'unauthorized' : 'forbidden';

@@ -63,6 +63,8 @@ const configSchema = z
     threads: z.coerce.number().int().min(1).max(64),
     /** Inference workers: frames inferred side by side when frames queue up, on an equal share of `threads` each. */
     workers: z.coerce.number().int().min(1).max(16),
+    /** Frames of one model a worker runs as one batch when they queue up, if the model's graph takes a batch (1: never). */
+    maxBatch: z.coerce.number().int().min(1).max(64),
     /** Frames per connection being processed at once. */
     maxInFlight: z.coerce.number().int().min(1).max(64),
     /** Frames per connection waiting beyond maxInFlight; the newest wins. 0 drops at once when busy. */
@@ -123,6 +125,7 @@ export const DEFAULT_CONFIG: GatewayConfig = {
   webDir: `${repoRoot}web/dist`,
   threads: Math.min(64, cpus),
   workers: Math.min(16, cpus),
+  maxBatch: 1,
   maxInFlight: 2,
   queueLength: 2,
   maxPending: 64,
@@ -214,6 +217,11 @@ const SETTINGS: Record<keyof GatewayConfig, { flags: string; env: string; help: 
     flags: '--workers <n>',
     env: 'SIGHTLINE_WORKERS',
     help: "frames inferred side by side once frames queue up, sharing the threads (default: CPUs available, a container's CPU quota included)",
+  },
+  maxBatch: {
+    flags: '--max-batch <n>',
+    env: 'SIGHTLINE_MAX_BATCH',
+    help: `frames of one model run as one batch when they queue up, for models whose graph takes a batch (default ${DEFAULT_CONFIG.maxBatch}: every frame alone)`,
   },
   maxInFlight: {
     flags: '--max-in-flight <n>',

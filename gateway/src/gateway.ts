@@ -72,6 +72,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, seams:
     maxPixels: config.maxPixels,
     turbo: config.jpegDecoder === 'turbo',
     engineTimeoutMs: config.inferenceTimeoutMs,
+    maxBatch: config.maxBatch,
     logger,
     onRun: (wide) => metrics.inferenceRuns.inc({ threads: wide ? 'all' : 'shared' }),
     ...(seams.inferenceGate ? { gate: seams.inferenceGate } : {}),

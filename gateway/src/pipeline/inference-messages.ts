@@ -20,24 +20,23 @@ export type WorkerRequest =
   | { type: 'unload'; requestId: number; model: string }
   | {
       type: 'run';
-      jobId: number;
       model: string;
       /** Which of the model's sessions: one of the setup's thread counts. */
       threads: number;
-      threshold: number;
-      /** The frame's encoded bytes, in a buffer of their own (transferred, not copied). */
-      image: Uint8Array;
+      /** One frame, or several of this model run as one batch; each image in a buffer of its own (transferred). */
+      frames: { jobId: number; threshold: number; image: Uint8Array }[];
     }
   /** Release the sessions and end the thread (sent only when no run is in progress). */
   | { type: 'stop' };
 
 export type WorkerReply =
   | { type: 'ready'; turbo: boolean }
-  | { type: 'loaded'; requestId: number }
+  /** `batchable`: the graph takes several frames at once (its input's dim 0 is not fixed). */
+  | { type: 'loaded'; requestId: number; batchable: boolean }
   /** The model could not be opened here: onnxruntime's or the decoder's reason. */
   | { type: 'load_failed'; requestId: number; message: string }
   | { type: 'unloaded'; requestId: number }
   /** The whole frame path ran in the worker: only the detections and the stage timings cross back. */
-  | { type: 'done'; jobId: number; result: FrameResult }
+  | { type: 'done'; jobId: number; result: FrameResult; batch: number }
   /** `code` is the protocol's when the frame was refused (bad_image, too_large, unknown_model), `internal` for a fault. */
   | { type: 'failed'; jobId: number; code: ErrorCode; message: string; retryAfterMs?: number };

@@ -29,6 +29,8 @@ export interface InferenceJob {
 export interface InferenceResult extends FrameResult {
   /** Waiting for a free worker. */
   queueMs: number;
+  /** Frames run together in the frame's run (1: alone). */
+  batch: number;
 }
 
 interface Job extends InferenceJob {
@@ -41,9 +43,10 @@ interface Job extends InferenceJob {
 
 interface Slot {
   worker: Worker;
-  job: Job | undefined;
+  /** The frames it runs now: one, or a batch of one model's frames run together. */
+  jobs: Job[];
   /** Model loads and unloads sent to this worker, by request id. */
-  requests: Map<number, { resolve: () => void; reject: (error: Error) => void }>;
+  requests: Map<number, { resolve: (batchable: boolean) => void; reject: (error: Error) => void }>;
   /** Called once the running job settles (close() waits for them). */
   idleWaiters: (() => void)[];
   /** The running job has every thread. */
@@ -64,8 +67,10 @@ export interface InferencePoolOptions {
   /** Bound on one request to a remote inference engine (models with an `engine`). */
   engineTimeoutMs?: number;
   logger: Logger;
-  /** Called as each run starts: `wide` when it has every thread. */
-  onRun?: (wide: boolean) => void;
+  /** Called as each run starts: `wide` when it has every thread; `frames` run together. */
+  onRun?: (wide: boolean, frames: number) => void;
+  /** Frames of one model run as one batch when they queue up, if its graph takes a batch (1: never). */
+  maxBatch?: number;
   /** Every frame passes it before it is queued for a worker (see DispatchGate). */
   gate?: DispatchGate;
 }
@@ -99,6 +104,8 @@ export class InferencePool {
   private turboInWorkers = true;
   /** What every worker has open (a replacement worker opens them all before it takes frames). */
   private readonly models = new Map<string, ModelSpec>();
+  /** The models whose graph takes a batch of frames (reported by the workers on load). */
+  private readonly batchable = new Set<string>();
   private nextRequestId = 1;
 
   private constructor(private readonly options: InferencePoolOptions) {}
@@ -137,11 +144,15 @@ export class InferencePool {
       throw failed.reason as Error;
     }
     this.models.set(name, spec);
+    const batchable = results.every((r) => r.status === 'fulfilled' && r.value);
+    if (batchable) this.batchable.add(name);
+    else this.batchable.delete(name);
   }
 
   /** Closes a model in every worker once no frame runs on it; frames asking for it from then on are `unknown_model`. */
   async unload(name: string): Promise<void> {
     this.models.delete(name);
+    this.batchable.delete(name);
     await Promise.allSettled(this.slots.map((slot) => this.request(slot, { type: 'unload', model: name })));
   }
 
@@ -179,9 +190,26 @@ export class InferencePool {
     this.closed = true;
     for (const job of this.waiting.splice(0)) job.reject(new ProtocolError('internal', 'the gateway is shutting down'));
     const slots = [...this.slots];
-    await Promise.all(slots.map((slot) => (slot.job ? new Promise<void>((resolve) => slot.idleWaiters.push(resolve)) : undefined)));
+    await Promise.all(
+      slots.map((slot) => (slot.jobs.length > 0 ? new Promise<void>((resolve) => slot.idleWaiters.push(resolve)) : undefined)),
+    );
     await Promise.all(slots.map((slot) => stopWorker(slot.worker)));
     this.slots.length = 0;
+  }
+
+  /**
+   * The next frame, and with it the frames of the same model waiting behind it, up to the batch limit, when
+   * that model's graph takes a batch: one run for several frames (SIGHTLINE_MAX_BATCH).
+   */
+  private takeBatch(): Job[] {
+    const first = this.waiting.shift()!;
+    const limit = this.batchable.has(first.model) ? (this.options.maxBatch ?? 1) : 1;
+    const batch = [first];
+    for (let i = 0; i < this.waiting.length && batch.length < limit;) {
+      if (this.waiting[i]!.model === first.model) batch.push(...this.waiting.splice(i, 1));
+      else i++;
+    }
+    return batch;
   }
 
   private get sharedThreads(): number {
@@ -191,27 +219,35 @@ export class InferencePool {
   private dispatch(): void {
     for (;;) {
       const next = nextDispatch(
-        this.slots.map((slot) => ({ busy: slot.job !== undefined, busyWide: slot.wide, canRunWide: slot.canRunWide })),
+        this.slots.map((slot) => ({ busy: slot.jobs.length > 0, busyWide: slot.wide, canRunWide: slot.canRunWide })),
         this.waiting.length,
       );
       if (!next) return;
       const slot = this.slots[next.slot]!;
-      const job = this.waiting.shift()!;
-      slot.job = job;
+      const jobs = this.takeBatch();
+      slot.jobs = jobs;
       slot.wide = next.wide;
-      job.dispatchedAt = performance.now();
+      const dispatchedAt = performance.now();
+      for (const job of jobs) job.dispatchedAt = dispatchedAt;
       const threads = next.wide ? this.options.threads : this.sharedThreads;
-      const { jobId, model, threshold, image } = job;
-      const request: WorkerRequest = { type: 'run', jobId, model, threads, threshold, image };
-      slot.worker.postMessage(request, [image.buffer as ArrayBuffer]);
-      this.options.onRun?.(next.wide);
+      const request: WorkerRequest = {
+        type: 'run',
+        model: jobs[0]!.model,
+        threads,
+        frames: jobs.map(({ jobId, threshold, image }) => ({ jobId, threshold, image })),
+      };
+      slot.worker.postMessage(
+        request,
+        jobs.map((job) => job.image.buffer as ArrayBuffer),
+      );
+      this.options.onRun?.(next.wide, jobs.length);
     }
   }
 
   /** Sends a load or unload to one worker; resolves on its answer. */
-  private request(slot: Slot, message: DistributiveOmit<Extract<WorkerRequest, { requestId: number }>, 'requestId'>): Promise<void> {
+  private request(slot: Slot, message: DistributiveOmit<Extract<WorkerRequest, { requestId: number }>, 'requestId'>): Promise<boolean> {
     const requestId = this.nextRequestId++;
-    return new Promise<void>((resolve, reject) => {
+    return new Promise<boolean>((resolve, reject) => {
       slot.requests.set(requestId, { resolve, reject });
       slot.worker.postMessage({ ...message, requestId } as WorkerRequest);
     });
@@ -226,7 +262,7 @@ export class InferencePool {
       engineTimeoutMs: this.options.engineTimeoutMs ?? 2000,
     };
     const worker = new Worker(WORKER_URL, { workerData: setup });
-    const slot: Slot = { worker, job: undefined, requests: new Map(), idleWaiters: [], wide: false, canRunWide };
+    const slot: Slot = { worker, jobs: [], requests: new Map(), idleWaiters: [], wide: false, canRunWide };
     return new Promise<void>((resolveReady, rejectReady) => {
       let ready = false;
       worker.on('message', (reply: WorkerReply) => {
@@ -252,7 +288,7 @@ export class InferencePool {
           const pending = slot.requests.get(reply.requestId);
           slot.requests.delete(reply.requestId);
           if (reply.type === 'load_failed') pending?.reject(new Error(reply.message));
-          else pending?.resolve();
+          else pending?.resolve(reply.type === 'loaded' && reply.batchable);
         } else {
           this.settle(slot, reply);
         }
@@ -264,8 +300,7 @@ export class InferencePool {
       worker.on('exit', (code) => {
         const index = this.slots.indexOf(slot);
         if (index >= 0) this.slots.splice(index, 1);
-        slot.job?.reject(new ProtocolError('internal', `inference worker exited (code ${code})`));
-        slot.job = undefined;
+        for (const job of slot.jobs.splice(0)) job.reject(new ProtocolError('internal', `inference worker exited (code ${code})`));
         slot.wide = false;
         for (const resolve of slot.idleWaiters.splice(0)) resolve();
         for (const pending of slot.requests.values()) pending.reject(new Error(`inference worker exited (code ${code})`));
@@ -282,11 +317,13 @@ export class InferencePool {
   }
 
   private settle(slot: Slot, reply: Extract<WorkerReply, { jobId: number }>): void {
-    const job = slot.job;
-    slot.job = undefined;
-    slot.wide = false;
-    for (const resolve of slot.idleWaiters.splice(0)) resolve();
-    if (!job || job.jobId !== reply.jobId) {
+    const index = slot.jobs.findIndex((job) => job.jobId === reply.jobId);
+    const job = index >= 0 ? slot.jobs.splice(index, 1)[0] : undefined;
+    if (slot.jobs.length === 0) {
+      slot.wide = false;
+      for (const resolve of slot.idleWaiters.splice(0)) resolve();
+    }
+    if (!job) {
       this.options.logger.error({ jobId: reply.jobId }, 'inference reply for an unknown job');
     } else if (reply.type === 'failed') {
       // The client's fault (an image no decoder takes) is the client's to read; the gateway's is logged, not sent.
@@ -296,9 +333,9 @@ export class InferencePool {
           : new ProtocolError(reply.code, reply.message, undefined, reply.retryAfterMs),
       );
     } else {
-      job.resolve({ ...reply.result, queueMs: job.dispatchedAt - job.enqueuedAt });
+      job.resolve({ ...reply.result, queueMs: job.dispatchedAt - job.enqueuedAt, batch: reply.batch });
     }
-    this.dispatch();
+    if (slot.jobs.length === 0) this.dispatch();
   }
 }
 

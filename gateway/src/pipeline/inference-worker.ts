@@ -10,7 +10,7 @@
  * the frame running on them, if any, has finished.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { runFrame, warmUpFramePath, type FramePath } from '@sightline/shared/model';
+import { runFrame, runFrames, warmUpFramePath, type FramePath } from '@sightline/shared/model';
 import { ProtocolError } from '@sightline/shared/validation';
 import type { ModelSpec } from '../models/manifest.ts';
 import { createFrameDecoder } from './frame-decoder.ts';
@@ -24,9 +24,11 @@ const jpeg = setup.turbo ? TurboJpegDecoder.open(setup.maxPixels) : undefined;
 const decode = createFrameDecoder({ maxPixels: setup.maxPixels, jpeg });
 
 interface OpenModel {
-  /** By thread count. This worker runs one frame at a time, so each path reuses one input buffer. */
+  /** By thread count. This worker runs one frame (or batch) at a time, so each path reuses one input buffer. */
   paths: Map<number, FramePath>;
   runners: OnnxRunner[];
+  /** The graph takes several frames at once. */
+  batchable: boolean;
 }
 
 const models = new Map<string, OpenModel>();
@@ -34,7 +36,7 @@ const models = new Map<string, OpenModel>();
 let running: Promise<unknown> = Promise.resolve();
 
 async function open(spec: ModelSpec): Promise<OpenModel> {
-  const opened: OpenModel = { paths: new Map(), runners: [] };
+  const opened: OpenModel = { paths: new Map(), runners: [], batchable: false };
   if (spec.engine) {
     // Served by a remote engine: no session here, and no warm-up run (the engine may not be up yet; the
     // gateway tells clients so until it is, engine-monitor.ts).
@@ -46,6 +48,7 @@ async function open(spec: ModelSpec): Promise<OpenModel> {
     for (const threads of setup.threadCounts) {
       const runner = await openOnnxRunner(spec, threads);
       opened.runners.push(runner);
+      opened.batchable = runner.batchable;
       const path = framePathOf(spec, decode, runner.run);
       await warmUpFramePath(path);
       opened.paths.set(threads, path);
@@ -68,7 +71,7 @@ async function load({ requestId, spec }: Extract<WorkerRequest, { type: 'load' }
     const opened = await open(spec);
     const previous = models.get(spec.manifest.name);
     models.set(spec.manifest.name, opened);
-    reply({ type: 'loaded', requestId });
+    reply({ type: 'loaded', requestId, batchable: opened.batchable });
     await release(previous);
   } catch (error) {
     reply({ type: 'load_failed', requestId, message: error instanceof Error ? error.message : String(error) });
@@ -83,26 +86,36 @@ async function unload({ requestId, model }: Extract<WorkerRequest, { type: 'unlo
 }
 
 async function run(request: Extract<WorkerRequest, { type: 'run' }>): Promise<void> {
-  const { jobId } = request;
+  const { frames } = request;
   const path = models.get(request.model)?.paths.get(request.threads);
   if (!path) {
-    reply({ type: 'failed', jobId, code: 'unknown_model', message: `model "${request.model}" is no longer served here` });
+    const message = `model "${request.model}" is no longer served here`;
+    for (const { jobId } of frames) reply({ type: 'failed', jobId, code: 'unknown_model', message });
     return;
   }
-  const frame = runFrame(path, request.image, request.threshold);
-  running = frame;
-  try {
-    reply({ type: 'done', jobId, result: await frame });
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+  const work =
+    frames.length === 1
+      ? runFrame(path, frames[0]!.image, frames[0]!.threshold).then(
+          (result) => [result],
+          (error: unknown) => [error instanceof Error ? error : new Error(String(error))],
+        )
+      : runFrames(path, frames).catch((error: unknown) => frames.map(() => (error instanceof Error ? error : new Error(String(error)))));
+  running = work;
+  const results = await work;
+  frames.forEach(({ jobId }, i) => {
+    const result = results[i]!;
+    if (!(result instanceof Error)) {
+      reply({ type: 'done', jobId, result, batch: frames.length });
+      return;
+    }
     reply({
       type: 'failed',
       jobId,
-      code: error instanceof ProtocolError ? error.code : 'internal',
-      message,
-      ...(error instanceof ProtocolError && error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}),
+      code: result instanceof ProtocolError ? result.code : 'internal',
+      message: result.message,
+      ...(result instanceof ProtocolError && result.retryAfterMs !== undefined ? { retryAfterMs: result.retryAfterMs } : {}),
     });
-  }
+  });
 }
 
 async function stop(): Promise<void> {

@@ -22,6 +22,8 @@ import { inferenceSessionOptions } from './session-options.ts';
 
 export interface OnnxRunner {
   run: ModelRunner;
+  /** The graph's input takes several frames at once (its dim 0 is symbolic). */
+  batchable: boolean;
   release(): Promise<void>;
 }
 
@@ -32,7 +34,11 @@ function ortTensor(tensor: InputTensor): ort.Tensor {
 /** An onnxruntime-node session for `spec` with `threads` intra-op threads, as a ModelRunner. */
 export async function openOnnxRunner(spec: ModelSpec, threads: number): Promise<OnnxRunner> {
   const session = await ort.InferenceSession.create(spec.modelPath, inferenceSessionOptions(threads));
+  const input = session.inputMetadata[0];
+  const dim0 = input?.isTensor ? input.shape[0] : 1;
+  const batchable = typeof dim0 !== 'number' || dim0 < 0;
   return {
+    batchable,
     run: async (inputs) => {
       const feeds: Record<string, ort.Tensor> = {};
       for (const [name, tensor] of Object.entries(inputs)) feeds[name] = ortTensor(tensor);

@@ -162,3 +162,43 @@ describe('inference pool stopping (one worker, sharp for every frame)', () => {
     expect((await refusal(pool.run(frame()))).code).toBe('internal');
   });
 });
+
+describe('inference pool, batching', () => {
+  let pool: InferencePool;
+  const runs: number[] = [];
+
+  beforeAll(async () => {
+    pool = await InferencePool.start({
+      threads: 2,
+      workers: 1,
+      maxPixels: MAX_PIXELS,
+      turbo: true,
+      maxBatch: 3,
+      logger: createLogger('silent'),
+      onRun: (_wide, frames) => runs.push(frames),
+    });
+    await pool.load(ssd);
+  });
+  afterAll(() => pool?.close());
+
+  it('runs the frames that queue up as one batch, each with the detections it gets alone, a bad image failing alone', async () => {
+    const kite = readPhoto('kite.jpg');
+    const alone = await Promise.all([dog, kite].map(async (image) => labels(await pool.run(frame(image)))));
+    runs.length = 0;
+    // One worker: the first frame runs alone, the four queued behind it go in batches of at most three.
+    const results = await Promise.allSettled([dog, dog, kite, Buffer.from('not an image'), dog].map((image) => pool.run(frame(image))));
+    expect(runs).toEqual([1, 3, 1]);
+    const [first, second, third, bad, fifth] = results;
+    expect(bad).toMatchObject({ status: 'rejected', reason: { code: 'bad_image' } });
+    for (const [result, expected] of [
+      [first, alone[0]],
+      [second, alone[0]],
+      [third, alone[1]],
+      [fifth, alone[0]],
+    ] as const) {
+      expect(result!.status).toBe('fulfilled');
+      expect(labels((result as PromiseFulfilledResult<InferenceResult>).value)).toEqual(expected);
+    }
+    expect((second as PromiseFulfilledResult<InferenceResult>).value.batch).toBe(3);
+  });
+});

@@ -27,6 +27,7 @@ const RESULT: InferenceResult = {
   decoder: 'turbo',
   stages: { decodeMs: 1.5, preprocessMs: 0.5, inferenceMs: 20, postprocessMs: 0.25 },
   queueMs: 7,
+  batch: 1,
 };
 
 /** A pool that takes over the buffer it is given, as postMessage with a transfer list does. */

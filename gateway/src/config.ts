@@ -8,12 +8,10 @@ import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
 import { z } from 'zod';
 import { cpuBudget } from './cpu-budget.ts';
-import { largestDecodeBytes } from './pipeline/frame-admission.ts';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 /** The cores this process may run on, capped by a container's CPU quota: threads sized to the host would be throttled. */
 const cpus = cpuBudget().cpus;
-const MIB = 1024 * 1024;
 
 /** A comma-separated list in one variable or flag. */
 const list = z
@@ -75,8 +73,12 @@ const configSchema = z
     maxProcessing: z.coerce.number().int().min(1).max(256).optional(),
     /** Longest predicted wait for a place a frame is accepted with; a frame predicted to wait longer is refused on receipt. */
     queueBudgetMs: z.coerce.number().int().min(0).max(60_000),
-    /** MiB of decoded pixels of the frames processed at once; a large frame waits for room. */
+    /** MiB that the decodes of the frames processed at once may hold; a costly frame waits for room. */
     decodeBudgetMb: z.coerce.number().int().min(1).max(65_536),
+    /** MiB one frame's decode may hold; more is `too_large` on receipt. */
+    frameDecodeMb: z.coerce.number().int().min(1).max(65_536),
+    /** MiB of messages and request bodies still arriving, across every connection; past it, reading waits. */
+    receiveBudgetMb: z.coerce.number().int().min(1).max(65_536),
     /** Per connection: bytes waiting to be sent (replies, pongs) before the connection is closed as a slow consumer. */
     maxBufferedBytes: z.coerce.number().int().min(1024),
     /** Per connection: messages per second before `rate_limited`; persisting past it closes the connection. */
@@ -102,9 +104,9 @@ const configSchema = z
     message: 'give both the certificate and its key, or neither',
     path: ['tlsCert'],
   })
-  .refine((config) => config.decodeBudgetMb * MIB >= largestDecodeBytes(config.maxPixels), {
-    message: 'too small for one image of SIGHTLINE_MAX_PIXELS: raise it, or lower the pixel limit (docs/RELIABILITY.md)',
-    path: ['decodeBudgetMb'],
+  .refine((config) => config.frameDecodeMb <= config.decodeBudgetMb, {
+    message: 'one frame may not hold more than the whole decode budget (SIGHTLINE_DECODE_BUDGET_MB)',
+    path: ['frameDecodeMb'],
   });
 
 export type GatewayConfig = z.output<typeof configSchema>;
@@ -130,7 +132,9 @@ export const DEFAULT_CONFIG: GatewayConfig = {
   queueLength: 2,
   maxPending: 64,
   queueBudgetMs: 25,
-  decodeBudgetMb: 128,
+  decodeBudgetMb: 256,
+  frameDecodeMb: 128,
+  receiveBudgetMb: 128,
   maxBufferedBytes: 1024 * 1024,
   maxMessagesPerSecond: 200,
   jpegDecoder: 'turbo',
@@ -251,7 +255,17 @@ const SETTINGS: Record<keyof GatewayConfig, { flags: string; env: string; help: 
   decodeBudgetMb: {
     flags: '--decode-budget-mb <MiB>',
     env: 'SIGHTLINE_DECODE_BUDGET_MB',
-    help: `decoded pixels of the frames processed at once, MiB; a large frame waits for room (default ${DEFAULT_CONFIG.decodeBudgetMb})`,
+    help: `MiB the decodes of the frames processed at once may hold; a costly frame waits for room (default ${DEFAULT_CONFIG.decodeBudgetMb})`,
+  },
+  receiveBudgetMb: {
+    flags: '--receive-budget-mb <MiB>',
+    env: 'SIGHTLINE_RECEIVE_BUDGET_MB',
+    help: `MiB of messages and request bodies still arriving, across every connection; past it the gateway reads them later (TCP makes senders wait) (default ${DEFAULT_CONFIG.receiveBudgetMb})`,
+  },
+  frameDecodeMb: {
+    flags: '--frame-decode-mb <MiB>',
+    env: 'SIGHTLINE_FRAME_DECODE_MB',
+    help: `MiB one frame's decode may hold, estimated from its header (a progressive or interlaced encoding holds far more than its pixels); more is too_large (default ${DEFAULT_CONFIG.frameDecodeMb})`,
   },
   maxBufferedBytes: {
     flags: '--max-buffered-bytes <n>',

@@ -18,6 +18,7 @@ import { EngineMonitor } from './pipeline/engine-monitor.ts';
 import { InferencePool, type DispatchGate } from './pipeline/inference-pool.ts';
 import { Lifecycle } from './lifecycle.ts';
 import { FairScheduler } from './scheduling/fair-scheduler.ts';
+import { ReceiveBudget } from './scheduling/receive-budget.ts';
 import { AccessPolicy } from './security/access-policy.ts';
 import { accessUrls, resolveExposure, warnAboutExposure, withoutToken, type Exposure } from './security/exposure.ts';
 import { warmUp } from './warm-up.ts';
@@ -56,6 +57,7 @@ export interface RunningGateway {
 /** How often a remote inference engine's readiness is asked, and how many failures in a row take it out. */
 const ENGINE_PROBE_MS = 1000;
 const ENGINE_FAILURES_TO_OPEN = 2;
+const MIB = 1024 * 1024;
 
 /** Seams for tests that drive a gateway in-process; the command line passes none. */
 export interface GatewaySeams {
@@ -106,7 +108,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, seams:
     'models loaded',
   );
 
-  const detector = new Detector(registry, pool, config.maxPixels, engines);
+  const detector = new Detector(registry, pool, { maxPixels: config.maxPixels, maxFrameDecodeBytes: config.frameDecodeMb * MIB }, engines);
   await warmUp(detector, registry.names, logger);
   const limits: Limits = {
     maxMessageBytes: config.maxMessageBytes,
@@ -121,9 +123,10 @@ export async function startGateway(config: GatewayConfig, logger: Logger, seams:
     capacity: config.maxProcessing ?? config.workers + 1,
     budgetMs: config.queueBudgetMs,
     maxWaiting: config.maxPending,
-    memoryBudgetBytes: config.decodeBudgetMb * 1024 * 1024,
+    memoryBudgetBytes: config.decodeBudgetMb * MIB,
   });
   const lifecycle = new Lifecycle();
+  const receiveBudget = new ReceiveBudget(config.receiveBudgetMb * MIB);
   const exposure = await resolveExposure(config);
   warnAboutExposure(exposure, logger);
 
@@ -151,6 +154,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, seams:
     logger,
     webDir: config.webDir,
     maxMessageBytes: config.maxMessageBytes,
+    receiveBudget,
     policy,
     access,
     secureCookie: scheme === 'https',
@@ -174,6 +178,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, seams:
     policy,
     instance: config.instance,
     heartbeatMs: config.heartbeatMs,
+    receiveBudget,
     logger,
     metrics,
   });

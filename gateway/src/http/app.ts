@@ -21,6 +21,7 @@ import type { Detector } from '../pipeline/detector.ts';
 import type { EngineMonitor } from '../pipeline/engine-monitor.ts';
 import type { InferencePool } from '../pipeline/inference-pool.ts';
 import type { FairScheduler } from '../scheduling/fair-scheduler.ts';
+import type { ReceiveBudget } from '../scheduling/receive-budget.ts';
 import type { AccessPolicy } from '../security/access-policy.ts';
 import { httpGuard } from '../security/http-guard.ts';
 import { securityHeaders } from '../security/security-headers.ts';
@@ -41,6 +42,7 @@ export interface AppDependencies {
   logger: Logger;
   webDir: string;
   maxMessageBytes: number;
+  receiveBudget: ReceiveBudget;
   policy: AccessPolicy;
   /** What GET /api/access answers. */
   access: AccessInfo;

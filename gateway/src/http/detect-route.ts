@@ -16,6 +16,7 @@ import type { Logger } from '../logger.ts';
 import { observeStages, type Metrics } from '../metrics.ts';
 import type { Detector } from '../pipeline/detector.ts';
 import type { FairScheduler } from '../scheduling/fair-scheduler.ts';
+import { reserveBody, type ReceiveBudget } from '../scheduling/receive-budget.ts';
 import { detectOnce } from './detect-once.ts';
 import { sendError, sendMessage } from './error-response.ts';
 
@@ -46,27 +47,33 @@ export function detectRouter(deps: {
   detector: Detector;
   scheduler: FairScheduler;
   maxMessageBytes: number;
+  receiveBudget: ReceiveBudget;
   logger: Logger;
   metrics: Metrics;
 }): Router {
   const router = express.Router();
-  router.post('/', express.raw({ type: () => true, limit: deps.maxMessageBytes }), async (request: Request, response: Response) => {
-    const receivedAt = performance.now();
-    const codec = replyCodec(request);
-    let requestCodec: Codec | 'raw' = 'raw';
-    let id: number | undefined;
-    try {
-      const parsed = readRequest(request);
-      requestCodec = parsed.codec;
-      id = parsed.body.id;
-      const { reply, result } = await detectOnce(deps, parsed.body, receivedAt);
-      sendMessage(response, 200, reply, codec);
-      deps.metrics.frames.inc({ transport: 'http', codec: requestCodec, outcome: 'detections' });
-      observeStages(deps.metrics, reply.model, reply.timings, result);
-    } catch (error) {
-      const code = sendError(response, error, { codec, id, logger: deps.logger, context: 'detect request' });
-      deps.metrics.frames.inc({ transport: 'http', codec: requestCodec, outcome: code });
-    }
-  });
+  router.post(
+    '/',
+    reserveBody(deps.receiveBudget, deps.maxMessageBytes),
+    express.raw({ type: () => true, limit: deps.maxMessageBytes }),
+    async (request: Request, response: Response) => {
+      const receivedAt = performance.now();
+      const codec = replyCodec(request);
+      let requestCodec: Codec | 'raw' = 'raw';
+      let id: number | undefined;
+      try {
+        const parsed = readRequest(request);
+        requestCodec = parsed.codec;
+        id = parsed.body.id;
+        const { reply, result } = await detectOnce(deps, parsed.body, receivedAt);
+        sendMessage(response, 200, reply, codec);
+        deps.metrics.frames.inc({ transport: 'http', codec: requestCodec, outcome: 'detections' });
+        observeStages(deps.metrics, reply.model, reply.timings, result);
+      } catch (error) {
+        const code = sendError(response, error, { codec, id, logger: deps.logger, context: 'detect request' });
+        deps.metrics.frames.inc({ transport: 'http', codec: requestCodec, outcome: code });
+      }
+    },
+  );
   return router;
 }

@@ -24,6 +24,7 @@ import {
   tensorSchema,
   type KserveTensor,
 } from '../pipeline/kserve-client.ts';
+import { reserveBody, type ReceiveBudget } from '../scheduling/receive-budget.ts';
 import { detectOnce, type DetectOnceDeps } from './detect-once.ts';
 import { sendV2Error } from './error-response.ts';
 
@@ -47,6 +48,7 @@ export interface V2Deps extends DetectOnceDeps {
   registry: ModelRegistry;
   engines: EngineMonitor;
   maxMessageBytes: number;
+  receiveBudget: ReceiveBudget;
   logger: Logger;
   metrics: Metrics;
 }
@@ -148,6 +150,7 @@ export function v2Router(deps: V2Deps): Router {
 
   router.post(
     '/v2/models/:name/infer',
+    reserveBody(deps.receiveBudget, deps.maxMessageBytes),
     express.raw({ type: () => true, limit: deps.maxMessageBytes }),
     async (request: Request<{ name: string }>, response: Response) => {
       const receivedAt = performance.now();

@@ -25,8 +25,11 @@ export interface DecodedImage {
 }
 
 // Single-threaded libvips per image: each inference worker decodes its own frame, and the other cores
-// are busy with inference already.
+// are busy with inference already (also sharp's own default on glibc, against fragmentation).
 sharp.concurrency(1);
+// No operation cache: frames never repeat, so nothing cached is reused, and libvips' cache holds decoder
+// state beyond its own accounting (302 MB after one interlaced 16-bit PNG against a 50 MB limit; docs/RELIABILITY.md).
+sharp.cache(false);
 
 function openImage(bytes: Uint8Array, maxPixels: number) {
   // limitInputPixels repeats the header check inside libvips, so no path decodes a bomb.

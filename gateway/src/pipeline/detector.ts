@@ -10,7 +10,7 @@ import type { ModelSpec } from '../models/manifest.ts';
 import type { ModelRegistry } from '../models/model-registry.ts';
 import { ProtocolError } from '@sightline/shared/validation';
 import type { EngineMonitor } from './engine-monitor.ts';
-import { admitImage, type FrameAdmission } from './frame-admission.ts';
+import { admitImage, type AdmissionLimits, type FrameAdmission } from './frame-admission.ts';
 import type { InferencePool } from './inference-pool.ts';
 
 export interface DetectRequest {
@@ -45,7 +45,7 @@ export class Detector {
   constructor(
     private readonly registry: ModelRegistry,
     private readonly pool: InferencePool,
-    private readonly maxPixels: number,
+    private readonly limits: AdmissionLimits,
     /** The remote engines' health, for models they run; none: every model runs locally. */
     private readonly engines?: EngineMonitor,
   ) {}
@@ -57,7 +57,7 @@ export class Detector {
   admit(request: DetectRequest): AdmittedFrame {
     const model = this.registry.resolve(request.model);
     this.engines?.check(model.manifest.name);
-    const admission = admitImage(request.image, model.manifest.input, { maxPixels: this.maxPixels, turbo: this.pool.decodesJpeg });
+    const admission = admitImage(request.image, this.limits);
     return { request, model, ...admission };
   }
 

@@ -45,7 +45,7 @@ function transferringPool(decodesJpeg = true, answer: (job: InferenceJob) => Pro
 function detector(pool: InferencePool, options: RegistryOptions = {}) {
   const registry = new ModelRegistry(options);
   for (const name of [SSD, FACES]) registry.serve(readModelSpec(join(SHIPPED_MODELS_DIR, name)), 1);
-  return new Detector(registry, pool, MAX_PIXELS);
+  return new Detector(registry, pool, { maxPixels: MAX_PIXELS, maxFrameDecodeBytes: 128 * 1024 * 1024 });
 }
 
 const refusal = (act: () => unknown): ProtocolError => {
@@ -84,20 +84,13 @@ describe('admit: checked on receipt, before any queue', () => {
     expect(admitted.header).toMatchObject({ format: 'jpeg', width: 640, height: 480 });
   });
 
-  it('prices the decode its plan will do: libvips at full size plus the resized copy (a JPEG at its libvips fallback)', async () => {
-    const turbo = detector(transferringPool(true).pool);
-    const sharpOnly = detector(transferringPool(false).pool);
-    const png = await sharp(dog).png().toBuffer();
-    const smallPng = await sharp(dog).resize(400, 300).png().toBuffer();
-    // A JPEG libjpeg-turbo would decode at 5/8 is priced at what libvips would hold if it refused it.
-    expect(turbo.admit({ image: dog }).decodeBytes).toBe(640 * 480 * 4 + 300 * 300 * 3);
-    // BlazeFace (256 x 256 letterbox, content 256 x 192).
-    expect(turbo.admit({ image: dog, model: FACES }).decodeBytes).toBe(640 * 480 * 4 + 256 * 192 * 3);
-    // libvips: the whole image in up to 4 bands, then the content area in RGB (resized: more than 1.5x to shrink).
-    expect(sharpOnly.admit({ image: dog }).decodeBytes).toBe(640 * 480 * 4 + 300 * 300 * 3);
-    expect(turbo.admit({ image: png }).decodeBytes).toBe(640 * 480 * 4 + 300 * 300 * 3);
-    // libvips at native size (at most 1.5x to shrink): the image in 4 bands and its RGB copy.
-    expect(turbo.admit({ image: smallPng }).decodeBytes).toBe(400 * 300 * 7);
+  it('prices the decode by its encoding, whichever model and decoder take it (decode-cost.ts)', async () => {
+    const d = detector(transferringPool(true).pool);
+    const progressive = await sharp(dog).jpeg({ progressive: true, chromaSubsampling: '4:4:4' }).toBuffer();
+    const baseline = d.admit({ image: dog }).decodeBytes;
+    expect(d.admit({ image: dog, model: FACES }).decodeBytes).toBe(baseline);
+    // 6.25 bytes a pixel against a quarter: the coefficients of every component are kept.
+    expect(d.admit({ image: progressive }).decodeBytes - baseline).toBeGreaterThan(6 * 640 * 480);
   });
 });
 

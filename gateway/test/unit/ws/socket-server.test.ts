@@ -16,6 +16,7 @@ import { createLogger } from '../../../src/logger.ts';
 import { createMetrics, type Metrics } from '../../../src/metrics.ts';
 import type { Detector, DetectResult } from '../../../src/pipeline/detector.ts';
 import { FairScheduler } from '../../../src/scheduling/fair-scheduler.ts';
+import { ReceiveBudget } from '../../../src/scheduling/receive-budget.ts';
 import { AccessPolicy } from '../../../src/security/access-policy.ts';
 import { attachSocketServer, type SocketServer, type SocketServerOptions } from '../../../src/ws/socket-server.ts';
 
@@ -91,6 +92,7 @@ async function start({ token, ...overrides }: StartOptions = {}): Promise<Starte
       allowedHosts: [],
     }),
     heartbeatMs: 60_000,
+    receiveBudget: new ReceiveBudget(64 * 1024 * 1024),
     ...overrides,
   });
   const accepted: WebSocket[] = [];

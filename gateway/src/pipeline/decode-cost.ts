@@ -1,0 +1,99 @@
+/**
+ * What decoding an image will hold in memory, read from the bytes already received (no pixel decoded).
+ * What a frame costs depends on its encoding far more than on its pixel count (measured per encoding in
+ * docs/RELIABILITY.md, *Where the memory goes*): a 40 MP baseline JPEG decodes in 5 MB (libjpeg streams it,
+ * shrinking on load), the same picture progressive 4:4:4 in 233 MB (every DCT coefficient is kept until the
+ * last scan), interlaced 16-bit RGBA PNG in 366 MB. The factors below fit those measurements within about 3%
+ * and are the same whichever decoder the plan picks (libjpeg-turbo in the worker buffers a progressive JPEG's
+ * coefficients as libvips does).
+ */
+import type { ImageHeader } from './image-header.ts';
+
+const MIB = 1024 * 1024;
+/** What every decode holds besides the pixels (decoder state, row buffers). */
+const FIXED_BYTES = 4 * MIB;
+/** The measured factors, rounded up by this margin: the estimate must not fall short. */
+const MARGIN = 1.35 / 1.3;
+
+export interface DecodeCost {
+  bytes: number;
+  /** The encoding as read, for the refusal's message. */
+  encoding: string;
+}
+
+/** JPEG: sequential streams (1/4 byte a pixel); progressive keeps 2 bytes a sample of every component. */
+function jpegCost(bytes: Uint8Array, pixels: number): DecodeCost {
+  for (let i = 2; i + 4 < bytes.length;) {
+    if (bytes[i] !== 0xff) break;
+    const marker = bytes[i + 1]!;
+    if (marker === 0xff) {
+      i++;
+      continue;
+    }
+    if (marker === 0xd8 || marker === 0x01 || (marker >= 0xd0 && marker <= 0xd7)) {
+      i += 2;
+      continue;
+    }
+    const length = (bytes[i + 2]! << 8) | bytes[i + 3]!;
+    const startOfFrame = marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc;
+    if (startOfFrame) {
+      const progressive = marker === 0xc2 || marker === 0xc6 || marker === 0xca || marker === 0xce;
+      if (!progressive) return { bytes: pixels * 0.25, encoding: 'sequential JPEG' };
+      const components = bytes[i + 9] ?? 3;
+      const sampling: Array<[number, number]> = [];
+      for (let c = 0; c < components; c++) {
+        const factors = bytes[i + 11 + c * 3] ?? 0x11;
+        sampling.push([factors >> 4 || 1, factors & 15 || 1]);
+      }
+      const hMax = Math.max(...sampling.map(([h]) => h));
+      const vMax = Math.max(...sampling.map(([, v]) => v));
+      const samples = sampling.reduce((sum, [h, v]) => sum + (h * v) / (hMax * vMax), 0);
+      return { bytes: pixels * (2 * samples + 0.25), encoding: `progressive JPEG, ${components} components` };
+    }
+    i += 2 + length;
+  }
+  // No frame header in the bytes: the decoder will refuse it; priced as the costliest common case.
+  return { bytes: pixels * 6.25, encoding: 'JPEG' };
+}
+
+/** PNG: libvips streams about 2,048 decoded rows at a time; an interlaced (Adam7) image is decoded whole. */
+function pngCost(bytes: Uint8Array, width: number, height: number): DecodeCost {
+  const depth = bytes[24] ?? 16;
+  const colourType = bytes[25] ?? 6;
+  const interlaced = bytes[28] === 1;
+  const channels = colourType === 0 ? 1 : colourType === 2 ? 3 : colourType === 4 ? 2 : 4;
+  const rows = interlaced ? height : Math.min(height, 2048);
+  return {
+    bytes: 1.3 * channels * (depth === 16 ? 2 : 1) * width * rows,
+    encoding: `${interlaced ? 'interlaced ' : ''}${depth}-bit PNG, ${channels} channels`,
+  };
+}
+
+/** WebP: lossy streams; lossless (VP8L) holds 4 bytes a pixel, an alpha plane (ALPH) about 1. */
+function webpCost(bytes: Uint8Array, pixels: number): DecodeCost {
+  const chunk = (at: number) => String.fromCharCode(bytes[at] ?? 0, bytes[at + 1] ?? 0, bytes[at + 2] ?? 0, bytes[at + 3] ?? 0);
+  const first = chunk(12);
+  if (first === 'VP8 ') return { bytes: pixels * 0.25, encoding: 'lossy WebP' };
+  if (first === 'VP8X') {
+    for (let i = 30; i + 8 < Math.min(bytes.length, 64 * 1024);) {
+      const id = chunk(i);
+      const size = (bytes[i + 4]! | (bytes[i + 5]! << 8) | (bytes[i + 6]! << 16) | (bytes[i + 7]! << 24)) >>> 0;
+      if (id === 'VP8L') break;
+      if (id === 'ALPH') return { bytes: pixels * 1.25, encoding: 'lossy WebP with alpha' };
+      if (id === 'VP8 ') return { bytes: pixels * 0.25, encoding: 'lossy WebP' };
+      i += 8 + size + (size & 1);
+    }
+  }
+  return { bytes: pixels * 4, encoding: 'lossless WebP' };
+}
+
+export function decodeCost(image: Uint8Array, header: ImageHeader): DecodeCost {
+  const pixels = header.width * header.height;
+  const base =
+    header.format === 'jpeg'
+      ? jpegCost(image, pixels)
+      : header.format === 'png'
+        ? pngCost(image, header.width, header.height)
+        : webpCost(image, pixels);
+  return { bytes: Math.ceil(base.bytes * MARGIN + FIXED_BYTES), encoding: base.encoding };
+}

@@ -2,6 +2,14 @@
 import { existsSync } from 'node:fs';
 import { chromium } from '@playwright/test';
 import { fakeCameraPath, type FakeCameraName } from '../scripts/make-fake-camera.ts';
+import { trackingClipPath } from '../scripts/make-tracking-clip.ts';
+
+/** A fake camera: one of the photo pans, or `tracking` (objects on known paths, scripts/make-tracking-clip.ts). */
+export type CameraName = FakeCameraName | 'tracking';
+
+export function cameraFile(name: CameraName): string {
+  return name === 'tracking' ? trackingClipPath() : fakeCameraPath(name);
+}
 
 /** Playwright's own Chromium when it is installed, otherwise Debian's (CI installs it with apt). */
 export function chromiumExecutable(): string {
@@ -18,7 +26,7 @@ export function chromiumExecutable(): string {
 
 export interface ChromiumArgsOptions {
   /** Fake camera video; null for none (the fake device then shows Chrome's test pattern). */
-  camera: FakeCameraName | null;
+  camera: CameraName | null;
   /**
    * --use-fake-ui-for-media-stream answers every camera prompt with "allow"; without it the prompt is
    * left to the browser (headless: dismissed, i.e. denied).
@@ -44,7 +52,7 @@ export const BASE_ARGS = [
 export function chromiumArgs({ camera, autoAllowCamera }: ChromiumArgsOptions): string[] {
   const args = [...BASE_ARGS, '--use-fake-device-for-media-stream'];
   if (autoAllowCamera) args.push('--use-fake-ui-for-media-stream');
-  if (camera) args.push(`--use-file-for-fake-video-capture=${fakeCameraPath(camera)}`);
+  if (camera) args.push(`--use-file-for-fake-video-capture=${cameraFile(camera)}`);
   return args;
 }
 

@@ -1,5 +1,6 @@
 /**
- * Once per run: build the dashboard the gateway serves (web/dist) and write the fake camera videos.
+ * Once per run: build the dashboard the gateway serves (web/dist) and write the fake camera videos (the
+ * photo pans and the tracking clip with its truth).
  * It builds into e2e/artifacts/web-dist (WEB_DIST), not web/dist, so a rebuild by someone working on the
  * dashboard cannot pull the page away mid-test. E2E_SKIP_BUILD=1 reuses an existing build (local iteration only).
  */
@@ -7,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeAllFakeCameras, TEST_CAMERAS } from '../scripts/make-fake-camera.ts';
+import { makeTrackingClip } from '../scripts/make-tracking-clip.ts';
 import { chromiumExecutable } from './browser.ts';
 import { ARTIFACTS_DIR, REPO_ROOT, SCREENSHOTS_DIR, WEB_DIST } from './paths.ts';
 
@@ -43,5 +45,6 @@ export default async function globalSetup(): Promise<void> {
 
   const started = Date.now();
   const cameras = await makeAllFakeCameras(undefined, TEST_CAMERAS);
-  console.log(`[e2e] fake cameras ready in ${Date.now() - started} ms: ${Object.values(cameras).join(', ')}`);
+  const trackingClip = await makeTrackingClip();
+  console.log(`[e2e] fake cameras ready in ${Date.now() - started} ms: ${[...Object.values(cameras), trackingClip].join(', ')}`);
 }

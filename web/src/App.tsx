@@ -19,6 +19,7 @@ import { SourceControls } from './components/SourceControls.tsx';
 import { StageBreakdown } from './components/StageBreakdown.tsx';
 import { StreamControls } from './components/StreamControls.tsx';
 import { Toasts } from './components/Toasts.tsx';
+import { TrackingPanel } from './components/TrackingPanel.tsx';
 import { VERDICT_WINDOW } from './ui/path-comparison.ts';
 
 export function App() {
@@ -137,11 +138,20 @@ export function App() {
             controller={controller}
             snapshot={snapshot}
             mirror={settings.mirror}
+            boxes={settings.boxes}
             onUseFile={openFilePicker}
             onRetryCamera={() => controller.openCamera(snapshot.source.deviceId)}
             onResume={() => updateSettings({ paused: false })}
             onRetryDevice={retryDevice}
           />
+          <Panel
+            title="Tracking"
+            id="tracking-title"
+            className="panel--tracking"
+            actions={<span className="panel__note">one track per object, this device and the gateway alike</span>}
+          >
+            <TrackingPanel settings={settings} tracking={snapshot.tracking} onChange={updateSettings} />
+          </Panel>
           <Panel
             title="Latency"
             id="latency-title"
@@ -193,6 +203,15 @@ export function App() {
               </button>
               <button
                 type="button"
+                className="button button--small"
+                data-testid="export-detections-csv"
+                title="One row per detection, with its track id"
+                onClick={() => controller.exportDetectionsCsv()}
+              >
+                Detections CSV
+              </button>
+              <button
+                type="button"
                 className="button button--small button--ghost"
                 data-testid="reset-stats"
                 onClick={() => controller.clearSamples()}
@@ -214,7 +233,7 @@ export function App() {
               </span>
             }
           >
-            <DetectionsList latest={snapshot.latest} />
+            <DetectionsList latest={snapshot.latest} tracked={snapshot.tracking.latest} />
           </Panel>
           <Panel title="Last frame" id="timings-title">
             <StageBreakdown latest={snapshot.latest} encode={snapshot.lastEncode} encoderPath={snapshot.encoderPath} />

@@ -1,14 +1,14 @@
 /**
  * What the fate of a frame changes, whichever path served it and however it ended (answered, failed,
- * given up): its sample, the latest result (and the boxes over the video, drawn by the one overlay), and
- * the notices for problems of the dashboard's own. The gateway's error answers go to the error log here
- * too, including those that settle no frame (an error about a ping).
+ * given up): its sample, the latest result (the panels' "latest frame"), and the notices for problems of
+ * the dashboard's own. The gateway's error answers go to the error log here too, including those that
+ * settle no frame (an error about a ping). The boxes over the video come from the tracks
+ * (tracking/live-tracks.ts), fed by the same outcomes.
  */
 import type { ErrorMessage } from '@sightline/shared/protocol';
 import { Signal } from '../events/signal.ts';
 import { sampleFromOutcome } from '../metrics/frame-sample.ts';
 import type { SampleStore } from '../metrics/sample-store.ts';
-import type { OverlayRenderer } from '../overlay/draw-boxes.ts';
 import type { FrameOutcome } from '../paths/frame-outcome.ts';
 import { latestResult, type LatestResult } from './dashboard-snapshot.ts';
 import type { EventLog } from './event-log.ts';
@@ -17,8 +17,6 @@ export interface AnswerRecorderOptions {
   samples: Pick<SampleStore, 'add'>;
   errorLog: Pick<EventLog, 'add'>;
   noticeLog: Pick<EventLog, 'add'>;
-  /** The overlay now bound to the page, if any. */
-  overlay: () => Pick<OverlayRenderer, 'setResult'> | undefined;
   /** performance.timeOrigin: turns send times into wall-clock times for the samples. */
   timeOrigin: number;
   /** Date.now(): when log entries happened. */
@@ -57,18 +55,14 @@ export class AnswerRecorder {
   /** A new source: the last result belongs to the old picture. */
   clearLatest(): void {
     this.current = undefined;
-    this.options.overlay()?.setResult(undefined);
     this.changed.emit(undefined);
   }
 
-  /** The newest result, from any path, becomes the latest and is drawn by the one overlay. */
+  /** The newest result, from any path, becomes the latest. */
   private show(result: LatestResult): void {
     // With several frames in flight answers can overtake each other: never go back in time.
     if (this.current && result.id < this.current.id) return;
     this.current = result;
-    this.options
-      .overlay()
-      ?.setResult({ width: result.width, height: result.height, detections: result.detections, receivedAt: result.receivedAt });
     this.changed.emit(result);
   }
 }

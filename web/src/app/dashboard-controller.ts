@@ -3,8 +3,8 @@
  * publishes to what must react, and holds the commands React calls. Source -> stream loop (encoder) ->
  * frame dispatcher -> a frame path: the gateway (frame sender, socket) or this device (the on-device
  * engine, the model in a worker); every path settles its frames into the answer recorder (samples,
- * overlay, logs), the gateway's also into the rejection backoff; beside them the ping clock, the answer
- * watchdog and the models loader.
+ * logs) and the live tracks (the overlay's boxes, the detection log), the gateway's also into the
+ * rejection backoff; beside them the ping clock, the answer watchdog and the models loader.
  *
  * Nothing here forwards events by hand: the stream loop subscribes to what may let a frame go, the
  * snapshot publisher to what changes the view. React reads snapshots from the publisher
@@ -16,11 +16,14 @@ import { FrameEncoder, intrinsicSize } from '../capture/frame-encoder.ts';
 import { modelFor } from '../capture/frame-size.ts';
 import { Signal } from '../events/signal.ts';
 import { createInferenceWorker, OnDeviceEngine, type DeviceTarget } from '../inference/on-device-engine.ts';
+import { DetectionLog, detectionRows } from '../metrics/detection-log.ts';
 import { PingStore } from '../metrics/ping-store.ts';
 import { SampleStore } from '../metrics/sample-store.ts';
-import { OverlayRenderer } from '../overlay/draw-boxes.ts';
+import { debugHook, debugRequested, DrawLog } from '../overlay/draw-log.ts';
+import { OverlayRenderer } from '../overlay/overlay-renderer.ts';
 import { usesDevice } from '../paths/run-on.ts';
 import { browserClock } from '../time/clock.ts';
+import { LiveTracks } from '../tracking/live-tracks.ts';
 import { ANSWER_TIMEOUT_MS, FrameSender } from '../transport/frame-sender.ts';
 import { GatewayPath } from '../transport/gateway-path.ts';
 import { GatewaySocket } from '../transport/gateway-socket.ts';
@@ -47,6 +50,8 @@ export class DashboardController {
   private readonly clock = browserClock;
   private readonly samples = new SampleStore();
   private readonly pings = new PingStore();
+  private readonly tracks = new LiveTracks({ clock: this.clock });
+  private readonly detections = new DetectionLog();
   private readonly errorLog = new EventLog();
   private readonly noticeLog = new EventLog(20);
   private readonly encoder = new FrameEncoder();
@@ -73,7 +78,7 @@ export class DashboardController {
   private running = false;
 
   constructor() {
-    const { clock, samples, pings, errorLog, noticeLog, encoder, source, backoff, settingsChanged } = this;
+    const { clock, samples, pings, tracks, detections, errorLog, noticeLog, encoder, source, backoff, settingsChanged } = this;
     const nextId = (): number => ++this.messageId;
     const socket = (this.socket = new GatewaySocket({ url: gatewaySocketUrl(window.location), clock }));
     const sender = (this.sender = new FrameSender({ send: (data) => socket.send(data), nextId }));
@@ -97,7 +102,6 @@ export class DashboardController {
       samples,
       errorLog,
       noticeLog,
-      overlay: () => this.overlay,
       timeOrigin: performance.timeOrigin,
     }));
     const models = (this.models = new ModelsLoader({ fetch: fetchModels, clock }));
@@ -115,11 +119,15 @@ export class DashboardController {
     }));
     const pingClock = (this.pingClock = new PingClock({ clock, link: socket, nextId, codec: () => this.settings.codec }));
     this.watchdog = new AnswerWatchdog({ clock, expire: (timeoutMs) => gateway.expire(timeoutMs) });
-    this.exporter = new SampleExporter({ samples, pings, settings: () => this.settings, onDevice: () => onDevice.state });
+    this.exporter = new SampleExporter({ samples, pings, detections, settings: () => this.settings, onDevice: () => onDevice.state });
 
-    // Every frame's fate, on either path, is recorded; the gateway's answers also drive the rejection backoff.
-    for (const path of [gateway, onDevice]) path.settled.subscribe((outcome) => answers.record(outcome));
+    // Every frame's fate, on either path, is recorded and tracked; the gateway's answers also drive the rejection backoff.
+    for (const path of [gateway, onDevice]) {
+      path.settled.subscribe((outcome) => answers.record(outcome));
+      path.settled.subscribe((outcome) => tracks.record(outcome));
+    }
     gateway.settled.subscribe((outcome) => backoff.track(outcome));
+    tracks.identified.subscribe((answer) => detections.add(detectionRows(answer, performance.timeOrigin)));
     socket.messages.subscribe(({ message, receivedAt }) => {
       if (message.type === 'error') answers.gatewayError(message);
       if (message.type !== 'pong') return;
@@ -152,6 +160,8 @@ export class DashboardController {
       loop,
       onDevice,
       dispatcher,
+      tracks,
+      detections,
     };
     const sources: SnapshotSources = { ...units, settings: () => this.settings, now: () => clock.now() };
     const publisher = (this.publisher = new SnapshotPublisher({
@@ -171,6 +181,7 @@ export class DashboardController {
     // A click on Reset is shown at once; the samples of the stream with it.
     publisher.watch(samples.changed, (change) => change === 'cleared');
     publisher.watch(answers.changed, WITH_THE_STREAM);
+    publisher.watch(tracks.changed, WITH_THE_STREAM);
     publisher.watch(backoff.changed, WITH_THE_STREAM);
     publisher.watch(pings.changed, WITH_THE_STREAM);
     publisher.watch(loop.sent, WITH_THE_STREAM);
@@ -204,12 +215,23 @@ export class DashboardController {
 
   /** Binds the page's media elements and overlay canvas; returns the unbind function. */
   attach(elements: MediaElements, canvas: HTMLCanvasElement): () => void {
-    this.source.attach(elements);
-    const overlay = new OverlayRenderer(canvas, () => {
-      const element = this.source.readyElement();
-      return element && intrinsicSize(element);
+    const { source, tracks } = this;
+    source.attach(elements);
+    // `?debug` in the URL keeps what the overlay draws in window.__sightline (overlay/draw-log.ts); otherwise nothing is recorded.
+    const drawLog = debugRequested(window.location.search) ? new DrawLog() : undefined;
+    if (drawLog) Object.assign(window, { __sightline: debugHook(drawLog) });
+    const overlay = new OverlayRenderer(canvas, {
+      mediaSize: () => {
+        const element = source.readyElement();
+        return element && intrinsicSize(element);
+      },
+      frameOnScreen: () => source.presentedFrame,
+      scene: (mode, displayAt) => tracks.sceneAt(mode, displayAt),
+      version: () => tracks.version,
+      ...(drawLog ? { onDraw: (drawn) => drawLog.add(drawn) } : {}),
     });
     overlay.setMirror(this.settings.mirror);
+    overlay.setMode(this.settings.boxes);
     overlay.start();
     this.overlay = overlay;
     return () => {
@@ -229,6 +251,9 @@ export class DashboardController {
     this.sender.setPolicy({ codec: next.codec, abMode: next.abMode, abEvery: next.abEvery });
     this.sender.setMaxInFlight(next.maxInFlight);
     this.overlay?.setMirror(next.mirror);
+    this.overlay?.setMode(next.boxes);
+    // Another model finds other things: its tracks start afresh.
+    if (next.model !== previous.model) this.tracks.reset();
     if (next.paused && !previous.paused) this.markBreak();
     if (next.runOn !== previous.runOn) {
       this.dispatcher.reset();
@@ -266,6 +291,7 @@ export class DashboardController {
   clearSamples(): void {
     this.samples.clear();
     this.pings.clear();
+    this.detections.clear();
   }
 
   clearErrors(): void {
@@ -284,9 +310,14 @@ export class DashboardController {
     this.exporter.downloadJson();
   }
 
+  exportDetectionsCsv(): void {
+    this.exporter.downloadDetectionsCsv();
+  }
+
   private resetForNewSource(): void {
     this.loop.forgetStill();
     this.answers.clearLatest();
+    this.tracks.reset();
     this.markBreak();
   }
 

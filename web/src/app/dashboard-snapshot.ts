@@ -11,6 +11,7 @@ import type { PingStore } from '../metrics/ping-store.ts';
 import type { FrameStats, SampleStore } from '../metrics/sample-store.ts';
 import type { FrameOutcome, FrameResult } from '../paths/frame-outcome.ts';
 import type { FramePath, RunOn } from '../paths/run-on.ts';
+import type { TrackingSummary } from '../tracking/live-tracks.ts';
 import type { FrameSender } from '../transport/frame-sender.ts';
 import type { ConnectionStatus } from '../transport/gateway-socket.ts';
 import { comparePaths, recentPingMs, VERDICT_WINDOW, type PathComparison } from '../ui/path-comparison.ts';
@@ -85,6 +86,10 @@ export interface DashboardSnapshot {
   paths: Record<FramePath, FrameStats>;
   /** Which is faster right now, over each path's last VERDICT_WINDOW frames. */
   comparison: PathComparison;
+  /** The tracks: how far ahead the boxes are drawn, unique objects, counts now, the latest answer's track ids. */
+  tracking: TrackingSummary;
+  /** Detection rows kept for the detections export. */
+  detectionsKept: number;
 }
 
 /**
@@ -125,6 +130,8 @@ export interface SnapshotSources {
   onDevice: { readonly state: OnDeviceState };
   /** Which path the next frame takes, and the frames out on every path. */
   dispatcher: { nextPath(): FramePath | undefined; readonly inFlight: number };
+  tracks: { summary(): TrackingSummary };
+  detections: { readonly size: number };
   /** performance.now(): the chart's time axis ends there. */
   now: () => number;
 }
@@ -175,5 +182,7 @@ export function buildSnapshot(sources: SnapshotSources): DashboardSnapshot {
     onDevice,
     paths: { gateway: gatewayStats!, device: deviceStats! },
     comparison,
+    tracking: sources.tracks.summary(),
+    detectionsKept: sources.detections.size,
   };
 }

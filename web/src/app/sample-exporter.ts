@@ -1,8 +1,10 @@
 /**
- * The Export CSV / JSON buttons: every kept sample (and, in JSON, the pings, the settings and what was
- * discarded) as a file download. The formats themselves are metrics/export.ts.
+ * The Export buttons: every kept sample as CSV or JSON (with, in JSON, the pings, the settings, what was
+ * discarded and every detection with its track id), and the detections alone as CSV. The formats
+ * themselves are metrics/export.ts.
  */
-import { downloadText, exportFilename, samplesToCsv, samplesToJson } from '../metrics/export.ts';
+import type { DetectionLog } from '../metrics/detection-log.ts';
+import { detectionsToCsv, downloadText, exportFilename, samplesToCsv, samplesToJson } from '../metrics/export.ts';
 import type { PingStore } from '../metrics/ping-store.ts';
 import type { SampleStore } from '../metrics/sample-store.ts';
 import type { OnDeviceState } from '../inference/on-device-engine.ts';
@@ -11,6 +13,8 @@ import type { StreamSettings } from './settings.ts';
 export interface SampleExporterOptions {
   samples: Pick<SampleStore, 'all' | 'discarded'>;
   pings: Pick<PingStore, 'all'>;
+  /** Every detection with its track id. */
+  detections?: Pick<DetectionLog, 'all' | 'discarded'>;
   settings: () => StreamSettings;
   /** On-device inference as it stands (backend, threads, model file), for the JSON export. */
   onDevice?: () => OnDeviceState;
@@ -34,8 +38,18 @@ export class SampleExporter {
     this.download(exportFilename('csv', this.date()), samplesToCsv(this.options.samples.all()), 'text/csv;charset=utf-8');
   }
 
+  /** One row per detection, with the track it belongs to. */
+  downloadDetectionsCsv(): void {
+    const date = this.date();
+    this.download(
+      exportFilename('csv', date, 'detections'),
+      detectionsToCsv(this.options.detections?.all() ?? []),
+      'text/csv;charset=utf-8',
+    );
+  }
+
   downloadJson(): void {
-    const { samples, pings, settings } = this.options;
+    const { samples, pings, settings, detections } = this.options;
     const date = this.date();
     const json = samplesToJson(
       samples.all(),
@@ -45,8 +59,10 @@ export class SampleExporter {
         discarded: samples.discarded,
         settings: { ...settings() },
         ...(this.options.onDevice ? { onDevice: onDeviceSummary(this.options.onDevice()) } : {}),
+        ...(detections ? { detectionsDiscarded: detections.discarded } : {}),
       },
       pings.all(),
+      detections?.all() ?? [],
     );
     this.download(exportFilename('json', date), json, 'application/json');
   }

@@ -9,6 +9,7 @@
 import { isFrameSize } from '../capture/frame-size.ts';
 import { isThreadsSetting } from '../inference/threads.ts';
 import { isRunOn } from '../paths/run-on.ts';
+import { isBoxMode } from '../tracking/box-mode.ts';
 import { DEFAULT_SETTINGS, type StreamSettings } from './settings.ts';
 
 export const STORAGE_KEY = 'sightline.settings.v2';
@@ -27,6 +28,7 @@ export const PERSISTED = [
   'statsWindow',
   'runOn',
   'deviceThreads',
+  'boxes',
 ] as const;
 type PersistedKey = (typeof PERSISTED)[number];
 
@@ -52,6 +54,8 @@ function valid(key: PersistedKey, value: unknown): boolean {
       return isRunOn(value);
     case 'deviceThreads':
       return isThreadsSetting(value);
+    case 'boxes':
+      return isBoxMode(value);
     default:
       return typeof value === 'number' && Number.isFinite(value);
   }

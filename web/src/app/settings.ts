@@ -3,6 +3,7 @@ import type { Codec } from '@sightline/shared/protocol';
 import { DEFAULT_FRAME_SIZE, type FrameSize } from '../capture/frame-size.ts';
 import type { ThreadsSetting } from '../inference/threads.ts';
 import type { RunOn } from '../paths/run-on.ts';
+import type { BoxMode } from '../tracking/box-mode.ts';
 
 export interface StreamSettings {
   codec: Codec;
@@ -27,6 +28,8 @@ export interface StreamSettings {
   runOn: RunOn;
   /** WASM threads of on-device inference (used when the page is cross-origin isolated). */
   deviceThreads: ThreadsSetting;
+  /** Boxes drawn predicted to the frame on screen, or as the latest answer had them. */
+  boxes: BoxMode;
 }
 
 export const DEFAULT_SETTINGS: StreamSettings = {
@@ -43,6 +46,7 @@ export const DEFAULT_SETTINGS: StreamSettings = {
   statsWindow: 500,
   runOn: 'gateway',
   deviceThreads: 'auto',
+  boxes: 'predicted',
 };
 
 export const STATS_WINDOWS: readonly number[] = [100, 500, 2000, 10_000];

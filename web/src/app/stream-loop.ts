@@ -26,6 +26,10 @@ export interface LoopSource {
   readonly frameToken: number;
   onReady(callback: () => void): void;
   onNextFrame(callback: () => void): void;
+  /** When the picture on show now was taken, page clock, ms (capture/frame-times.ts). */
+  pictureTime(): number;
+  /** When the recently presented video frame with this timestamp (VideoFrame.timestamp, µs) was taken, if known. */
+  captureTimeOf(timestampUs: number): number | undefined;
 }
 
 export interface LoopEncoder {
@@ -149,13 +153,16 @@ export class StreamLoop {
       return;
     }
     this.lastFrameToken = source.frameToken;
+    // The capture time of the frame on show as the encoder grabs it; the grabbed frame's own timestamp,
+    // when the encoder reports one, names the frame exactly (a newer one may have arrived unannounced).
+    const shownAt = source.pictureTime();
     const skippedBefore = still ? 0 : this.skips.take(source.frameToken);
     const { frameSize, jpegQuality } = settings;
     const input = this.options.modelInput();
     const inputKey = input ? `${input.width}x${input.height}${input.resize}` : '';
     const cacheKey = `${still ? element.currentSrc : ''}|${frameSize}|${inputKey}|${jpegQuality}`;
     if (still && this.stillCache?.key === cacheKey) {
-      this.send(this.stillCache.frame, 0);
+      this.send(this.stillCache.frame, 0, shownAt);
       return;
     }
     this.encoding = true;
@@ -163,7 +170,8 @@ export class StreamLoop {
       (frame) => {
         this.encoding = false;
         if (still) this.stillCache = { key: cacheKey, frame };
-        this.send(frame, skippedBefore);
+        const capturedAt = frame.timestampUs === undefined ? undefined : source.captureTimeOf(frame.timestampUs);
+        this.send(frame, skippedBefore, capturedAt ?? shownAt);
       },
       (error: unknown) => {
         this.encoding = false;
@@ -175,13 +183,13 @@ export class StreamLoop {
     );
   };
 
-  private send(frame: EncodedFrame, skippedBefore: number): void {
+  private send(frame: EncodedFrame, skippedBefore: number, capturedAt: number): void {
     const { source, sender, link } = this.options;
     this.encoded = { width: frame.width, height: frame.height, bytes: frame.bytes.byteLength, encodeMs: frame.encodeMs };
     const settings = this.options.settings();
     // Paused or disconnected meanwhile: that break resets the skip count, nothing to carry over.
     if (!this.running || settings.paused || !link.isOpen) return;
-    const sent = sender.sendFrame(frame.bytes, { model: settings.model, threshold: settings.threshold, skippedBefore });
+    const sent = sender.sendFrame(frame.bytes, { model: settings.model, threshold: settings.threshold, skippedBefore, capturedAt });
     if (sent) this.sent.emit();
     else if (!source.isStill) this.skips.giveBack(skippedBefore);
     // Still images re-send from cache synchronously; yield so answers and rendering get their turn.

@@ -13,6 +13,7 @@ import {
 } from './camera.ts';
 import { Signal } from '../events/signal.ts';
 import type { FrameSourceElement } from './frame-encoder.ts';
+import { FrameTimes, type PresentedFrame } from './frame-times.ts';
 
 export type SourceKind = 'camera' | 'file';
 export type SourceStatus = 'idle' | 'starting' | 'ready' | 'error' | 'needs-file';
@@ -69,6 +70,8 @@ export class CaptureSource {
   private objectUrl: string | undefined;
   private state: SourceState = { kind: 'camera', status: 'idle', devices: [], generation: 0 };
   private frameCounter = 0;
+  /** When each presented video frame was taken (frame-times.ts). */
+  private readonly times = new FrameTimes();
   private frameWaiters: (() => void)[] = [];
   private readyWaiters: (() => void)[] = [];
   /** Removes the listeners of the current camera or file when the source changes. */
@@ -133,6 +136,24 @@ export class CaptureSource {
   /** Changes whenever the video presents a new frame. */
   get frameToken(): number {
     return this.frameCounter;
+  }
+
+  /** The video frame on screen now, with the time it was taken; undefined for a still image or before the first frame. */
+  get presentedFrame(): PresentedFrame | undefined {
+    return this.isStill ? undefined : this.times.latest;
+  }
+
+  /**
+   * When the picture on show now was taken, page clock (ms): the video frame on screen's capture time, or
+   * now for a still image (every send takes it anew) and a video that has presented nothing yet.
+   */
+  pictureTime(): number {
+    return this.presentedFrame?.capturedAt ?? performance.now();
+  }
+
+  /** When the recently presented video frame with this timestamp (VideoFrame.timestamp, µs) was taken. */
+  captureTimeOf(timestampUs: number): number | undefined {
+    return this.isStill ? undefined : this.times.captureTimeOf(timestampUs);
   }
 
   /** Calls back once on the next presented video frame. */
@@ -294,6 +315,7 @@ export class CaptureSource {
   }
 
   release(): void {
+    this.times.reset();
     this.sourceListeners?.abort();
     this.sourceListeners = undefined;
     stopStream(this.stream);
@@ -344,12 +366,14 @@ export class CaptureSource {
     }
   };
 
-  /** Counts presented video frames (requestVideoFrameCallback, or a rAF poll of currentTime). */
+  /**
+   * Counts presented video frames and files each under the time it was taken (requestVideoFrameCallback's
+   * metadata, or a rAF poll of currentTime where the browser lacks it).
+   */
   private watchVideoFrames(): void {
     const video = this.elements?.video;
     if (!video) return;
     const presented = (): void => {
-      this.frameCounter++;
       const waiters = this.frameWaiters;
       this.frameWaiters = [];
       for (const waiter of waiters) waiter();
@@ -357,8 +381,9 @@ export class CaptureSource {
     };
     if ('requestVideoFrameCallback' in video) {
       if (this.videoCallback) video.cancelVideoFrameCallback(this.videoCallback);
-      const onFrame = (): void => {
+      const onFrame = (_now: number, metadata: VideoFrameCallbackMetadata): void => {
         if (this.elements?.video !== video) return;
+        this.times.presented(++this.frameCounter, metadata);
         presented();
         this.videoCallback = video.requestVideoFrameCallback(onFrame);
       };
@@ -368,7 +393,7 @@ export class CaptureSource {
     if (this.polling) return;
     this.polling = true;
     let lastTime = -1;
-    const poll = (): void => {
+    const poll = (animationFrameTime: number): void => {
       if (this.elements?.video !== (video as HTMLVideoElement)) {
         this.polling = false;
         return;
@@ -376,6 +401,7 @@ export class CaptureSource {
       const time = (video as HTMLVideoElement).currentTime;
       if (time !== lastTime) {
         lastTime = time;
+        this.times.polled(++this.frameCounter, animationFrameTime, time);
         presented();
       }
       requestAnimationFrame(poll);

@@ -15,6 +15,11 @@ export interface EncodedFrame {
   /** Capture + scale + encode wall time. */
   encodeMs: number;
   path: EncoderPath;
+  /**
+   * The grabbed video frame's media timestamp (VideoFrame.timestamp, µs), which names the frame exactly:
+   * the stream loop looks its capture time up by it. Undefined when the picture was not grabbed as a VideoFrame.
+   */
+  timestampUs?: number;
 }
 
 export type FrameSourceElement = HTMLVideoElement | HTMLImageElement;
@@ -96,9 +101,9 @@ export class FrameEncoder {
     const started = performance.now();
     if (this.useWorker) {
       try {
-        const bytes = await this.encodeInWorker(element, size, quality);
+        const { bytes, timestampUs } = await this.encodeInWorker(element, size, quality);
         this.workerFailures = 0;
-        return { bytes, ...size, encodeMs: performance.now() - started, path: 'worker' };
+        return { bytes, ...size, encodeMs: performance.now() - started, path: 'worker', timestampUs };
       } catch (error) {
         this.workerFailures++;
         if (this.workerFailures >= WORKER_FAILURE_LIMIT) this.abandonWorker(error instanceof Error ? error.message : String(error));
@@ -116,9 +121,15 @@ export class FrameEncoder {
     this.jobs.clear();
   }
 
-  private async encodeInWorker(element: FrameSourceElement, size: Size, quality: number): Promise<Uint8Array> {
+  private async encodeInWorker(
+    element: FrameSourceElement,
+    size: Size,
+    quality: number,
+  ): Promise<{ bytes: Uint8Array; timestampUs?: number }> {
     const worker = this.ensureWorker();
+    // Grabbed synchronously in the caller's task (grabPicture awaits nothing before `new VideoFrame`): the picture on show when encode() was called.
     const source = await grabPicture(element);
+    const timestampUs = typeof VideoFrame === 'function' && source instanceof VideoFrame ? source.timestamp : undefined;
     const id = this.nextJob++;
     const request: EncodeRequest = { id, source, width: size.width, height: size.height, quality };
     const response = await new Promise<EncodeResponse>((resolve, reject) => {
@@ -147,7 +158,7 @@ export class FrameEncoder {
       }
     });
     if (!response.ok) throw new Error(response.error);
-    return new Uint8Array(response.bytes);
+    return { bytes: new Uint8Array(response.bytes), timestampUs };
   }
 
   private ensureWorker(): EncoderWorker {

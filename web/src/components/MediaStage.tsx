@@ -6,12 +6,16 @@ import { CODEC_LABELS } from '../transport/codec-policy.ts';
 import { formatMs } from '../ui/format.ts';
 import { secondsUntil, VERSION_MISMATCH_HELP, VERSION_MISMATCH_TITLE } from '../ui/connection-text.ts';
 import { onDeviceStatusText } from '../ui/on-device-text.ts';
+import { BOX_MODE_LABELS, type BoxMode } from '../tracking/box-mode.ts';
+import { leadText } from '../ui/tracking-text.ts';
 import { useNow } from '../ui/use-now.ts';
 
 interface Props {
   controller: DashboardController;
   snapshot: DashboardSnapshot;
   mirror: boolean;
+  /** Predicted or raw boxes (shown over the picture with how far ahead or behind they are). */
+  boxes: BoxMode;
   onUseFile: () => void;
   onRetryCamera: () => void;
   onResume: () => void;
@@ -20,7 +24,7 @@ interface Props {
 }
 
 /** The picture with the detection overlay on top, plus what is going on when nothing is streaming. */
-export function MediaStage({ controller, snapshot, mirror, onUseFile, onRetryCamera, onResume, onRetryDevice }: Props) {
+export function MediaStage({ controller, snapshot, mirror, boxes, onUseFile, onRetryCamera, onResume, onRetryDevice }: Props) {
   const videoRef = useRef<HTMLVideoElement>(null);
   const imageRef = useRef<HTMLImageElement>(null);
   const canvasRef = useRef<HTMLCanvasElement>(null);
@@ -66,6 +70,9 @@ export function MediaStage({ controller, snapshot, mirror, onUseFile, onRetryCam
           <span className="chip chip--accent" data-testid="hud-path" data-path={latest.path}>
             {latest.codec ? `Gateway · ${CODEC_LABELS[latest.codec]}` : 'This device'}
           </span>
+          <span className="chip" data-testid="hud-boxes" data-mode={boxes}>
+            {BOX_MODE_LABELS[boxes]} · {leadText(boxes, snapshot.tracking.leadMs)}
+          </span>
         </div>
       )}
 
@@ -93,7 +100,7 @@ function cameraErrorTitle(kind: CameraErrorKind): string {
   }
 }
 
-function StageMessage({ snapshot, onUseFile, onRetryCamera, onResume, onRetryDevice }: Omit<Props, 'controller' | 'mirror'>) {
+function StageMessage({ snapshot, onUseFile, onRetryCamera, onResume, onRetryDevice }: Omit<Props, 'controller' | 'mirror' | 'boxes'>) {
   const { source, connection, phase } = snapshot;
   const countdown = useNow(connection.state === 'reconnecting' && connection.retryAt !== undefined);
 

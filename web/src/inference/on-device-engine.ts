@@ -157,6 +157,7 @@ export class OnDeviceEngine implements PathPort {
       threshold,
       sentAt: this.options.clock.now(),
       skippedBefore: request.skippedBefore,
+      capturedAt: request.capturedAt,
     };
     // A copy the worker can take over: the stream loop keeps a still image's bytes to send again.
     const copy = image.slice().buffer;

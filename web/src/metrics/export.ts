@@ -1,9 +1,12 @@
 /**
  * Samples out of the browser: CSV (one row per frame) and JSON, as file downloads. `path` says which
  * path served the frame (`gateway` or `device`); `codec` is empty for frames computed on this device.
+ * Detections with their track ids go in a CSV of their own (one row per detection, `frameId` = the
+ * frame's `id`) and in the JSON's `detections`.
  */
 import { PROTOCOL_VERSION } from '@sightline/shared/protocol';
 import { roundTo } from '@sightline/shared/stats';
+import type { DetectionRow } from './detection-log.ts';
 import type { FrameSample } from './frame-sample.ts';
 import type { PingSample } from './ping-store.ts';
 
@@ -23,6 +26,22 @@ export const CSV_COLUMNS = [
   'path',
 ] as const satisfies readonly (keyof FrameSample)[];
 
+export const DETECTION_COLUMNS = [
+  'frameId',
+  'path',
+  'capturedAt',
+  'trackId',
+  'label',
+  'classId',
+  'score',
+  'x1',
+  'y1',
+  'x2',
+  'y2',
+  'width',
+  'height',
+] as const satisfies readonly (keyof DetectionRow)[];
+
 function csvField(value: string | number | null): string {
   if (value === null) return '';
   if (typeof value === 'number') return Number.isFinite(value) ? String(value) : '';
@@ -31,10 +50,24 @@ function csvField(value: string | number | null): string {
 }
 
 /** RFC 4180 CSV with a header row, CRLF line ends. */
-export function samplesToCsv(samples: readonly FrameSample[]): string {
-  const lines = [CSV_COLUMNS.join(',')];
-  for (const sample of samples) lines.push(CSV_COLUMNS.map((column) => csvField(sample[column])).join(','));
+function toCsv<T, K extends keyof T>(
+  rows: readonly T[],
+  columns: readonly K[],
+  field: (row: T, column: K) => string | number | null,
+): string {
+  const lines = [columns.join(',')];
+  for (const row of rows) lines.push(columns.map((column) => csvField(field(row, column))).join(','));
   return `${lines.join('\r\n')}\r\n`;
+}
+
+/** One row per frame. */
+export function samplesToCsv(samples: readonly FrameSample[]): string {
+  return toCsv(samples, CSV_COLUMNS, (sample, column) => sample[column]);
+}
+
+/** One row per detection, with its track id (empty while none). */
+export function detectionsToCsv(rows: readonly DetectionRow[]): string {
+  return toCsv(rows, DETECTION_COLUMNS, (row, column) => row[column]);
 }
 
 export interface ExportMeta {
@@ -45,9 +78,16 @@ export interface ExportMeta {
   settings?: Record<string, unknown>;
   /** How on-device inference ran: backend, threads, model file and load times. */
   onDevice?: Record<string, unknown>;
+  /** Detection rows no longer kept because of the cap. */
+  detectionsDiscarded?: number;
 }
 
-export function samplesToJson(samples: readonly FrameSample[], meta: ExportMeta, pings: readonly PingSample[] = []): string {
+export function samplesToJson(
+  samples: readonly FrameSample[],
+  meta: ExportMeta,
+  pings: readonly PingSample[] = [],
+  detections: readonly DetectionRow[] = [],
+): string {
   const exported = samples.map((sample) => Object.fromEntries(CSV_COLUMNS.map((column) => [column, sample[column]])));
   return JSON.stringify(
     {
@@ -57,6 +97,7 @@ export function samplesToJson(samples: readonly FrameSample[], meta: ExportMeta,
       count: samples.length,
       samples: exported,
       pings: pings.map((ping) => ({ rttMs: roundTo(ping.rttMs, 3) })),
+      detections: detections.map((row) => Object.fromEntries(DETECTION_COLUMNS.map((column) => [column, row[column]]))),
     },
     null,
     2,
@@ -64,8 +105,8 @@ export function samplesToJson(samples: readonly FrameSample[], meta: ExportMeta,
 }
 
 /** sightline-samples-2026-11-22T14-30-05-123Z.csv: sortable, and legal on every file system. */
-export function exportFilename(extension: 'csv' | 'json', date: Date = new Date()): string {
-  return `sightline-samples-${date.toISOString().replace(/[:.]/g, '-')}.${extension}`;
+export function exportFilename(extension: 'csv' | 'json', date: Date = new Date(), contents: 'samples' | 'detections' = 'samples'): string {
+  return `sightline-${contents}-${date.toISOString().replace(/[:.]/g, '-')}.${extension}`;
 }
 
 export function downloadText(filename: string, text: string, mimeType: string): void {

@@ -1,4 +1,7 @@
-/** A stable, distinct colour per class id (golden-angle hues), and a readable text colour for its tag. */
+/**
+ * A stable, distinct colour per class id and per track id (golden-angle hues, so neighbours differ most),
+ * and a readable text colour for its tag.
+ */
 
 const GOLDEN_ANGLE = 137.508;
 const SATURATION = 0.85;
@@ -35,4 +38,18 @@ export function classTextColour(classId: number): string {
   const onDark = (luminance + 0.05) / (0.0037 + 0.05);
   const onLight = 1.05 / (luminance + 0.05);
   return onDark >= onLight ? DARK_TEXT : LIGHT_TEXT;
+}
+
+/**
+ * A track's colour: the same for its whole life, whatever its class. Track ids count 1, 2, 3... per
+ * session; the offset keeps the first tracks off the colours of the first classes (untracked boxes keep those).
+ */
+const TRACK_OFFSET = 90;
+
+export function trackColour(trackId: number): string {
+  return classColour(trackId + TRACK_OFFSET);
+}
+
+export function trackTextColour(trackId: number): string {
+  return classTextColour(trackId + TRACK_OFFSET);
 }

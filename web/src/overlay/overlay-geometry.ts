@@ -50,6 +50,21 @@ export function mapBox(box: Box, imageWidth: number, imageHeight: number, conten
   return { x, y: top, width: right - left, height: bottom - top };
 }
 
+/** A point in pixels of the submitted image, in element coordinates (as mapBox, mirrored or not). */
+export function mapPoint(
+  x: number,
+  y: number,
+  imageWidth: number,
+  imageHeight: number,
+  content: Rect,
+  elementWidth: number,
+  mirror: boolean,
+): readonly [number, number] {
+  const px = content.x + (x * content.width) / imageWidth;
+  const py = content.y + (y * content.height) / imageHeight;
+  return [mirror ? elementWidth - px : px, py];
+}
+
 /** Intersection of a rectangle with the visible content (cover mode crops; boxes must not leak outside). */
 export function clipRect(rect: Rect, bounds: Rect): Rect | undefined {
   const x1 = Math.max(rect.x, bounds.x);

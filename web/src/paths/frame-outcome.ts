@@ -22,6 +22,8 @@ export interface SentFrame {
   sentAt: number;
   /** Source frames skipped on the client since the previous frame was sent (SkipCounter). */
   skippedBefore: number;
+  /** When the picture was taken, page clock (capture/frame-times.ts): the answer belongs to that moment, not to its arrival. */
+  capturedAt: number;
   /** Paths on the wire: the message's codec, its size, and the time spent encoding it. */
   codec?: Codec;
   bytesUp?: number;
@@ -66,4 +68,6 @@ export type FrameOutcome<F extends SentFrame = SentFrame> =
       reason: string;
       /** What went wrong, in words. */
       message?: string;
+      /** A refusal's "not before": the gateway's estimate of when it has room, ms after the answer arrived. */
+      retryAfterMs?: number;
     });

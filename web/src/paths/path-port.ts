@@ -16,6 +16,8 @@ export interface FrameRequest {
   threshold: number;
   /** Source frames skipped on the client since the previous frame (kept for the statistics, not sent). */
   skippedBefore: number;
+  /** When the picture was taken, page clock, ms (capture/frame-times.ts): the time its answer is tracked under. */
+  capturedAt: number;
 }
 
 export interface PathPort {

@@ -40,6 +40,8 @@ export interface FrameOptions {
   threshold?: number;
   /** Kept with the pending frame for the stats, not sent. */
   skippedBefore?: number;
+  /** When the picture was taken (page clock); the send time when not given. Kept, not sent. */
+  capturedAt?: number;
 }
 
 export function clampInFlight(value: number): number {
@@ -115,6 +117,7 @@ export class FrameSender {
       model: frameOptions.model,
       threshold: frameOptions.threshold,
       skippedBefore: frameOptions.skippedBefore ?? 0,
+      capturedAt: frameOptions.capturedAt ?? sentAt,
     };
     this.pending.set(id, frame);
     this.sequence++;
@@ -140,9 +143,9 @@ export class FrameSender {
       case 'detections':
         return { ...settled, kind: 'ok', result: resultOf(answer) };
       case 'dropped':
-        return { ...settled, kind: 'dropped', reason: answer.reason };
+        return { ...settled, kind: 'dropped', reason: answer.reason, ...retryAfter(answer) };
       case 'error':
-        return { ...settled, kind: 'error', reason: answer.code, message: answer.message };
+        return { ...settled, kind: 'error', reason: answer.code, message: answer.message, ...retryAfter(answer) };
     }
   }
 
@@ -162,6 +165,11 @@ export class FrameSender {
     for (const outcome of expired) this.pending.delete(outcome.frame.id);
     return expired;
   }
+}
+
+/** A refusal's retryAfterMs, only where the gateway sent one (protocol 2). */
+function retryAfter(answer: DroppedMessage | ErrorMessage): { retryAfterMs?: number } {
+  return answer.retryAfterMs === undefined ? {} : { retryAfterMs: answer.retryAfterMs };
 }
 
 function lostOutcome(frame: PendingFrame, at: number): GatewayOutcome {

@@ -2,7 +2,7 @@ import type { FrameOutcome, FrameResult, SentFrame } from '../../src/paths/frame
 
 /** A frame handed to this device at `sentAt`. */
 export function deviceFrame(id: number, sentAt: number, overrides: Partial<SentFrame> = {}): SentFrame {
-  return { id, path: 'device', model: 'ssd', threshold: 0.5, sentAt, skippedBefore: 0, ...overrides };
+  return { id, path: 'device', model: 'ssd', threshold: 0.5, sentAt, skippedBefore: 0, capturedAt: sentAt, ...overrides };
 }
 
 /** What this device found: one dog, its stages with `inferenceMs`. */

@@ -4,7 +4,6 @@ import { AnswerRecorder } from '../../../src/app/answer-recorder.ts';
 import type { LatestResult } from '../../../src/app/dashboard-snapshot.ts';
 import { EventLog } from '../../../src/app/event-log.ts';
 import { SampleStore } from '../../../src/metrics/sample-store.ts';
-import type { OverlayResult } from '../../../src/overlay/draw-boxes.ts';
 import type { FrameOutcome } from '../../../src/paths/frame-outcome.ts';
 import { FrameSender } from '../../../src/transport/frame-sender.ts';
 import { deviceFrame, deviceResult } from '../../support/outcomes.ts';
@@ -16,12 +15,10 @@ function setup() {
   const samples = new SampleStore();
   const errorLog = new EventLog();
   const noticeLog = new EventLog();
-  const shown: (OverlayResult | undefined)[] = [];
   const answers = new AnswerRecorder({
     samples,
     errorLog,
     noticeLog,
-    overlay: () => ({ setResult: (result) => shown.push(result) }),
     timeOrigin: 1_700_000_000_000,
     wallClock: () => 42,
   });
@@ -31,7 +28,7 @@ function setup() {
   const send = () => sender.sendFrame(new Uint8Array(8), { model: 'ssd' })!;
   const answer = (message: DetectionsMessage): FrameOutcome => sender.handleAnswer(message, 300, now)!;
   const tick = (ms: number) => (now += ms);
-  return { sender, samples, errorLog, noticeLog, shown, latest, answers, send, answer, tick, now: () => now };
+  return { sender, samples, errorLog, noticeLog, latest, answers, send, answer, tick, now: () => now };
 }
 
 const detections = (id: number, labels: string[] = ['dog']): DetectionsMessage => ({
@@ -46,7 +43,7 @@ const detections = (id: number, labels: string[] = ['dog']): DetectionsMessage =
 });
 
 describe('AnswerRecorder', () => {
-  it('turns a gateway frame with detections into a sample, the latest result and the boxes on the overlay', () => {
+  it('turns a gateway frame with detections into a sample and the latest result', () => {
     const h = setup();
     const frame = h.send();
     h.tick(40);
@@ -64,7 +61,6 @@ describe('AnswerRecorder', () => {
       bytesDown: 300,
       receivedAt: h.now(),
     });
-    expect(h.shown).toMatchObject([{ width: 320, height: 240, receivedAt: h.now(), detections: [{ label: 'dog' }] }]);
     expect(h.latest).toEqual([h.answers.latest]);
   });
 
@@ -75,7 +71,7 @@ describe('AnswerRecorder', () => {
     h.answers.record(h.answer(detections(second.id, ['cat'])));
     h.answers.record(h.answer(detections(first.id, ['dog'])));
     expect(h.answers.latest?.id).toBe(second.id);
-    expect(h.shown).toHaveLength(1);
+    expect(h.latest).toHaveLength(1);
     expect(h.samples.size).toBe(2);
   });
 
@@ -105,17 +101,16 @@ describe('AnswerRecorder', () => {
     expect(h.samples.all().map((sample) => sample.outcome)).toEqual(['lost', 'lost']);
   });
 
-  it('forgets the latest result, and clears the boxes, for a new source', () => {
+  it('forgets the latest result for a new source', () => {
     const h = setup();
     const frame = h.send();
     h.answers.record(h.answer(detections(frame.id)));
     h.answers.clearLatest();
     expect(h.answers.latest).toBeUndefined();
-    expect(h.shown.at(-1)).toBeUndefined();
     expect(h.latest.at(-1)).toBeUndefined();
   });
 
-  it("records this device's results like the gateway's: a sample, the latest result and the same overlay", () => {
+  it("records this device's results like the gateway's: a sample, the latest result", () => {
     const h = setup();
     const frame = deviceFrame(50, h.now());
     h.tick(35);
@@ -123,7 +118,7 @@ describe('AnswerRecorder', () => {
     expect(h.samples.all()).toMatchObject([{ id: 50, path: 'device', codec: null, fullMs: 35, inferenceMs: 30, serverMs: null }]);
     expect(h.answers.latest).toMatchObject({ id: 50, path: 'device', codec: null, stages: { inferenceMs: 30 }, fullMs: 35, bytesUp: 0 });
     expect(h.answers.latest?.serverMs).toBeUndefined();
-    expect(h.shown).toMatchObject([{ width: 400, height: 300, detections: [{ label: 'dog' }] }]);
+    expect(h.latest).toMatchObject([{ width: 400, height: 300, detections: [{ label: 'dog' }] }]);
     const notice = { code: 'on_device_error', message: 'On-device inference failed: bad image' };
     h.answers.record({ frame: deviceFrame(51, h.now()), kind: 'error', answeredAt: h.now(), reason: 'on_device_error', notice });
     expect(h.noticeLog.list()).toMatchObject([notice]);

@@ -49,6 +49,8 @@ describe('buildSnapshot', () => {
       loop: { lastEncode: { width: 400, height: 300, bytes: 20_000, encodeMs: 4 } },
       onDevice: { state: { status: 'off' } },
       dispatcher: { nextPath: () => 'gateway', inFlight: 0 },
+      tracks: { summary: () => ({ leadMs: 120, unique: 3, counts: [{ label: 'dog', count: 2 }] }) },
+      detections: { size: 7 },
       now: () => 5000,
     };
     return { parts, samples, pings, errorLog, backoff };
@@ -69,6 +71,8 @@ describe('buildSnapshot', () => {
       rejectedStreak: 1,
       lastRejection: { code: 'overloaded' },
       lastEncode: { width: 400 },
+      tracking: { leadMs: 120, unique: 3, counts: [{ label: 'dog', count: 2 }] },
+      detectionsKept: 7,
     });
     // Stats over the chosen window: the last 2 json samples only.
     expect(snapshot.stats.json.count).toBe(2);

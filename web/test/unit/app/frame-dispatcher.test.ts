@@ -58,6 +58,7 @@ function setup(runOn: RunOn, maxInFlight = 1) {
     model: 'ssd',
     threshold: 0.5,
     skippedBefore: 0,
+    capturedAt: 0,
     ...overrides,
   });
   /** The gateway answers one of its frames. */

@@ -77,4 +77,75 @@ describe('RejectionBackoff', () => {
     expect(h.backoff.streak).toBe(1);
     expect(h.clock.timerCount).toBe(0);
   });
+
+  describe("the gateway's retryAfterMs", () => {
+    const refusedError = (retryAfterMs: number): FrameOutcome => ({
+      frame,
+      kind: 'error',
+      answeredAt: 0,
+      reason: 'overloaded',
+      message: 'busy',
+      retryAfterMs,
+    });
+    const refusedDrop = (retryAfterMs: number): FrameOutcome => ({
+      frame,
+      kind: 'dropped',
+      answeredAt: 0,
+      reason: 'overloaded',
+      retryAfterMs,
+    });
+
+    it('holds the next frame exactly as long as an overloaded error says, instead of the backoff', () => {
+      const h = setup();
+      h.backoff.track(refusedError(340));
+      expect(h.backoff.waitMs()).toBe(340);
+      expect(h.backoff.streak).toBe(1);
+      h.clock.advance(339);
+      expect(h.changes()).toBe(1);
+      h.clock.advance(1);
+      expect(h.changes()).toBe(2);
+      expect(h.backoff.waitMs()).toBe(0);
+    });
+
+    it('holds the next frame after an overloaded drop that says when, and lets a drop that does not go at once', () => {
+      const h = setup();
+      h.backoff.track(refusedDrop(60));
+      expect(h.backoff.waitMs()).toBe(60);
+      expect(h.backoff.streak).toBe(0);
+      h.clock.advance(60);
+      expect(h.backoff.waitMs()).toBe(0);
+      expect(h.changes()).toBe(2);
+      h.backoff.track(dropped);
+      expect(h.backoff.waitMs()).toBe(0);
+      expect(h.changes()).toBe(2);
+    });
+
+    it('is never cut short: not by a shorter refusal, not by detections of frames already out', () => {
+      const h = setup();
+      h.backoff.track(refusedDrop(500));
+      h.clock.advance(100);
+      h.backoff.track(refusedError(50));
+      expect(h.backoff.waitMs()).toBe(400);
+      // Several frames in flight: one answered with detections after the refusal ends the streak, not the hold.
+      h.backoff.track(detections);
+      expect(h.backoff.streak).toBe(0);
+      expect(h.backoff.waitMs()).toBe(400);
+      h.clock.advance(399);
+      expect(h.backoff.waitMs()).toBe(1);
+      h.clock.advance(1);
+      expect(h.backoff.waitMs()).toBe(0);
+      expect(h.clock.timerCount).toBe(0);
+    });
+
+    it('a longer figure extends the hold, and the release waits for it', () => {
+      const h = setup();
+      h.backoff.track(refusedDrop(100));
+      h.backoff.track(refusedDrop(800));
+      const changes = h.changes();
+      h.clock.advance(100);
+      expect(h.changes()).toBe(changes);
+      h.clock.advance(700);
+      expect(h.changes()).toBe(changes + 1);
+    });
+  });
 });

@@ -48,4 +48,10 @@ describe('persisted settings', () => {
     expect(kept).toMatchObject({ runOn: 'both', deviceThreads: 2 });
     expect(loadSettings(JSON.stringify({ runOn: 'cloud', deviceThreads: 64 }))).toMatchObject({ runOn: 'gateway', deviceThreads: 'auto' });
   });
+
+  it('keeps raw or predicted boxes, predicted by default', () => {
+    expect(DEFAULT_SETTINGS.boxes).toBe('predicted');
+    expect(loadSettings(serializeSettings({ ...DEFAULT_SETTINGS, boxes: 'raw' })).boxes).toBe('raw');
+    expect(loadSettings(JSON.stringify({ boxes: 'smoothed' })).boxes).toBe('predicted');
+  });
 });

@@ -13,6 +13,9 @@ class FakeSource implements LoopSource {
   element: FrameSourceElement | undefined = { currentSrc: 'blob:picture-1' } as FrameSourceElement;
   isStill = false;
   frameToken = 1;
+  /** Capture time of the frame on show (page clock); frames named by timestamp in `captured`. */
+  shownAt = 500;
+  readonly captured = new Map<number, number>();
   private readyWaiters: (() => void)[] = [];
   private frameWaiters: (() => void)[] = [];
 
@@ -24,6 +27,12 @@ class FakeSource implements LoopSource {
   }
   onNextFrame(callback: () => void): void {
     if (!this.frameWaiters.includes(callback)) this.frameWaiters.push(callback);
+  }
+  pictureTime(): number {
+    return this.shownAt;
+  }
+  captureTimeOf(timestampUs: number): number | undefined {
+    return this.captured.get(timestampUs);
   }
   /** The video presents `count` new frames. */
   present(count = 1): void {
@@ -52,9 +61,18 @@ interface EncodeCall {
 /** An encoder that finishes only when told to. */
 class FakeEncoder {
   readonly calls: EncodeCall[] = [];
+  /** The timestamp of the VideoFrame the next encode grabs (undefined: not grabbed as one). */
+  timestampUs: number | undefined;
   encode(_element: FrameSourceElement, frameSize: FrameSize, quality: number, input?: ModelInput): Promise<EncodedFrame> {
     return new Promise((resolve, reject) => {
-      const frame: EncodedFrame = { bytes: new Uint8Array(this.calls.length + 1), width: 320, height: 240, encodeMs: 3, path: 'worker' };
+      const frame: EncodedFrame = {
+        bytes: new Uint8Array(this.calls.length + 1),
+        width: 320,
+        height: 240,
+        encodeMs: 3,
+        path: 'worker',
+        timestampUs: this.timestampUs,
+      };
       this.calls.push({ frameSize, quality, input, resolve: () => resolve(frame), reject });
     });
   }
@@ -113,7 +131,14 @@ function setup(options: { maxInFlight?: number; still?: boolean } = {}) {
   };
   /** The gateway refuses a frame: the backoff holds the next one. */
   const reject = (): void => backoff.track(errorOutcome(deviceFrame(0, 0), clock.now()));
-  return { clock, source, encoder, link, sender, sent, settings, loop, errors, answer, changed, reject };
+  /** The gateway refuses the oldest unanswered frame, `overloaded`, saying when to send again; wired as the controller wires it. */
+  const refuse = (retryAfterMs: number): void => {
+    const frame = sent.find((pending) => sender.isPending(pending.id))!;
+    const outcome = sender.handleAnswer({ type: 'dropped', id: frame.id, reason: 'overloaded', retryAfterMs }, 10)!;
+    backoff.track(outcome);
+    loop.pump();
+  };
+  return { clock, source, encoder, link, sender, sent, settings, loop, errors, answer, changed, reject, refuse };
 }
 
 describe('StreamLoop', () => {
@@ -188,6 +213,32 @@ describe('StreamLoop', () => {
     expect(h.encoder.calls).toHaveLength(2);
   });
 
+  it('sends each frame with the capture time of the picture it took, named exactly by the grabbed frame when it can be', async () => {
+    const h = setup({ maxInFlight: 3 });
+    h.loop.start();
+    // The encoder grabbed no VideoFrame: the frame on show when the loop took the picture.
+    h.source.shownAt = 1000;
+    h.loop.pump();
+    h.source.shownAt = 1066; // presented while encoding: not the picture taken
+    h.encoder.finish();
+    await settle();
+    expect(h.sent.map((frame) => frame.capturedAt)).toEqual([1000]);
+    // The grabbed VideoFrame's timestamp names a recently presented frame: its own capture time.
+    h.source.captured.set(2_000_000, 1040);
+    h.encoder.timestampUs = 2_000_000;
+    h.source.present(); // the loop takes this picture at once
+    h.encoder.finish();
+    await settle();
+    // A timestamp the source never presented (yet): the frame on show when the picture was taken.
+    h.encoder.timestampUs = 3_000_000;
+    h.source.shownAt = 1130;
+    h.source.present();
+    h.source.shownAt = 1200;
+    h.encoder.finish();
+    await settle();
+    expect(h.sent.map((frame) => frame.capturedAt)).toEqual([1000, 1040, 1130]);
+  });
+
   it('holds the next frame while the rejection backoff says so, then goes on by itself', async () => {
     const h = setup();
     h.loop.start();
@@ -202,6 +253,25 @@ describe('StreamLoop', () => {
     h.clock.advance(1);
     await settle();
     expect(h.encoder.calls).toHaveLength(1);
+  });
+
+  it("sends nothing before a refusal's retryAfterMs has passed, then the next frame at once", async () => {
+    const h = setup();
+    h.loop.start();
+    h.loop.pump();
+    h.encoder.finish();
+    await settle();
+    expect(h.sent).toHaveLength(1);
+    h.source.present();
+    h.refuse(250);
+    await settle();
+    expect(h.encoder.calls).toHaveLength(1);
+    h.clock.advance(249);
+    await settle();
+    expect(h.encoder.calls).toHaveLength(1);
+    h.clock.advance(1);
+    await settle();
+    expect(h.encoder.calls).toHaveLength(2);
   });
 
   it('pumps by itself when what it subscribes to changes, once for changes that come together, never after stop', async () => {

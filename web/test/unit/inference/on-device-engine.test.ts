@@ -62,7 +62,12 @@ function setup(environment = { crossOriginIsolated: true, hardwareConcurrency: 3
   return { engine, clock, workers, worker, changes, outcomes, nextIdIs };
 }
 
-const request = (threshold = 0.5, skippedBefore = 0): FrameRequest => ({ model: undefined, threshold, skippedBefore });
+const request = (threshold = 0.5, skippedBefore = 0, capturedAt = 0): FrameRequest => ({
+  model: undefined,
+  threshold,
+  skippedBefore,
+  capturedAt,
+});
 
 const target = (threads: 'auto' | number = 'auto') => ({ model: modelInfo(), threads });
 
@@ -96,8 +101,9 @@ describe('OnDeviceEngine', () => {
     h.worker().reply(loaded());
     const image = new Uint8Array([1, 2, 3]);
     h.nextIdIs(7);
-    const frame = h.engine.send(image, request(0.6, 1))!;
-    expect(frame).toEqual({ id: 7, path: 'device', model: 'ssd', sentAt: 1000, threshold: 0.6, skippedBefore: 1 });
+    // The picture's capture time goes with the frame: its answer is tracked under it.
+    const frame = h.engine.send(image, request(0.6, 1, 950))!;
+    expect(frame).toEqual({ id: 7, path: 'device', model: 'ssd', sentAt: 1000, threshold: 0.6, skippedBefore: 1, capturedAt: 950 });
     expect(h.engine.inFlight).toBe(1);
     expect(h.engine.canSend()).toBe(false);
     expect(h.engine.send(image, request(0.6))).toBeUndefined();

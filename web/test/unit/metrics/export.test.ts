@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { PROTOCOL_VERSION } from '@sightline/shared/protocol';
-import { CSV_COLUMNS, exportFilename, samplesToCsv, samplesToJson } from '../../../src/metrics/export.ts';
+import type { DetectionRow } from '../../../src/metrics/detection-log.ts';
+import {
+  CSV_COLUMNS,
+  DETECTION_COLUMNS,
+  detectionsToCsv,
+  exportFilename,
+  samplesToCsv,
+  samplesToJson,
+} from '../../../src/metrics/export.ts';
 import type { FrameSample } from '../../../src/metrics/frame-sample.ts';
 
 const base: FrameSample = {
@@ -62,5 +70,40 @@ describe('exportFilename', () => {
     const date = new Date('2026-11-22T14:30:05.123Z');
     expect(exportFilename('csv', date)).toBe('sightline-samples-2026-11-22T14-30-05-123Z.csv');
     expect(exportFilename('json', date)).toMatch(/^sightline-samples-[0-9TZ-]+\.json$/);
+    expect(exportFilename('csv', date, 'detections')).toBe('sightline-detections-2026-11-22T14-30-05-123Z.csv');
+  });
+});
+
+const row: DetectionRow = {
+  frameId: 1,
+  path: 'gateway',
+  capturedAt: 1_763_821_800_100.25,
+  trackId: 3,
+  label: 'dog',
+  classId: 18,
+  score: 0.91,
+  x1: 10.5,
+  y1: 20,
+  x2: 110,
+  y2: 220.25,
+  width: 400,
+  height: 300,
+};
+
+describe('detections export', () => {
+  it('is one CSV row per detection with its track id, empty while no track holds it', () => {
+    const lines = detectionsToCsv([row, { ...row, trackId: null, label: 'cat', classId: 17 }]).split('\r\n');
+    expect(lines[0]).toBe('frameId,path,capturedAt,trackId,label,classId,score,x1,y1,x2,y2,width,height');
+    expect(lines[1]).toBe('1,gateway,1763821800100.25,3,dog,18,0.91,10.5,20,110,220.25,400,300');
+    expect(lines[2]).toBe('1,gateway,1763821800100.25,,cat,17,0.91,10.5,20,110,220.25,400,300');
+    expect(lines).toHaveLength(4);
+  });
+
+  it('goes into the JSON as `detections`, beside the samples (whose fields stay the CSV columns)', () => {
+    const parsed = JSON.parse(samplesToJson([base], { exportedAt: '2026-01-01T00:00:00.000Z', discarded: 0 }, [], [row]));
+    expect(Object.keys(parsed.samples[0])).toEqual([...CSV_COLUMNS]);
+    expect(parsed.detections).toEqual([row]);
+    expect(Object.keys(parsed.detections[0])).toEqual([...DETECTION_COLUMNS]);
+    expect(JSON.parse(samplesToJson([], { exportedAt: '', discarded: 0 })).detections).toEqual([]);
   });
 });

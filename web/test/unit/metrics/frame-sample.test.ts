@@ -16,6 +16,7 @@ describe('sampleFromOutcome', () => {
           model: undefined,
           threshold: 0.5,
           skippedBefore: 3,
+          capturedAt: 990,
         },
         kind: 'ok',
         answeredAt: 1042.5,
@@ -61,6 +62,7 @@ describe('sampleFromOutcome', () => {
       model: 'ssd',
       threshold: 0.5,
       skippedBefore: 0,
+      capturedAt: 0,
     };
     expect(
       sampleFromOutcome({ frame, kind: 'error', answeredAt: 5, bytesDown: 40, reason: 'overloaded', message: 'busy' }, 0),

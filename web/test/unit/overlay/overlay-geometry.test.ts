@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clipRect, contentRect, mapBox } from '../../../src/overlay/overlay-geometry.ts';
+import { clipRect, contentRect, mapBox, mapPoint } from '../../../src/overlay/overlay-geometry.ts';
 
 describe('contentRect (object-fit)', () => {
   it('pillarboxes a 4:3 picture in a 16:9 element', () => {
@@ -59,6 +59,17 @@ describe('mapBox', () => {
 
   it('normalises swapped corners', () => {
     expect(mapBox([96, 120, 32, 24], 320, 240, content, 1600, false)).toEqual(mapBox([32, 24, 96, 120], 320, 240, content, 1600, false));
+  });
+});
+
+describe('mapPoint', () => {
+  const content = contentRect(1600, 900, 640, 480);
+
+  it('maps a point like the corners of mapBox, mirrored or not', () => {
+    const box = mapBox([32, 24, 96, 120], 320, 240, content, 1600, false);
+    expect(mapPoint(32, 24, 320, 240, content, 1600, false)).toEqual([box.x, box.y]);
+    const mirrored = mapBox([32, 24, 96, 120], 320, 240, content, 1600, true);
+    expect(mapPoint(32, 24, 320, 240, content, 1600, true)).toEqual([mirrored.x + mirrored.width, mirrored.y]);
   });
 });
 

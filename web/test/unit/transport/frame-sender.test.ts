@@ -133,6 +133,29 @@ describe('FrameSender flow control', () => {
     const outcome = h.sender.handleAnswer(detections(frame!.id), 10);
     expect(outcome?.frame.skippedBefore).toBe(4);
   });
+
+  it("keeps the picture's capture time with the pending frame, off the wire (the send time when none is given)", () => {
+    const h = harness({ maxInFlight: 2 });
+    h.advance(1000);
+    const frame = h.sender.sendFrame(image, { capturedAt: 960 });
+    expect(frame?.capturedAt).toBe(960);
+    expect(Object.keys(h.decodeLast()).sort()).toEqual(['id', 'image', 'ts', 'type']);
+    expect(h.sender.sendFrame(image)?.capturedAt).toBe(1000);
+  });
+
+  it("passes a refusal's retryAfterMs on with its outcome, only when the gateway sent one", () => {
+    const h = harness({ maxInFlight: 4 });
+    const ids = [1, 2, 3, 4].map(() => h.sender.sendFrame(image)!.id);
+    expect(h.sender.handleAnswer({ type: 'dropped', id: ids[0]!, reason: 'overloaded', retryAfterMs: 120 }, 10)).toMatchObject({
+      kind: 'dropped',
+      reason: 'overloaded',
+      retryAfterMs: 120,
+    });
+    const error = h.sender.handleAnswer({ type: 'error', id: ids[1]!, code: 'overloaded', message: 'busy', retryAfterMs: 40 }, 10);
+    expect(error).toMatchObject({ kind: 'error', reason: 'overloaded', retryAfterMs: 40 });
+    expect(h.sender.handleAnswer({ type: 'dropped', id: ids[2]!, reason: 'superseded' }, 10)).not.toHaveProperty('retryAfterMs');
+    expect(h.sender.handleAnswer({ type: 'error', id: ids[3]!, code: 'bad_image', message: 'no' }, 10)).not.toHaveProperty('retryAfterMs');
+  });
 });
 
 describe('FrameSender codec per message', () => {

@@ -15,7 +15,7 @@ function setup() {
   let changes = 0;
   path.settled.subscribe((outcome) => settled.push(outcome));
   path.changed.subscribe(() => changes++);
-  const send = () => path.send(new Uint8Array(8), { model: 'ssd', threshold: 0.5, skippedBefore: 2 })!;
+  const send = () => path.send(new Uint8Array(8), { model: 'ssd', threshold: 0.5, skippedBefore: 2, capturedAt: now })!;
   return { link, sender, path, settled, changes: () => changes, send, tick: (ms: number) => (now += ms), now: () => now };
 }
 

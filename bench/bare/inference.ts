@@ -6,17 +6,10 @@
  */
 import { inferenceSessionOptions, type ModelSpec } from '@sightline/gateway';
 import { inputDims } from '@sightline/shared/model';
-import { runStreams } from './streams.ts';
+import { bareLoopFigures, runStreams, type BareLoopFigures } from './streams.ts';
 
-export interface BareInferenceResult {
-  /** Runs per second, every stream counted. */
-  fps: number;
-  /** Mean time of one run. */
-  meanMs: number;
-  runs: number;
-  streams: number;
-  threads: number;
-  model: string;
+export interface BareInferenceResult extends BareLoopFigures {
+  /** The input tensor's type and dimensions. */
   input: string;
 }
 
@@ -36,18 +29,10 @@ export async function bareInference(
 
   const sessionOptions = inferenceSessionOptions(options.threads);
   const setup = { path, inputName: input.name, dtype: input.dtype, dims, data, sessionOptions };
-  const { fps, meanMs, runs } = await runStreams(
+  const result = await runStreams(
     WORKER_URL,
     Array.from({ length: options.streams }, () => setup),
     options.seconds,
   );
-  return {
-    fps,
-    meanMs,
-    runs,
-    streams: options.streams,
-    threads: options.threads,
-    model: manifest.name,
-    input: `${input.dtype} [${dims.join(', ')}]`,
-  };
+  return { ...bareLoopFigures(result, options, manifest.name), input: `${input.dtype} [${dims.join(', ')}]` };
 }

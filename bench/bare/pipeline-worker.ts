@@ -4,9 +4,10 @@
  * frame through the one shared frame function the gateway, this loop and the browser all call, until the
  * shared deadline.
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { workerData } from 'node:worker_threads';
 import { openFramePath, type ModelSpec, type OpenFramePathOptions } from '@sightline/gateway';
 import { runFrame, type FrameStages } from '@sightline/shared/model';
+import { serveStream } from './stream-worker.ts';
 
 export interface PipelineStreamSetup extends OpenFramePathOptions {
   spec: ModelSpec;
@@ -16,7 +17,6 @@ export interface PipelineStreamSetup extends OpenFramePathOptions {
 }
 
 const { spec, frames, offset, ...options } = workerData as PipelineStreamSetup;
-const port = parentPort!;
 const { path, close } = await openFramePath(spec, options);
 
 const stageMs: FrameStages = { decodeMs: 0, preprocessMs: 0, inferenceMs: 0, postprocessMs: 0 };
@@ -30,17 +30,10 @@ async function timed(bytes: Uint8Array): Promise<void> {
 
 // Warm-up, uncounted: every frame's code path compiled, every buffer allocated.
 for (let i = 0; i < Math.max(5, frames.length); i++) await runFrame(path, frames[(offset + i) % frames.length]!, spec.scoreThreshold);
-port.postMessage({ type: 'ready' });
-port.once('message', async ({ deadline }: { deadline: number }) => {
-  let runs = 0;
-  let busyMs = 0;
-  // At least one run per stream, however busy the machine: a result is never empty.
-  do {
-    const started = performance.now();
-    await timed(frames[(offset + runs) % frames.length]!);
-    busyMs += performance.now() - started;
-    runs++;
-  } while (Date.now() < deadline);
-  await close();
-  port.postMessage({ type: 'done', runs, busyMs, stageMs, counts: decoders });
-});
+serveStream(
+  (run) => timed(frames[(offset + run) % frames.length]!),
+  async () => {
+    await close();
+    return { stageMs, counts: decoders };
+  },
+);

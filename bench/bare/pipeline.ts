@@ -12,17 +12,9 @@
 import type { ModelSpec } from '@sightline/gateway';
 import type { FrameStages } from '@sightline/shared/model';
 import type { PipelineStreamSetup } from './pipeline-worker.ts';
-import { runStreams } from './streams.ts';
+import { bareLoopFigures, runStreams, type BareLoopFigures } from './streams.ts';
 
-export interface BarePipelineResult {
-  /** Frames per second, every stream counted. */
-  fps: number;
-  /** Mean time of one frame, all stages. */
-  meanMs: number;
-  runs: number;
-  streams: number;
-  threads: number;
-  model: string;
+export interface BarePipelineResult extends BareLoopFigures {
   /** Mean ms per frame of each stage, under the protocol's names. */
   stages: FrameStages;
   /** Frames each decoder took, as the gateway's decode plan chose. */
@@ -46,14 +38,10 @@ export async function barePipeline(
     threads: options.threads,
     jpegDecoder: 'turbo',
   }));
-  const { fps, meanMs, runs, stageMs, counts } = await runStreams(WORKER_URL, setups, options.seconds);
+  const result = await runStreams(WORKER_URL, setups, options.seconds);
+  const { stageMs, counts } = result;
   return {
-    fps,
-    meanMs,
-    runs,
-    streams: options.streams,
-    threads: options.threads,
-    model: spec.manifest.name,
+    ...bareLoopFigures(result, options, spec.manifest.name),
     stages: {
       decodeMs: stageMs.decodeMs ?? Number.NaN,
       preprocessMs: stageMs.preprocessMs ?? Number.NaN,

@@ -29,6 +29,26 @@ export interface StreamsResult {
   counts: Record<string, number>;
 }
 
+/** What each bare loop reports: its throughput and the shape of the run that gave it. */
+export interface BareLoopFigures {
+  /** Runs per second (one run: one frame, in the decode + inference loop), every stream counted. */
+  fps: number;
+  /** Mean time of one run. */
+  meanMs: number;
+  runs: number;
+  streams: number;
+  threads: number;
+  model: string;
+}
+
+export function bareLoopFigures(
+  { fps, meanMs, runs }: StreamsResult,
+  { streams, threads }: { streams: number; threads: number },
+  model: string,
+): BareLoopFigures {
+  return { fps, meanMs, runs, streams, threads, model };
+}
+
 function next<T>(worker: Worker, type: string): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     worker.once('error', reject);

@@ -64,27 +64,25 @@ def class_aware_nms(boxes: np.ndarray, scores: np.ndarray, classes: np.ndarray) 
     return nms(offset, scores, IOU)[:MAX_DET]
 
 
+def best_class_detections(xywh: np.ndarray, class_scores: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each candidate as its best class, kept above CONF, then class-aware NMS: what both YOLO layouts share."""
+    classes = class_scores.argmax(1)
+    scores = class_scores.max(1)
+    keep = scores > CONF
+    boxes, scores, classes = xywh_to_xyxy(xywh[keep]), scores[keep], classes[keep]
+    i = class_aware_nms(boxes, scores, classes)
+    return boxes[i], scores[i], classes[i]
+
+
 def decode(layout: str, out: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """-> boxes (x1, y1, x2, y2 in input pixels), scores, classes, best first."""
     if layout == "yolov8":
         pred = out[0].T  # [N, 4+nc]
-        cls_scores = pred[:, 4:]
-        classes = cls_scores.argmax(1)
-        scores = cls_scores.max(1)
-        keep = scores > CONF
-        boxes, scores, classes = xywh_to_xyxy(pred[keep, :4]), scores[keep], classes[keep]
-        i = class_aware_nms(boxes, scores, classes)
-        return boxes[i], scores[i], classes[i]
+        return best_class_detections(pred[:, :4], pred[:, 4:])
     if layout == "yolov5":
         pred = out[0]  # [N, 5+nc]
         pred = pred[pred[:, 4] > CONF]
-        conf = pred[:, 5:] * pred[:, 4:5]
-        classes = conf.argmax(1)
-        scores = conf.max(1)
-        keep = scores > CONF
-        boxes, scores, classes = xywh_to_xyxy(pred[keep, :4]), scores[keep], classes[keep]
-        i = class_aware_nms(boxes, scores, classes)
-        return boxes[i], scores[i], classes[i]
+        return best_class_detections(pred[:, :4], pred[:, 5:] * pred[:, 4:5])
     if layout == "yolo-end2end":
         pred = out[0]  # [K, 6]
         pred = pred[pred[:, 4] > CONF][:MAX_DET]

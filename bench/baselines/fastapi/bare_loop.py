@@ -19,6 +19,7 @@ import json
 import threading
 import time
 from pathlib import Path
+from typing import Any, Callable
 
 import numpy as np
 import onnxruntime as ort
@@ -59,25 +60,33 @@ def main() -> None:
         for _ in range(5):
             session.run(None, feeds)
 
-    runs = [0] * args.streams
-    busy = [0.0] * args.streams
+    print(json.dumps(run_streams(args.streams, args.seconds, lambda stream, _run: sessions[stream].run(None, feeds))))
+
+
+def run_streams(streams: int, seconds: float, run_once: Callable[[int, int], object]) -> dict[str, Any]:
+    """
+    Calls run_once(stream, run) in `streams` threads side by side until `seconds` have passed, `run` counting
+    that stream's earlier runs. -> fps (every stream's runs), meanMs (one run), runs, and onnxruntime's version.
+    """
+    runs = [0] * streams
+    busy = [0.0] * streams
     started = time.perf_counter()
 
     def loop(i: int) -> None:
-        while time.perf_counter() - started < args.seconds:
+        while time.perf_counter() - started < seconds:
             t = time.perf_counter()
-            sessions[i].run(None, feeds)
+            run_once(i, runs[i])
             busy[i] += time.perf_counter() - t
             runs[i] += 1
 
-    threads = [threading.Thread(target=loop, args=(i,)) for i in range(args.streams)]
+    threads = [threading.Thread(target=loop, args=(i,)) for i in range(streams)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
     elapsed = time.perf_counter() - started
     total = sum(runs)
-    print(json.dumps({"fps": total / elapsed, "meanMs": sum(busy) * 1000 / total, "runs": total, "onnxruntime": ort.__version__}))
+    return {"fps": total / elapsed, "meanMs": sum(busy) * 1000 / total, "runs": total, "onnxruntime": ort.__version__}
 
 
 def frame_loop(args: argparse.Namespace) -> None:
@@ -111,27 +120,12 @@ def frame_loop(args: argparse.Namespace) -> None:
         for n in range(max(5, len(frames))):
             once(session, frames[(i + n) % len(frames)], [0.0] * 4)
 
-    runs = [0] * args.streams
-    busy = [0.0] * args.streams
     sums = [[0.0] * 4 for _ in range(args.streams)]
-    started = time.perf_counter()
-
-    def loop(i: int) -> None:
-        while time.perf_counter() - started < args.seconds:
-            t = time.perf_counter()
-            once(sessions[i], frames[(i + runs[i]) % len(frames)], sums[i])
-            busy[i] += time.perf_counter() - t
-            runs[i] += 1
-
-    threads = [threading.Thread(target=loop, args=(i,)) for i in range(args.streams)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    elapsed = time.perf_counter() - started
-    total = sum(runs)
-    stage_ms = {name: sum(s[k] for s in sums) * 1000 / total for k, name in enumerate(stages)}
-    result = {"fps": total / elapsed, "meanMs": sum(busy) * 1000 / total, "runs": total, "onnxruntime": ort.__version__}
+    # Streams start at different frames, as clients do.
+    result = run_streams(
+        args.streams, args.seconds, lambda stream, run: once(sessions[stream], frames[(stream + run) % len(frames)], sums[stream])
+    )
+    stage_ms = {name: sum(s[k] for s in sums) * 1000 / result["runs"] for k, name in enumerate(stages)}
     print(json.dumps({**result, "opencv": cv2.__version__, "stages": stage_ms}))
 
 

@@ -262,6 +262,23 @@ class Model:
 # Detector: one frame through every stage, timed like gateway/src/pipeline/detector.ts
 
 
+# The stages a detector times, in the order of the protocol's StageTimings (serverMs is added on reply).
+STAGES = ("queueMs", "decodeMs", "preprocessMs", "inferenceMs", "postprocessMs")
+
+
+def detection_result(
+    model: Model, width: int, height: int, detections: list[dict], stage_s: tuple[float, float, float, float, float]
+) -> dict[str, Any]:
+    """A frame's answer before its reply is sent: what was found, and the time of each of STAGES (given in seconds)."""
+    return {
+        "model": model.name,
+        "width": width,
+        "height": height,
+        "detections": detections,
+        "timings": {stage: round3(seconds * 1000) for stage, seconds in zip(STAGES, stage_s)},
+    }
+
+
 class Detector:
     def __init__(self, models: dict[str, Model], default_model: str, max_pixels: int, max_pending: int, workers: int = 1):
         self.models = models
@@ -309,19 +326,7 @@ class Detector:
 
         detections = model.postprocess(scores, boxes, thr, width, height)
         t_post = time.perf_counter()
-        return {
-            "model": model.name,
-            "width": width,
-            "height": height,
-            "detections": detections,
-            "timings": {
-                "queueMs": round3((t_run - t_queue) * 1000),
-                "decodeMs": round3(decode_s * 1000),
-                "preprocessMs": round3(pre_s * 1000),
-                "inferenceMs": round3((t_done - t_run) * 1000),
-                "postprocessMs": round3((t_post - t_done) * 1000),
-            },
-        }
+        return detection_result(model, width, height, detections, (t_run - t_queue, decode_s, pre_s, t_done - t_run, t_post - t_done))
 
 
 # ------------------------------------------------------------------------------------------------

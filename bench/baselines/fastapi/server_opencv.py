@@ -33,9 +33,9 @@ from server import (
     ProtocolError,
     create_app,
     default_threads,
+    detection_result,
     limits_from,
     open_image,
-    round3,
     serve,
     server_arguments,
 )
@@ -199,20 +199,8 @@ class OpenCvDetector(Detector):
         t4 = time.perf_counter()
         detections = model.postprocess(scores, boxes, threshold, width, height)
         t5 = time.perf_counter()
-        return {
-            "model": model.name,
-            "width": width,
-            "height": height,
-            "detections": detections,
-            "timings": {
-                # Waiting for a pool thread, then for a session.
-                "queueMs": round3(((t0 - submitted) + (t3 - t2)) * 1000),
-                "decodeMs": round3((t1 - t0) * 1000),
-                "preprocessMs": round3((t2 - t1) * 1000),
-                "inferenceMs": round3((t4 - t3) * 1000),
-                "postprocessMs": round3((t5 - t4) * 1000),
-            },
-        }
+        # Queueing: waiting for a pool thread, then for a session.
+        return detection_result(model, width, height, detections, ((t0 - submitted) + (t3 - t2), t1 - t0, t2 - t1, t4 - t3, t5 - t4))
 
     async def detect(self, image: bytes, model_name: str | None, threshold: float | None) -> dict[str, Any]:
         model = self.resolve(model_name)

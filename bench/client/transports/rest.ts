@@ -152,6 +152,11 @@ export class RestDriver implements ClientDriver {
         if (ttfbMs !== undefined) result.ttfbMs = ttfbMs;
         resolve(result);
       };
+      /** No answer to read: the bytes that went each way, and why. */
+      const finishUnanswered = (outcome: FrameResult['outcome'], errorCode: string, errorMessage: string) => {
+        const c = counted();
+        finish({ outcome, latencyMs: Number.NaN, bytesUp: c.up, bytesDown: c.down, errorCode, errorMessage });
+      };
       const req = request({
         protocol: this.url.protocol,
         hostname: this.url.hostname,
@@ -162,15 +167,7 @@ export class RestDriver implements ClientDriver {
         agent: this.agent,
       });
       const timer = setTimeout(() => {
-        const c = counted();
-        finish({
-          outcome: 'timeout',
-          latencyMs: Number.NaN,
-          bytesUp: c.up,
-          bytesDown: c.down,
-          errorCode: 'timeout',
-          errorMessage: `no answer within ${this.options.timeoutMs} ms`,
-        });
+        finishUnanswered('timeout', 'timeout', `no answer within ${this.options.timeoutMs} ms`);
         req.destroy();
       }, this.options.timeoutMs);
       req.on('socket', (s: net.Socket) => {
@@ -182,32 +179,12 @@ export class RestDriver implements ClientDriver {
           s.once(this.url.protocol === 'https:' ? 'secureConnect' : 'connect', () => (connectMs = performance.now() - connectStart));
         }
       });
-      req.on('error', (error) => {
-        const c = counted();
-        finish({
-          outcome: 'failed',
-          latencyMs: Number.NaN,
-          bytesUp: c.up,
-          bytesDown: c.down,
-          errorCode: (error as NodeJS.ErrnoException).code ?? 'request_failed',
-          errorMessage: error.message,
-        });
-      });
+      req.on('error', (error) => finishUnanswered('failed', (error as NodeJS.ErrnoException).code ?? 'request_failed', error.message));
       req.on('response', (res) => {
         ttfbMs = performance.now() - startedAt;
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('error', (error) => {
-          const c = counted();
-          finish({
-            outcome: 'failed',
-            latencyMs: Number.NaN,
-            bytesUp: c.up,
-            bytesDown: c.down,
-            errorCode: 'response_failed',
-            errorMessage: error.message,
-          });
-        });
+        res.on('error', (error) => finishUnanswered('failed', 'response_failed', error.message));
         res.on('end', () => {
           const c = counted();
           const result = interpretResponse(res.statusCode ?? 0, res.headers['content-type'], Buffer.concat(chunks), 0, c.up, c.down);

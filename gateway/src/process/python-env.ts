@@ -14,6 +14,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { withDirLock } from './dir-lock.ts';
 
 const run = promisify(execFile);
 
@@ -53,7 +54,8 @@ export async function ensurePythonEnv(spec: PythonEnvSpec): Promise<PythonEnv> {
   const wanted = digest(spec.requirements);
   const current = () => existsSync(python) && existsSync(stamp) && readFileSync(stamp, 'utf8').trim() === wanted;
   if (!current()) {
-    await withLock(`${venv}.lock`, async () => {
+    const lock = { waitMs: LOCK_WAIT_MS, pollMs: 500, staleHint: 'remove it if no install is running' };
+    await withDirLock(`${venv}.lock`, lock, async () => {
       if (current()) return;
       const base = spec.python ?? process.env.SIGHTLINE_PYTHON ?? 'python3.11';
       rmSync(venv, { recursive: true, force: true });
@@ -76,26 +78,4 @@ async function pythonChildEnv(python: string): Promise<Record<string, string>> {
   const env: Record<string, string> = { PYTHONDONTWRITEBYTECODE: '1' };
   if (libdir) env.LD_LIBRARY_PATH = inherited ? `${libdir}:${inherited}` : libdir;
   return env;
-}
-
-/** A lock that works across processes (vitest runs test files in several): an exclusive mkdir. */
-async function withLock(path: string, work: () => Promise<void>): Promise<void> {
-  mkdirSync(dirname(path), { recursive: true });
-  const started = Date.now();
-  for (;;) {
-    try {
-      mkdirSync(path);
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      if (Date.now() - started > LOCK_WAIT_MS)
-        throw new Error(`gave up waiting for ${path} (remove it if no install is running)`, { cause: error });
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
-  }
-  try {
-    await work();
-  } finally {
-    rmSync(path, { recursive: true, force: true });
-  }
 }

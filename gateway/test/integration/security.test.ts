@@ -13,28 +13,20 @@ import WebSocket from 'ws';
 import { CLOSE_CODES } from '@sightline/shared/protocol';
 import type { RunningGateway } from '../../src/gateway.ts';
 import { localNetworkNames } from '../../src/security/network-names.ts';
+import { readAnswer, type HttpAnswer } from '../support/http-answer.ts';
 import { startTestGateway } from '../support/test-gateway.ts';
 
 const TOKEN = 'test-token-0123456789abcdef';
 
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
-
 /** One HTTP(S) request with exact headers (fetch would add and normalise some, Host among them). */
-function get(url: string, headers: Record<string, string> = {}, ca?: string): Promise<Answer> {
+function get(url: string, headers: Record<string, string> = {}, ca?: string): Promise<HttpAnswer> {
   const target = new URL(url);
   const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
     // TLS checks the certificate against the URL's name, whatever Host header the test sends.
-    const req = send(target, { method: 'GET', headers, ca, agent: false, servername: target.hostname }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
-    });
+    const req = send(target, { method: 'GET', headers, ca, agent: false, servername: target.hostname }, (res) =>
+      readAnswer(res).then(resolve, reject),
+    );
     req.on('error', reject);
     req.end();
   });

@@ -7,6 +7,7 @@ import { hostname } from 'node:os';
 import WebSocket from 'ws';
 import { encode as msgpackEncode } from '@msgpack/msgpack';
 import { PROTOCOL_VERSION, type DetectionsMessage, type ErrorMessage } from '@sightline/shared/protocol';
+import type { GatewayConfig } from '../../src/config.ts';
 import type { RunningGateway } from '../../src/gateway.ts';
 import { photo, pngBombHeader } from '../support/images.ts';
 import { InferenceHold } from '../support/inference-hold.ts';
@@ -148,10 +149,7 @@ describe('flow control', () => {
     const client = await TestClient.connect(wsUrl);
     const ids = Array.from({ length: 12 }, (_, i) => i + 1);
     // The first frame is held in flight, so the other eleven all arrive while it is being processed.
-    hold.hold();
-    const reached = hold.reached;
-    client.send({ type: 'frame', id: 1, ts: 1, image: dog }, 'msgpack');
-    await hold.whenReached(reached + 1);
+    await hold.holdNext(() => client.send({ type: 'frame', id: 1, ts: 1, image: dog }, 'msgpack'));
     for (const id of ids.slice(1)) client.send({ type: 'frame', id, ts: id, image: dog }, 'msgpack');
     // maxInFlight 1 + queueLength 1: each arrival pushes the one waiting out; the last one stays.
     const pushedOut = ids.slice(1, -1);
@@ -307,19 +305,23 @@ describe('overload', () => {
       return m.type === 'error' ? m.code : m.type === 'dropped' ? `dropped:${m.reason}` : m.type;
     });
 
-  it('refuses frames outright with `overloaded` once the gateway holds maxPending waiting, and answers every one', async () => {
-    const smallHold = new InferenceHold();
-    const small = await startTestGateway(
-      { maxPending: 1, maxProcessing: 1, maxInFlight: 1, queueLength: 8, queueBudgetMs: 10_000 },
-      { inferenceGate: smallHold },
-    );
+  /** A small gateway of the test's own, whose frames wait at `hold` until the test releases them; closed after. */
+  async function withHeldGateway(config: Partial<GatewayConfig>, test: (wsUrl: string, hold: InferenceHold) => Promise<void>) {
+    const hold = new InferenceHold();
+    const small = await startTestGateway(config, { inferenceGate: hold });
     try {
-      const client = await TestClient.connect(`ws://127.0.0.1:${small.port}/ws`);
+      await test(`ws://127.0.0.1:${small.port}/ws`, hold);
+    } finally {
+      await small.close();
+    }
+  }
+  const oneWaitingPlace = { maxPending: 1, maxProcessing: 1, maxInFlight: 1, queueLength: 8, queueBudgetMs: 10_000 };
+
+  it('refuses frames outright with `overloaded` once the gateway holds maxPending waiting, and answers every one', async () => {
+    await withHeldGateway(oneWaitingPlace, async (smallUrl, smallHold) => {
+      const client = await TestClient.connect(smallUrl);
       const ids = Array.from({ length: 8 }, (_, i) => i + 1);
-      smallHold.hold();
-      const reached = smallHold.reached;
-      client.send({ type: 'frame', id: 1, ts: 1, image: dog }, 'msgpack');
-      await smallHold.whenReached(reached + 1);
+      await smallHold.holdNext(() => client.send({ type: 'frame', id: 1, ts: 1, image: dog }, 'msgpack'));
       // Frame 1 is in flight (held); frame 2 takes the one waiting place; the rest find none.
       for (const id of ids.slice(1)) client.send({ type: 'frame', id, ts: id, image: dog }, 'msgpack');
       await client.waitFor(() => ids.slice(2).every((id) => client.answersTo(id).length === 1));
@@ -329,23 +331,13 @@ describe('overload', () => {
       await client.waitFor(() => ids.every((id) => client.answersTo(id).length === 1));
       expect(kinds(client, [1, 2])).toEqual(['detections', 'detections']);
       client.close();
-    } finally {
-      await small.close();
-    }
+    });
   });
 
   it('checks size, format and pixels on receipt: a bomb is `too_large` even when every place is taken, and takes none', async () => {
-    const smallHold = new InferenceHold();
-    const small = await startTestGateway(
-      { maxPending: 1, maxProcessing: 1, maxInFlight: 1, queueLength: 8, queueBudgetMs: 10_000 },
-      { inferenceGate: smallHold },
-    );
-    try {
-      const client = await TestClient.connect(`ws://127.0.0.1:${small.port}/ws`);
-      smallHold.hold();
-      const reached = smallHold.reached;
-      client.send({ type: 'frame', id: 1, ts: 1, image: dog }, 'msgpack');
-      await smallHold.whenReached(reached + 1);
+    await withHeldGateway(oneWaitingPlace, async (smallUrl, smallHold) => {
+      const client = await TestClient.connect(smallUrl);
+      await smallHold.holdNext(() => client.send({ type: 'frame', id: 1, ts: 1, image: dog }, 'msgpack'));
       client.send({ type: 'frame', id: 2, ts: 2, image: dog }, 'msgpack'); // the one waiting place
       client.send({ type: 'frame', id: 3, ts: 3, image: pngBombHeader() }, 'msgpack');
       client.send({ type: 'frame', id: 4, ts: 4, image: Buffer.from('not an image at all') }, 'msgpack');
@@ -356,24 +348,14 @@ describe('overload', () => {
       await client.waitFor(() => [1, 2].every((id) => client.answersTo(id).length === 1));
       expect(kinds(client, [1, 2])).toEqual(['detections', 'detections']);
       client.close();
-    } finally {
-      await small.close();
-    }
+    });
   });
 
   it('answers a frame that cannot start within the latency budget `dropped` / `overloaded` at once, not late', async () => {
-    const smallHold = new InferenceHold();
-    const small = await startTestGateway(
-      { maxProcessing: 1, maxInFlight: 1, queueLength: 2, queueBudgetMs: 1 },
-      { inferenceGate: smallHold },
-    );
-    try {
-      const busy = await TestClient.connect(`ws://127.0.0.1:${small.port}/ws`);
-      const late = await TestClient.connect(`ws://127.0.0.1:${small.port}/ws`);
-      smallHold.hold();
-      const reached = smallHold.reached;
-      busy.send({ type: 'frame', id: 1, ts: 1, image: dog }, 'msgpack');
-      await smallHold.whenReached(reached + 1);
+    await withHeldGateway({ maxProcessing: 1, maxInFlight: 1, queueLength: 2, queueBudgetMs: 1 }, async (smallUrl, smallHold) => {
+      const busy = await TestClient.connect(smallUrl);
+      const late = await TestClient.connect(smallUrl);
+      await smallHold.holdNext(() => busy.send({ type: 'frame', id: 1, ts: 1, image: dog }, 'msgpack'));
       late.send({ type: 'frame', id: 1, ts: 1, image: dog }, 'msgpack');
       // Refused while the busy frame is still in flight (held), not after it.
       await late.waitFor(() => late.answersTo(1).length === 1);
@@ -384,8 +366,6 @@ describe('overload', () => {
       expect(kinds(busy, [1])).toEqual(['detections']);
       busy.close();
       late.close();
-    } finally {
-      await small.close();
-    }
+    });
   });
 });

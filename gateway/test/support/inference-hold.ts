@@ -31,6 +31,17 @@ export class InferenceHold implements DispatchGate {
     this.releaseAll = undefined;
   }
 
+  /**
+   * Holds the gate, calls `send` (which sends one frame) and resolves once that frame waits at the gate: in
+   * flight, for as long as the test wants.
+   */
+  async holdNext(send: () => void): Promise<void> {
+    this.hold();
+    const reached = this.arrived;
+    send();
+    await this.whenReached(reached + 1);
+  }
+
   /** Resolves once `count` frames in all have reached the gate. */
   whenReached(count: number): Promise<void> {
     if (this.arrived >= count) return Promise.resolve();

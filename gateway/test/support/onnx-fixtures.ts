@@ -8,10 +8,11 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { withDirLock } from '../../src/process/dir-lock.ts';
 import { ensurePythonEnv } from '../../src/process/python-env.ts';
 
 const run = promisify(execFile);
@@ -99,7 +100,8 @@ const isCurrent = (stamp: string) => {
 export async function ensureOnnxFixtures(): Promise<OnnxFixtures> {
   const stamp = stampOf();
   if (!isCurrent(stamp)) {
-    await withLock(`${ONNX_FIXTURES_DIR}.lock`, async () => {
+    const lock = { waitMs: ONNX_FIXTURES_TIMEOUT_MS, pollMs: 250, staleHint: 'remove it if no test is making fixtures' };
+    await withDirLock(`${ONNX_FIXTURES_DIR}.lock`, lock, async () => {
       if (isCurrent(stamp)) return;
       const { python, env } = await ensurePythonEnv({ name: 'onnx-fixtures', requirements: ONNX_FIXTURES_REQUIREMENTS });
       const building = `${ONNX_FIXTURES_DIR}.building`;
@@ -117,26 +119,4 @@ export async function ensureOnnxFixtures(): Promise<OnnxFixtures> {
     });
   }
   return fixtures(ONNX_FIXTURES_DIR);
-}
-
-/** Across processes (vitest runs test files in several): an exclusive mkdir, given up on after the timeout. */
-async function withLock(path: string, work: () => Promise<void>): Promise<void> {
-  mkdirSync(join(path, '..'), { recursive: true });
-  const started = Date.now();
-  for (;;) {
-    try {
-      mkdirSync(path);
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      if (Date.now() - started > ONNX_FIXTURES_TIMEOUT_MS)
-        throw new Error(`gave up waiting for ${path} (remove it if no test is making fixtures)`, { cause: error });
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-  }
-  try {
-    await work();
-  } finally {
-    rmSync(path, { recursive: true, force: true });
-  }
 }

@@ -3,12 +3,10 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { WebSocket } from 'ws';
 import { decodeServerMessage, encodeMessage } from '@sightline/shared/codec';
 import { CLOSE_CODES, type ServerMessage } from '@sightline/shared/protocol';
-import { createLogger } from '../../../src/logger.ts';
-import { createMetrics } from '../../../src/metrics.ts';
-import type { Detector, DetectResult } from '../../../src/pipeline/detector.ts';
 import { FairScheduler } from '../../../src/scheduling/fair-scheduler.ts';
 import { CLOSE_GRACE_MS } from '../../../src/ws/close-socket.ts';
 import { FrameSession, type FrameSessionOptions } from '../../../src/ws/frame-session.ts';
+import { HeldDetector, heldSessionOptions } from '../../support/held-detector.ts';
 
 /** The part of a ws WebSocket a session uses, recording what the session does with it. */
 class FakeSocket extends EventEmitter {
@@ -37,39 +35,18 @@ class FakeSocket extends EventEmitter {
   }
 }
 
-const result: DetectResult = {
-  model: 'm',
-  width: 4,
-  height: 4,
-  detections: [],
-  decoder: 'turbo',
-  runner: 'local',
-  stages: { queueMs: 0, decodeMs: 0, preprocessMs: 0, inferenceMs: 0, postprocessMs: 0 },
-};
-
 function session(overrides: Partial<FrameSessionOptions> = {}) {
   const socket = new FakeSocket();
-  const finishers: Array<() => void> = [];
-  const detector = {
-    admit: (request: unknown) => ({ request, decodeBytes: 0 }),
-    detect: () => new Promise<DetectResult>((resolve) => finishers.push(() => resolve(result))),
-  } as unknown as Detector;
-  const options: FrameSessionOptions = {
-    detector,
+  const detector = new HeldDetector();
+  const options = heldSessionOptions(detector, {
     scheduler: new FairScheduler({ capacity: 1, budgetMs: 60_000, maxWaiting: 100 }),
     limits: { maxMessageBytes: 1_000_000, maxPixels: 1e7, maxInFlight: 1, queueLength: 2 },
-    maxPending: 100,
-    maxBufferedBytes: 1024 * 1024,
-    maxMessagesPerSecond: 100,
-    models: () => ({ defaultModel: 'm', models: ['m'] }),
     instance: 'test-gateway',
-    logger: createLogger('silent'),
-    metrics: createMetrics(),
     ...overrides,
-  };
+  });
   const frameSession = new FrameSession(socket as unknown as WebSocket, options);
   const finishNext = async () => {
-    finishers.shift()!();
+    detector.answerOldest();
     for (let i = 0; i < 5; i++) await Promise.resolve();
   };
   return { socket, frameSession, finishNext };

@@ -12,24 +12,15 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { CLOSE_CODES, PROTOCOL_VERSION, type HelloMessage } from '@sightline/shared/protocol';
 import { WireClient } from '../../../src/client/index.ts';
-import { createLogger } from '../../../src/logger.ts';
 import { createMetrics, type Metrics } from '../../../src/metrics.ts';
-import type { Detector, DetectResult } from '../../../src/pipeline/detector.ts';
 import { FairScheduler } from '../../../src/scheduling/fair-scheduler.ts';
 import { ReceiveBudget } from '../../../src/scheduling/receive-budget.ts';
 import { AccessPolicy } from '../../../src/security/access-policy.ts';
 import { attachSocketServer, type SocketServer, type SocketServerOptions } from '../../../src/ws/socket-server.ts';
+import { HeldDetector, heldSessionOptions } from '../../support/held-detector.ts';
+import { readAnswer, type HttpAnswer } from '../../support/http-answer.ts';
 
 const TOKEN = 'test-token-0123456789';
-const RESULT: DetectResult = {
-  model: 'm',
-  width: 4,
-  height: 4,
-  detections: [],
-  decoder: 'turbo',
-  runner: 'local',
-  stages: { queueMs: 0, decodeMs: 0, preprocessMs: 0, inferenceMs: 0, postprocessMs: 0 },
-};
 
 interface Started {
   server: Server;
@@ -39,10 +30,8 @@ interface Started {
   url: string;
   /** The server's side of each connection, in the order they were accepted. */
   accepted: WebSocket[];
-  /** Frames the stand-in detector holds; each call lets the oldest one be answered. */
-  detecting: Array<() => void>;
-  /** Resolves once the detector holds `count` frames in all. */
-  detectCalls(count: number): Promise<void>;
+  /** The stand-in detector: holds every frame until the test answers it. */
+  detector: HeldDetector;
 }
 
 interface StartOptions extends Partial<SocketServerOptions> {
@@ -56,30 +45,15 @@ async function start({ token, ...overrides }: StartOptions = {}): Promise<Starte
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
-  const detecting: Array<() => void> = [];
-  let calls = 0;
-  const callWaiters: Array<{ count: number; resolve: () => void }> = [];
-  const detector = {
-    admit: (request: unknown) => ({ request, decodeBytes: 0 }),
-    detect: () =>
-      new Promise<DetectResult>((resolve) => {
-        detecting.push(() => resolve(RESULT));
-        calls++;
-        for (const waiter of callWaiters.filter((w) => calls >= w.count)) waiter.resolve();
-      }),
-  } as unknown as Detector;
+  const detector = new HeldDetector();
   const metrics = createMetrics();
   const sockets = attachSocketServer(server, {
-    detector,
-    scheduler: new FairScheduler({ capacity: 4, budgetMs: 60_000, maxWaiting: 100 }),
-    limits: { maxMessageBytes: 1_000_000, maxPixels: 1e7, maxInFlight: 1, queueLength: 1 },
-    maxPending: 100,
-    maxBufferedBytes: 1024 * 1024,
-    maxMessagesPerSecond: 100,
-    models: () => ({ defaultModel: 'm', models: ['m'] }),
-    instance: 'socket-server-test',
-    logger: createLogger('silent'),
-    metrics,
+    ...heldSessionOptions(detector, {
+      scheduler: new FairScheduler({ capacity: 4, budgetMs: 60_000, maxWaiting: 100 }),
+      limits: { maxMessageBytes: 1_000_000, maxPixels: 1e7, maxInFlight: 1, queueLength: 1 },
+      instance: 'socket-server-test',
+      metrics,
+    }),
     maxConnections: 16,
     maxConnectionsPerIp: 16,
     trustProxy: [],
@@ -104,8 +78,7 @@ async function start({ token, ...overrides }: StartOptions = {}): Promise<Starte
     port,
     url: `ws://127.0.0.1:${port}/ws`,
     accepted,
-    detecting,
-    detectCalls: (count) => (calls >= count ? Promise.resolve() : new Promise((resolve) => callWaiters.push({ count, resolve }))),
+    detector,
   };
   return started;
 }
@@ -135,11 +108,7 @@ async function closedAtOnce(client: WireClient): Promise<{ code: number; reason:
 }
 
 /** One upgrade request, answered by the server with a status (101 when it upgraded), headers and body. */
-function upgrade(
-  port: number,
-  path: string,
-  headers: Record<string, string> = {},
-): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+function upgrade(port: number, path: string, headers: Record<string, string> = {}): Promise<HttpAnswer> {
   return new Promise((resolve, reject) => {
     const req = httpRequest({
       host: '127.0.0.1',
@@ -158,12 +127,7 @@ function upgrade(
       socket.destroy();
       resolve({ status: res.statusCode!, headers: res.headers, body: '' });
     });
-    req.on('response', (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
-    });
+    req.on('response', (res) => readAnswer(res).then(resolve, reject));
     req.on('error', reject);
     req.end();
   });
@@ -356,13 +320,13 @@ describe('heartbeat', () => {
 
 describe('drain', () => {
   it('answers the frame in flight, then closes every connection with 1001, and resolves once all are closed', async () => {
-    const { url, sockets, port, detecting, detectCalls, metrics } = await start();
+    const { url, sockets, port, detector, metrics } = await start();
     const busy = await connect(url);
     const idle = await connect(url);
     await busy.hello();
     await idle.hello();
     busy.send({ type: 'frame', id: 1, ts: 1, image: new Uint8Array([0xff, 0xd8, 0xff]) }, 'msgpack');
-    await detectCalls(1);
+    await detector.whenCalled(1);
 
     let drained = false;
     const draining = sockets.drain().then(() => (drained = true));
@@ -372,7 +336,7 @@ describe('drain', () => {
     expect(busy.closeEvent).toBeUndefined();
     expect(drained).toBe(false);
 
-    detecting.shift()!();
+    detector.answerOldest();
     await draining;
     await busy.waitFor(() => busy.closeEvent !== undefined, 10_000);
     expect(busy.answersTo(1).map((r) => r.message.type)).toEqual(['detections']);
@@ -388,10 +352,10 @@ describe('drain', () => {
   });
 
   it('cuts what is still open when told to (the drain ran out of time)', async () => {
-    const { url, sockets, detectCalls } = await start();
+    const { url, sockets, detector } = await start();
     const client = await connect(url);
     client.send({ type: 'frame', id: 1, ts: 1, image: new Uint8Array([0xff, 0xd8, 0xff]) }, 'msgpack');
-    await detectCalls(1);
+    await detector.whenCalled(1);
     void sockets.drain();
     sockets.terminateAll();
     await client.waitFor(() => client.closeEvent !== undefined, 10_000);

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import type { ModelInfo } from '@sightline/shared/protocol';
 import { DashboardController } from './app/dashboard-controller.ts';
+import { modelFallback, type LostModel } from './app/model-choice.ts';
 import { CHART_WINDOW, STATS_WINDOWS } from './app/settings.ts';
 import { usePersistedSettings } from './app/use-persisted-settings.ts';
 import type { SourceKind } from './capture/capture-source.ts';
@@ -46,13 +47,19 @@ export function App() {
     if (generation > 0) updateSettings({ mirror: kind === 'camera' && facingMode !== 'environment' });
   }, [generation, kind, facingMode, updateSettings]);
 
-  // Pick the gateway's default model (and its threshold) once the list is known.
+  // Pick the gateway's default model (and its threshold) once the list is known, and again whenever the
+  // model chosen leaves the list (the list is kept current while the page is open): saying so.
   const models = snapshot.models.response;
+  const [lostModel, setLostModel] = useState<LostModel | undefined>(undefined);
   useEffect(() => {
-    if (!models || models.models.some((info) => info.name === settings.model)) return;
-    const fallback = models.models.find((info) => info.name === models.defaultModel) ?? models.models[0];
-    if (fallback) updateSettings({ model: fallback.name, threshold: fallback.scoreThreshold });
-  }, [models, settings.model, updateSettings]);
+    const fallback = modelFallback(models, settings.model);
+    if (!fallback) return;
+    updateSettings({ model: fallback.model.name, threshold: fallback.model.scoreThreshold });
+    if (fallback.lost) {
+      setLostModel(fallback.lost);
+      controller.modelLost(fallback.lost, fallback.model);
+    }
+  }, [controller, models, settings.model, updateSettings]);
 
   const chooseSource = useCallback(
     (next: SourceKind) => {
@@ -77,7 +84,10 @@ export function App() {
   );
 
   const chooseModel = useCallback(
-    (info: ModelInfo) => updateSettings({ model: info.name, threshold: info.scoreThreshold }),
+    (info: ModelInfo) => {
+      setLostModel(undefined);
+      updateSettings({ model: info.name, threshold: info.scoreThreshold });
+    },
     [updateSettings],
   );
 
@@ -114,10 +124,12 @@ export function App() {
             <ModelControls
               models={snapshot.models}
               model={settings.model}
+              lost={lostModel}
               threshold={settings.threshold}
               onModel={chooseModel}
               onThreshold={(threshold) => updateSettings({ threshold })}
               onRetry={() => controller.retryModels()}
+              onRefresh={() => controller.refreshModels()}
             />
           </Panel>
           <Panel title="Stream" id="stream-title">

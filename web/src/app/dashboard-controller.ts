@@ -11,6 +11,7 @@
  * (useSyncExternalStore) and pushes settings in; the overlay is drawn in requestAnimationFrame, never
  * through React state.
  */
+import type { ModelInfo } from '@sightline/shared/protocol';
 import { CaptureSource, type MediaElements } from '../capture/capture-source.ts';
 import { FrameEncoder, intrinsicSize } from '../capture/frame-encoder.ts';
 import { modelFor } from '../capture/frame-size.ts';
@@ -23,6 +24,7 @@ import { debugHook, debugRequested, DrawLog } from '../overlay/draw-log.ts';
 import { OverlayRenderer } from '../overlay/overlay-renderer.ts';
 import { usesDevice } from '../paths/run-on.ts';
 import { browserClock } from '../time/clock.ts';
+import { lostModelText } from '../ui/models-text.ts';
 import { LiveTracks } from '../tracking/live-tracks.ts';
 import { ANSWER_TIMEOUT_MS, FrameSender } from '../transport/frame-sender.ts';
 import { GatewayPath } from '../transport/gateway-path.ts';
@@ -34,6 +36,7 @@ import { AnswerWatchdog } from './answer-watchdog.ts';
 import { buildSnapshot, type DashboardSnapshot, type SnapshotSources } from './dashboard-snapshot.ts';
 import { EventLog } from './event-log.ts';
 import { FrameDispatcher } from './frame-dispatcher.ts';
+import type { LostModel } from './model-choice.ts';
 import { ModelsLoader } from './models-loader.ts';
 import { PingClock } from './ping-clock.ts';
 import { RejectionBackoff } from './rejection-backoff.ts';
@@ -130,6 +133,8 @@ export class DashboardController {
     tracks.identified.subscribe((answer) => detections.add(detectionRows(answer, performance.timeOrigin)));
     socket.messages.subscribe(({ message, receivedAt }) => {
       if (message.type === 'error') answers.gatewayError(message);
+      // The model asked for left the gateway since the list was read: read it now, not at the next refresh.
+      if (message.type === 'error' && message.code === 'unknown_model') models.refresh();
       if (message.type !== 'pong') return;
       // receivedAt is taken first thing in the socket's message handler, before decoding.
       pings.add({ at: receivedAt, rttMs: receivedAt - message.ts });
@@ -137,7 +142,8 @@ export class DashboardController {
     });
     socket.statusChanged.subscribe((status) => {
       if (status.state !== 'open') this.markBreak();
-      else if (models.state.status !== 'ready') models.load();
+      // Greeted (again): maybe by a gateway restarted with other models. A load under way is as fresh.
+      else models.refresh();
     });
     socket.unreadable.subscribe((error) => noticeLog.add('bad_reply', `Unreadable message from the gateway: ${error.message}`));
     loop.encodeFailed.subscribe((message) => noticeLog.add('encode', message));
@@ -281,6 +287,16 @@ export class DashboardController {
 
   retryModels(): void {
     this.models.load();
+  }
+
+  /** Asks for the model list now unless it is being asked for (the picker got focus). */
+  refreshModels(): void {
+    this.models.refresh();
+  }
+
+  /** The model chosen left the gateway's list and frames go to `instead`: a notice says so. */
+  modelLost(lost: LostModel, instead: ModelInfo): void {
+    this.noticeLog.add('model_gone', lostModelText(lost, instead));
   }
 
   /** Loads the model on this device again after a failure. */

@@ -21,6 +21,7 @@ export function DetectionsList({ latest, tracked }: Props) {
         className="detections__list"
         data-testid="detections-list"
         data-path={latest?.path ?? ''}
+        data-model={latest?.model ?? ''}
         data-frame={latest?.id ?? ''}
         aria-label="Current detections"
       >

@@ -47,6 +47,7 @@ export function RunOnControls({ settings, onDevice, onChange, onRetry }: Props) 
             className={`field__hint on-device-status${onDevice.status === 'error' || onDevice.status === 'unavailable' ? ' text-warning' : ''}`}
             data-testid="on-device-status"
             data-status={onDevice.status}
+            data-model={onDevice.model ?? ''}
             data-backend={onDevice.backend ?? ''}
             data-threads={onDevice.threads ?? ''}
             data-bytes={onDevice.file?.bytes ?? ''}

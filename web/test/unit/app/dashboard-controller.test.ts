@@ -7,7 +7,10 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { decodeClientMessage, encodeMessage } from '@sightline/shared/codec';
 import { CLOSE_CODES, PROTOCOL_VERSION, type HelloMessage, type ModelsResponse } from '@sightline/shared/protocol';
 import { DashboardController } from '../../../src/app/dashboard-controller.ts';
+import { MODELS_REFRESH_MS } from '../../../src/app/models-loader.ts';
+import { PONG_WAIT_MS } from '../../../src/app/ping-schedule.ts';
 import { DEFAULT_SETTINGS } from '../../../src/app/settings.ts';
+import { modelInfo } from '../../support/models.ts';
 
 class FakeWebSocket {
   static readonly all: FakeWebSocket[] = [];
@@ -57,15 +60,22 @@ function setup() {
   const page = Object.assign(new EventTarget(), { location: { protocol: 'http:', host: 'gateway.test' } });
   vi.stubGlobal('window', page);
   vi.stubGlobal('WebSocket', FakeWebSocket);
-  vi.stubGlobal(
-    'fetch',
-    vi.fn(async () => new Response(JSON.stringify(models))),
-  );
+  let served = models;
+  const fetch = vi.fn(async () => new Response(JSON.stringify(served)));
+  vi.stubGlobal('fetch', fetch);
   const controller = new DashboardController();
   controller.updateSettings(DEFAULT_SETTINGS);
   let published = 0;
   controller.subscribe(() => published++);
-  return { controller, page, socket: () => FakeWebSocket.all.at(-1)!, published: () => published };
+  return {
+    controller,
+    page,
+    socket: () => FakeWebSocket.all.at(-1)!,
+    published: () => published,
+    /** What GET /api/models answers from now on, and how often it was asked. */
+    serve: (next: ModelsResponse) => (served = next),
+    modelRequests: () => fetch.mock.calls.length,
+  };
 }
 
 /** Lets the fetch promise settle and every due timer (snapshot rebuilds) run. */
@@ -143,6 +153,63 @@ describe('DashboardController', () => {
     h.socket().greet();
     await settle();
     expect(h.controller.getSnapshot().connection.state).toBe('open');
+    h.controller.stop();
+  });
+
+  it('keeps the model list current while open and asks again when greeted after a reconnect', async () => {
+    const h = setup();
+    h.controller.start();
+    h.socket().greet();
+    await settle();
+    expect(h.modelRequests()).toBe(1);
+    // A model dropped into the gateway's models directory shows up without a reload.
+    const grown: ModelsResponse = { ...models, models: [modelInfo({ name: 'my-yolo', default: false })] };
+    h.serve(grown);
+    await settle(MODELS_REFRESH_MS);
+    expect(h.modelRequests()).toBe(2);
+    // The refresh falls on a ping's beat: the view is rebuilt once the pong wait is over (no pong comes here).
+    await settle(PONG_WAIT_MS);
+    expect(h.controller.getSnapshot().models.response).toEqual(grown);
+    // The picker getting focus asks at once.
+    h.controller.refreshModels();
+    expect(h.modelRequests()).toBe(3);
+    await settle();
+    // A gateway restarted (maybe with other models): greeted again, the list is asked for again.
+    h.socket().drop();
+    await settle();
+    const before = h.modelRequests();
+    h.page.dispatchEvent(new Event('online'));
+    h.socket().greet();
+    expect(h.modelRequests()).toBe(before + 1);
+    h.controller.stop();
+  });
+
+  it('reads the model list again at once when the gateway answers that a model is unknown', async () => {
+    const h = setup();
+    h.controller.start();
+    h.socket().greet();
+    await settle();
+    expect(h.modelRequests()).toBe(1);
+    h.socket().receive(encodeMessage({ type: 'error', id: 3, code: 'unknown_model', message: 'unknown model "my-yolo"' }, 'json'));
+    expect(h.modelRequests()).toBe(2);
+    // Other errors are not about the list.
+    await settle();
+    h.socket().receive(encodeMessage({ type: 'error', id: 4, code: 'bad_image', message: 'not an image' }, 'json'));
+    expect(h.modelRequests()).toBe(2);
+    h.controller.stop();
+  });
+
+  it('says so when the model chosen left the list', async () => {
+    const h = setup();
+    h.controller.start();
+    h.controller.modelLost({ name: 'my-yolo', reason: 'the file is not an ONNX model' }, modelInfo({ title: 'SSDLite' }));
+    await settle();
+    expect(h.controller.getSnapshot().notices).toMatchObject([
+      {
+        code: 'model_gone',
+        message: '“my-yolo” is no longer served by the gateway: the file is not an ONNX model. Using SSDLite instead.',
+      },
+    ]);
     h.controller.stop();
   });
 });

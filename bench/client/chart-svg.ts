@@ -24,6 +24,9 @@ export function niceStep(max: number, count = 6): number {
   return (normalized <= 1 ? 1 : normalized <= 2 ? 2 : normalized <= 5 ? 5 : 10) * magnitude;
 }
 
+/** The chart's fixed geometry in px: its width, the margins around the CDF plot, the plot's height, one box-plot row. */
+const LAYOUT = { width: 880, left: 120, right: 20, top: 40, cdfHeight: 300, boxRow: 26 } as const;
+
 const n = (v: number) => (Math.round(v * 10) / 10).toString();
 
 export function renderLatencyChart(series: readonly ChartSeries[], options: { title?: string; unit?: string } = {}): string {
@@ -35,12 +38,7 @@ export function renderLatencyChart(series: readonly ChartSeries[], options: { ti
       color: COLORS[i % COLORS.length]!,
     }))
     .filter((s) => s.sorted.length > 0);
-  const width = 880;
-  const left = 120;
-  const right = 20;
-  const top = 40;
-  const cdfHeight = 300;
-  const boxRow = 26;
+  const { width, left, right, top, cdfHeight, boxRow } = LAYOUT;
   const boxTop = top + cdfHeight + 64;
   const height = boxTop + Math.max(1, data.length) * boxRow + 40;
   const plotWidth = width - left - right;

@@ -40,10 +40,15 @@ export class Dashboard {
     await expect(this.connection).toBeVisible();
   }
 
-  /** Opens the page and waits until frames are being answered (first stats row on the active codec). */
-  async openStreaming(codec: Codec = 'msgpack', minCount = 1, timeout = 60_000): Promise<void> {
+  /** Opens the page and waits until the gateway has greeted it (connection state `open`). */
+  async openConnected(timeout?: number): Promise<void> {
     await this.open();
     await this.expectState('open', timeout);
+  }
+
+  /** Opens the page and waits until frames are being answered (first stats row on the active codec). */
+  async openStreaming(codec: Codec = 'msgpack', minCount = 1, timeout = 60_000): Promise<void> {
+    await this.openConnected(timeout);
     await this.waitForStat(codec, 'count', (value) => value >= minCount, timeout);
   }
 

@@ -10,8 +10,7 @@ test('boxes with the expected labels of dog.jpg appear in the list and on the ov
   shot,
   problems,
 }) => {
-  await dashboard.open();
-  await dashboard.expectState('open');
+  await dashboard.openConnected();
   await expect(dashboard.byTestId('model-select')).toHaveValue(MODEL);
   // expected.json holds for the photo at its own 640 px. The dashboard's default frame size is "Auto",
   // fitted to the model's input (400×300 for SSDLite from the 640×480 fake camera), and smaller frames can
@@ -47,8 +46,7 @@ test('boxes with the expected labels of dog.jpg appear in the list and on the ov
 });
 
 test('the threshold slider filters what comes back', async ({ dashboard }) => {
-  await dashboard.open();
-  await dashboard.expectState('open');
+  await dashboard.openConnected();
   await dashboard.byTestId('frame-size-select').selectOption('native');
   await dashboard.waitForLabels(['bicycle'], 60_000);
   // Set the slider to its maximum (0.99+): nothing in dog.jpg scores that high with SSDLite.

@@ -12,8 +12,7 @@ test("switching to blazeface-back-256 finds the astronaut's face", async ({ dash
   const models = (await (await request.get('/api/models')).json()) as { models: { name: string; scoreThreshold: number }[] };
   const faceThreshold = models.models.find((m) => m.name === FACE_MODEL)!.scoreThreshold;
 
-  await dashboard.open();
-  await dashboard.expectState('open');
+  await dashboard.openConnected();
   await expect(dashboard.byTestId('model-select')).toHaveValue('ssdlite-mobilenetv2-coco');
   await dashboard.waitForStat('msgpack', 'count', (n) => n >= 3);
 

@@ -14,8 +14,7 @@ for (const { signal, what, screenshot } of cases) {
     shot,
   }) => {
     try {
-      await dashboard.open();
-      await dashboard.expectState('open');
+      await dashboard.openConnected();
       await dashboard.waitForStat('msgpack', 'count', (n) => n >= 5);
       await expect(dashboard.detectionsList.getByTestId('detection').first()).toBeVisible();
       await dashboard.recordConnectionStates();

@@ -24,8 +24,7 @@ test('camera permission denied shows camera-error; the socket is still open and 
 test.describe('control: same launch flags, camera permission granted', () => {
   test.use({ permissions: ['camera'] });
   test('the camera works and frames are answered', async ({ dashboard }) => {
-    await dashboard.open();
-    await dashboard.expectState('open');
+    await dashboard.openConnected();
     await dashboard.waitForStat('msgpack', 'count', (n) => n >= 3);
     await expect(dashboard.byTestId('camera-error')).toHaveCount(0);
   });

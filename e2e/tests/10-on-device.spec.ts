@@ -84,8 +84,7 @@ test('This device: boxes from the browser’s own inference, no frame sent to th
       if (bytes > 1000) framesToGateway.push(bytes); // frames, not pings
     });
   });
-  await dashboard.open();
-  await dashboard.expectState('open');
+  await dashboard.openConnected();
   await dashboard.byTestId('run-on-device').check();
   const status = dashboard.byTestId('on-device-status');
   await expect(status).toHaveAttribute('data-status', 'ready', { timeout: 90_000 });
@@ -121,8 +120,7 @@ test('Both: frames alternate between the gateway and this device; the verdict na
   shot,
   problems,
 }) => {
-  await dashboard.open();
-  await dashboard.expectState('open');
+  await dashboard.openConnected();
   await dashboard.byTestId('run-on-both').check();
   await expect(dashboard.byTestId('on-device-status')).toHaveAttribute('data-status', 'ready', { timeout: 90_000 });
   await expect.poll(() => pathCount(dashboard, 'device'), { timeout: 90_000 }).toBeGreaterThanOrEqual(12);

@@ -93,8 +93,7 @@ test('a YOLOv8 export dropped into the models folder while the dashboard is open
 }) => {
   test.setTimeout(360_000);
   expect(expectedLabels().length, `labels the reference decode is sure of on ${PHOTO}`).toBeGreaterThanOrEqual(2);
-  await dashboard.open();
-  await dashboard.expectState('open');
+  await dashboard.openConnected();
   const select = dashboard.byTestId('model-select');
   await expect(select).toHaveValue(DEFAULT_MODEL);
   await expect(modelOption(dashboard, MY_MODEL)).toHaveCount(0);
@@ -149,8 +148,7 @@ test('a broken model folder is shown as not served, with the gateway’s reason;
   problems,
 }) => {
   test.setTimeout(240_000);
-  await dashboard.open();
-  await dashboard.expectState('open');
+  await dashboard.openConnected();
   await markDocument(page);
   models.addModel(MY_MODEL, wrappedSsd('yolov8'));
   await expect(modelOption(dashboard, MY_MODEL)).toHaveCount(1, { timeout: 60_000 });

@@ -16,18 +16,11 @@ import { dirname, join } from 'node:path';
 import koffi from 'koffi';
 import type { RgbImage } from '@sightline/shared/model';
 
-// TurboJPEG 3 constants (turbojpeg.h).
-const TJINIT_DECOMPRESS = 1;
-const TJPARAM_JPEGWIDTH = 5;
-const TJPARAM_JPEGHEIGHT = 6;
-const TJPARAM_PRECISION = 7;
-const TJPARAM_COLORSPACE = 8;
-const TJPARAM_SCANLIMIT = 13;
-const TJPARAM_MAXMEMORY = 23;
-const TJPARAM_MAXPIXELS = 24;
-const TJPF_RGB = 0;
-const TJCS_CMYK = 3;
-const TJCS_YCCK = 4;
+// TurboJPEG 3 constants: the members used here of turbojpeg.h's enums of the same names, with their values there.
+const TJINIT = { DECOMPRESS: 1 } as const;
+const TJPARAM = { JPEGWIDTH: 5, JPEGHEIGHT: 6, PRECISION: 7, COLORSPACE: 8, SCANLIMIT: 13, MAXMEMORY: 23, MAXPIXELS: 24 } as const;
+const TJPF = { RGB: 0 } as const;
+const TJCS = { CMYK: 3, YCCK: 4 } as const;
 
 /**
  * A DCT scaling factor of M/8 (M = 1..8): libjpeg-turbo decodes straight to that fraction of the size by
@@ -125,13 +118,13 @@ export class TurboJpegDecoder {
   static open(maxPixels: number): TurboJpegDecoder | undefined {
     const lib = bind();
     if (!lib) return undefined;
-    const handle = lib.init(TJINIT_DECOMPRESS);
+    const handle = lib.init(TJINIT.DECOMPRESS);
     if (!handle) return undefined;
     // Repeats the header check inside libjpeg-turbo, so no path decodes a bomb; a progressive JPEG with
     // thousands of scans is a CPU bomb of its own, and its intermediate buffers a memory one.
-    lib.set(handle, TJPARAM_MAXPIXELS, Math.min(maxPixels, 2 ** 31 - 1));
-    lib.set(handle, TJPARAM_SCANLIMIT, 100);
-    lib.set(handle, TJPARAM_MAXMEMORY, 256);
+    lib.set(handle, TJPARAM.MAXPIXELS, Math.min(maxPixels, 2 ** 31 - 1));
+    lib.set(handle, TJPARAM.SCANLIMIT, 100);
+    lib.set(handle, TJPARAM.MAXMEMORY, 256);
     return new TurboJpegDecoder(lib, handle);
   }
 
@@ -143,14 +136,14 @@ export class TurboJpegDecoder {
   decode(jpeg: Uint8Array, eighths: DctScale): RgbImage {
     const { lib, handle } = this;
     if (lib.header(handle, jpeg, jpeg.byteLength) !== 0) throw new TurboJpegRefusal(lib.error(handle));
-    const colorspace = lib.get(handle, TJPARAM_COLORSPACE);
-    if (colorspace === TJCS_CMYK || colorspace === TJCS_YCCK) throw new TurboJpegRefusal('CMYK JPEG');
-    if (lib.get(handle, TJPARAM_PRECISION) !== 8) throw new TurboJpegRefusal('not an 8-bit JPEG');
-    const { width, height } = scaledSize(lib.get(handle, TJPARAM_JPEGWIDTH), lib.get(handle, TJPARAM_JPEGHEIGHT), eighths);
+    const colorspace = lib.get(handle, TJPARAM.COLORSPACE);
+    if (colorspace === TJCS.CMYK || colorspace === TJCS.YCCK) throw new TurboJpegRefusal('CMYK JPEG');
+    if (lib.get(handle, TJPARAM.PRECISION) !== 8) throw new TurboJpegRefusal('not an 8-bit JPEG');
+    const { width, height } = scaledSize(lib.get(handle, TJPARAM.JPEGWIDTH), lib.get(handle, TJPARAM.JPEGHEIGHT), eighths);
     if (lib.scale(handle, scalingFactor(eighths)) !== 0) throw new TurboJpegRefusal(lib.error(handle));
     const size = width * height * 3;
     if (this.out.byteLength < size) this.out = new Uint8Array(size);
-    if (lib.decompress(handle, jpeg, jpeg.byteLength, this.out, 0, TJPF_RGB) !== 0) throw new TurboJpegRefusal(lib.error(handle));
+    if (lib.decompress(handle, jpeg, jpeg.byteLength, this.out, 0, TJPF.RGB) !== 0) throw new TurboJpegRefusal(lib.error(handle));
     return { data: this.out.subarray(0, size), width, height };
   }
 

@@ -54,6 +54,16 @@ const VIDEO_READY_EVENTS = ['loadeddata', 'canplay', 'playing', 'seeked', 'resiz
 const IMAGE_TYPES = /^image\//;
 const VIDEO_TYPES = /^video\//;
 
+/** Patched in when a new source is chosen: nothing of the previous one's errors, notice, file or size is kept. */
+const FORGET_PREVIOUS_SOURCE = {
+  cameraError: undefined,
+  cameraNotice: undefined,
+  fileError: undefined,
+  file: undefined,
+  width: undefined,
+  height: undefined,
+} as const satisfies Partial<SourceState>;
+
 export function fileKindOf(file: Pick<File, 'type' | 'name'>): FileKind | undefined {
   if (IMAGE_TYPES.test(file.type)) return 'image';
   if (VIDEO_TYPES.test(file.type)) return 'video';
@@ -172,16 +182,7 @@ export class CaptureSource {
   async openCamera(deviceId?: string): Promise<void> {
     const serial = ++this.openSerial;
     this.release();
-    this.update({
-      kind: 'camera',
-      status: 'starting',
-      cameraError: undefined,
-      cameraNotice: undefined,
-      fileError: undefined,
-      file: undefined,
-      width: undefined,
-      height: undefined,
-    });
+    this.update({ kind: 'camera', status: 'starting', ...FORGET_PREVIOUS_SOURCE });
     try {
       const opened = await requestCamera(deviceId);
       if (serial !== this.openSerial) {
@@ -236,16 +237,7 @@ export class CaptureSource {
     const serial = ++this.openSerial;
     this.release();
     if (!file) {
-      this.update({
-        kind: 'file',
-        status: 'needs-file',
-        cameraError: undefined,
-        cameraNotice: undefined,
-        fileError: undefined,
-        file: undefined,
-        width: undefined,
-        height: undefined,
-      });
+      this.update({ kind: 'file', status: 'needs-file', ...FORGET_PREVIOUS_SOURCE });
       return;
     }
     const kind = fileKindOf(file);
@@ -261,16 +253,7 @@ export class CaptureSource {
       return;
     }
     this.objectUrl = URL.createObjectURL(file);
-    this.update({
-      kind: 'file',
-      status: 'starting',
-      cameraError: undefined,
-      cameraNotice: undefined,
-      fileError: undefined,
-      file: { name: file.name, kind },
-      width: undefined,
-      height: undefined,
-    });
+    this.update({ kind: 'file', status: 'starting', ...FORGET_PREVIOUS_SOURCE, file: { name: file.name, kind } });
     const elements = this.elements;
     if (!elements) return;
     if (kind === 'image') {

@@ -6,13 +6,15 @@ interface FieldProps {
   hint?: ReactNode;
   hintId?: string;
   value?: ReactNode;
+  /** Kept in the page, so its control keeps its state, but not shown (the controls of an option not chosen). */
+  hidden?: boolean;
   children: ReactNode;
 }
 
 /** A labelled control with an optional live value and hint below it. */
-export function Field({ label, htmlFor, hint, hintId, value, children }: FieldProps) {
+export function Field({ label, htmlFor, hint, hintId, value, hidden = false, children }: FieldProps) {
   return (
-    <div className="field">
+    <div className={hidden ? 'field field--hidden' : 'field'}>
       <div className="field__head">
         <label className="field__label" htmlFor={htmlFor}>
           {label}

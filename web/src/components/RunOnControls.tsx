@@ -3,6 +3,7 @@ import { RUN_ON_CHOICES, RUN_ON_HINTS, RUN_ON_LABELS, usesDevice } from '../path
 import type { OnDeviceState } from '../inference/on-device-engine.ts';
 import { isThreadsSetting, THREAD_CHOICES, wasmThreads, type ThreadsSetting } from '../inference/threads.ts';
 import { onDeviceNotes, onDeviceStatusText } from '../ui/on-device-text.ts';
+import { SegmentedChoice } from './SegmentedChoice.tsx';
 
 interface Props {
   settings: Pick<StreamSettings, 'runOn' | 'deviceThreads'>;
@@ -26,21 +27,14 @@ export function RunOnControls({ settings, onDevice, onChange, onRetry }: Props) 
     <div className="controls-group run-on-controls">
       <fieldset className="field run-on-field">
         <legend className="field__label">Run on</legend>
-        <div className="segmented" role="presentation">
-          {RUN_ON_CHOICES.map((runOn) => (
-            <label key={runOn} className="segmented__option" title={RUN_ON_HINTS[runOn]}>
-              <input
-                type="radio"
-                name="run-on"
-                value={runOn}
-                data-testid={`run-on-${runOn}`}
-                checked={settings.runOn === runOn}
-                onChange={() => onChange({ runOn })}
-              />
-              <span>{RUN_ON_LABELS[runOn]}</span>
-            </label>
-          ))}
-        </div>
+        <SegmentedChoice
+          name="run-on"
+          options={RUN_ON_CHOICES}
+          value={settings.runOn}
+          labels={RUN_ON_LABELS}
+          hints={RUN_ON_HINTS}
+          onChange={(runOn) => onChange({ runOn })}
+        />
         <p className="field__hint">{RUN_ON_HINTS[settings.runOn]}</p>
         {(device || onDevice.status === 'ready') && (
           <p

@@ -31,12 +31,7 @@ export function SourceControls({ source, mirror, onSourceKind, onCamera, onFile,
         </select>
       </Field>
 
-      <div className={isCamera ? 'field' : 'field field--hidden'}>
-        <div className="field__head">
-          <label className="field__label" htmlFor="camera-select">
-            Camera
-          </label>
-        </div>
+      <Field label="Camera" htmlFor="camera-select" hidden={!isCamera}>
         <select
           id="camera-select"
           data-testid="camera-select"
@@ -57,14 +52,9 @@ export function SourceControls({ source, mirror, onSourceKind, onCamera, onFile,
             {source.cameraNotice}
           </p>
         )}
-      </div>
+      </Field>
 
-      <div className={isCamera ? 'field field--hidden' : 'field'}>
-        <div className="field__head">
-          <label className="field__label" htmlFor="file-input">
-            File
-          </label>
-        </div>
+      <Field label="File" htmlFor="file-input" hidden={isCamera} hintId="file-hint" hint="A video loops; an image is sent again and again.">
         <div className="file-picker">
           <input
             id="file-input"
@@ -79,10 +69,7 @@ export function SourceControls({ source, mirror, onSourceKind, onCamera, onFile,
             }}
           />
         </div>
-        <p className="field__hint" id="file-hint">
-          A video loops; an image is sent again and again.
-        </p>
-      </div>
+      </Field>
 
       <label className="toggle">
         <input type="checkbox" data-testid="mirror-toggle" checked={mirror} onChange={(event) => onMirror(event.target.checked)} />

@@ -5,6 +5,7 @@ import { CODEC_LABELS } from '../transport/codec-policy.ts';
 import { clampInFlight, MAX_IN_FLIGHT, MIN_IN_FLIGHT } from '../transport/frame-sender.ts';
 import { Field } from './Field.tsx';
 import { NumberInput } from './NumberInput.tsx';
+import { SegmentedChoice } from './SegmentedChoice.tsx';
 
 interface Props {
   settings: StreamSettings;
@@ -16,6 +17,7 @@ interface Props {
   onChange: (patch: Partial<StreamSettings>) => void;
 }
 
+const CODECS = ['json', 'msgpack'] as const satisfies readonly Codec[];
 const CODEC_HINTS: Record<Codec, string> = {
   json: 'Text frames, image as Base64 (+33 %)',
   msgpack: 'Binary frames, raw image bytes',
@@ -38,21 +40,14 @@ export function StreamControls({ settings, sourceSize, limits, nextCodec, model,
     <div className="controls-group">
       <fieldset className="field codec-field">
         <legend className="field__label">Codec</legend>
-        <div className="segmented" role="presentation">
-          {(['json', 'msgpack'] as const).map((codec) => (
-            <label key={codec} className="segmented__option" title={CODEC_HINTS[codec]}>
-              <input
-                type="radio"
-                name="codec"
-                value={codec}
-                data-testid={`codec-${codec}`}
-                checked={settings.codec === codec}
-                onChange={() => onChange({ codec })}
-              />
-              <span>{CODEC_LABELS[codec]}</span>
-            </label>
-          ))}
-        </div>
+        <SegmentedChoice
+          name="codec"
+          options={CODECS}
+          value={settings.codec}
+          labels={CODEC_LABELS}
+          hints={CODEC_HINTS}
+          onChange={(codec) => onChange({ codec })}
+        />
         <p className="field__hint">
           Switches on the next message, no reconnect.
           {settings.abMode && (

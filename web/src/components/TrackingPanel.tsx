@@ -4,6 +4,7 @@ import { BOX_MODE_HINTS, BOX_MODE_LABELS, BOX_MODES } from '../tracking/box-mode
 import type { TrackingSummary } from '../tracking/live-tracks.ts';
 import { rawValue } from '../ui/format.ts';
 import { leadLabel, leadText } from '../ui/tracking-text.ts';
+import { SegmentedChoice } from './SegmentedChoice.tsx';
 
 interface Props {
   settings: Pick<StreamSettings, 'boxes'>;
@@ -18,21 +19,14 @@ export function TrackingPanel({ settings, tracking, onChange }: Props) {
     <div className="tracking" data-testid="tracking">
       <fieldset className="field tracking__mode">
         <legend className="field__label">Boxes</legend>
-        <div className="segmented" role="presentation">
-          {BOX_MODES.map((option) => (
-            <label key={option} className="segmented__option" title={BOX_MODE_HINTS[option]}>
-              <input
-                type="radio"
-                name="boxes"
-                value={option}
-                data-testid={`boxes-${option}`}
-                checked={mode === option}
-                onChange={() => onChange({ boxes: option })}
-              />
-              <span>{BOX_MODE_LABELS[option]}</span>
-            </label>
-          ))}
-        </div>
+        <SegmentedChoice
+          name="boxes"
+          options={BOX_MODES}
+          value={mode}
+          labels={BOX_MODE_LABELS}
+          hints={BOX_MODE_HINTS}
+          onChange={(boxes) => onChange({ boxes })}
+        />
         <p className="field__hint">{BOX_MODE_HINTS[mode]}</p>
       </fieldset>
       <dl className="tracking__figures">

@@ -7,6 +7,7 @@ import { SampleStore } from '../../../src/metrics/sample-store.ts';
 import type { FrameOutcome } from '../../../src/paths/frame-outcome.ts';
 import { FrameSender } from '../../../src/transport/frame-sender.ts';
 import { deviceFrame, deviceResult } from '../../support/outcomes.ts';
+import { detectionsMessage } from '../../support/gateway-messages.ts';
 
 function setup() {
   let now = 1000;
@@ -31,16 +32,11 @@ function setup() {
   return { sender, samples, errorLog, noticeLog, latest, answers, send, answer, tick, now: () => now };
 }
 
-const detections = (id: number, labels: string[] = ['dog']): DetectionsMessage => ({
-  type: 'detections',
-  id,
-  ts: 0,
-  model: 'ssd',
-  width: 320,
-  height: 240,
-  detections: labels.map((label) => ({ label, classId: 1, score: 0.9, box: [0, 0, 10, 10] })),
-  timings: { queueMs: 1, decodeMs: 1, preprocessMs: 1, inferenceMs: 10, postprocessMs: 1, serverMs: 15 },
-});
+const detections = (id: number, labels: string[] = ['dog']): DetectionsMessage =>
+  detectionsMessage(id, {
+    detections: labels.map((label) => ({ label, classId: 1, score: 0.9, box: [0, 0, 10, 10] })),
+    timings: { queueMs: 1, decodeMs: 1, preprocessMs: 1, inferenceMs: 10, postprocessMs: 1, serverMs: 15 },
+  });
 
 describe('AnswerRecorder', () => {
   it('turns a gateway frame with detections into a sample and the latest result', () => {

@@ -5,12 +5,13 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { decodeClientMessage, encodeMessage } from '@sightline/shared/codec';
-import { CLOSE_CODES, PROTOCOL_VERSION, type HelloMessage, type ModelsResponse } from '@sightline/shared/protocol';
+import { CLOSE_CODES, PROTOCOL_VERSION, type ModelsResponse } from '@sightline/shared/protocol';
 import { DashboardController } from '../../../src/app/dashboard-controller.ts';
 import { MODELS_REFRESH_MS } from '../../../src/app/models-loader.ts';
 import { PONG_WAIT_MS } from '../../../src/app/ping-schedule.ts';
 import { DEFAULT_SETTINGS } from '../../../src/app/settings.ts';
 import { modelInfo } from '../../support/models.ts';
+import { hello } from '../../support/gateway-messages.ts';
 
 class FakeWebSocket {
   static readonly all: FakeWebSocket[] = [];
@@ -46,13 +47,6 @@ class FakeWebSocket {
   }
 }
 
-const hello: HelloMessage = {
-  type: 'hello',
-  protocol: PROTOCOL_VERSION,
-  defaultModel: 'ssd',
-  models: ['ssd'],
-  limits: { maxMessageBytes: 1, maxPixels: 1, maxInFlight: 2, queueLength: 2 },
-};
 const models: ModelsResponse = { protocol: PROTOCOL_VERSION, defaultModel: 'ssd', models: [] };
 
 function setup() {

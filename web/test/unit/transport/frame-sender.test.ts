@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { decodeClientMessage, type WireData } from '@sightline/shared/codec';
 import type { DetectionsMessage, FrameMessage } from '@sightline/shared/protocol';
 import { ANSWER_TIMEOUT_MS, clampInFlight, FrameSender } from '../../../src/transport/frame-sender.ts';
+import { detectionsMessage } from '../../support/gateway-messages.ts';
 
 /** A fake socket: records what was sent, can refuse. */
 function harness(options: { maxInFlight?: number; codec?: 'json' | 'msgpack'; abMode?: boolean; abEvery?: number } = {}) {
@@ -32,16 +33,11 @@ function harness(options: { maxInFlight?: number; codec?: 'json' | 'msgpack'; ab
 const image = new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3]);
 
 function detections(id: number): DetectionsMessage {
-  return {
-    type: 'detections',
-    id,
-    ts: 0,
+  return detectionsMessage(id, {
     model: 'm',
-    width: 320,
-    height: 240,
     detections: [],
     timings: { queueMs: 0, decodeMs: 0, preprocessMs: 0, inferenceMs: 5, postprocessMs: 0, serverMs: 8 },
-  };
+  });
 }
 
 describe('FrameSender flow control', () => {

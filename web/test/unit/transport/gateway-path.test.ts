@@ -4,6 +4,7 @@ import type { FrameOutcome } from '../../../src/paths/frame-outcome.ts';
 import { ANSWER_TIMEOUT_MS, FrameSender } from '../../../src/transport/frame-sender.ts';
 import { GatewayPath } from '../../../src/transport/gateway-path.ts';
 import { FakeLink } from '../../support/fake-link.ts';
+import { detectionsMessage } from '../../support/gateway-messages.ts';
 
 function setup() {
   let now = 1000;
@@ -19,16 +20,11 @@ function setup() {
   return { link, sender, path, settled, changes: () => changes, send, tick: (ms: number) => (now += ms), now: () => now };
 }
 
-const detections = (id: number): DetectionsMessage => ({
-  type: 'detections',
-  id,
-  ts: 0,
-  model: 'ssd',
-  width: 320,
-  height: 240,
-  detections: [{ label: 'dog', classId: 18, score: 0.9, box: [0, 0, 10, 10] }],
-  timings: { queueMs: 1, decodeMs: 2, preprocessMs: 3, inferenceMs: 10, postprocessMs: 1, serverMs: 20 },
-});
+const detections = (id: number): DetectionsMessage =>
+  detectionsMessage(id, {
+    detections: [{ label: 'dog', classId: 18, score: 0.9, box: [0, 0, 10, 10] }],
+    timings: { queueMs: 1, decodeMs: 2, preprocessMs: 3, inferenceMs: 10, postprocessMs: 1, serverMs: 20 },
+  });
 
 describe('GatewayPath', () => {
   it('is available while the socket is open and greeted, and says when that changes', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { encodeMessage } from '@sightline/shared/codec';
-import { CLOSE_CODES, PROTOCOL_VERSION, type HelloMessage } from '@sightline/shared/protocol';
+import { CLOSE_CODES, PROTOCOL_VERSION } from '@sightline/shared/protocol';
 import {
   GatewaySocket,
   type ConnectionStatus,
@@ -9,6 +9,7 @@ import {
   type SocketLike,
 } from '../../../src/transport/gateway-socket.ts';
 import { FakeClock } from '../../support/fake-clock.ts';
+import { hello } from '../../support/gateway-messages.ts';
 
 class FakeSocket implements SocketLike {
   readyState = 0;
@@ -46,14 +47,6 @@ class FakeSocket implements SocketLike {
     this.receive(encodeMessage(hello, 'json'));
   }
 }
-
-const hello: HelloMessage = {
-  type: 'hello',
-  protocol: PROTOCOL_VERSION,
-  defaultModel: 'ssd',
-  models: ['ssd'],
-  limits: { maxMessageBytes: 1, maxPixels: 1, maxInFlight: 2, queueLength: 2 },
-};
 
 /** An event target that knows how many listeners it holds, standing in for the page's window or document. */
 class FakePage extends EventTarget {

@@ -1,22 +1,9 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MODELS_PATH, type ModelsResponse } from '@sightline/shared/protocol';
 import { fetchModels } from '../../../src/transport/models-api.ts';
+import { modelInfo } from '../../support/models.ts';
 
-const models: ModelsResponse = {
-  protocol: 1,
-  defaultModel: 'ssdlite-mobilenetv2-coco',
-  models: [
-    {
-      name: 'ssdlite-mobilenetv2-coco',
-      title: 'SSDLite MobileNetV2 (COCO)',
-      kind: 'objects',
-      default: true,
-      input: { width: 300, height: 300, layout: 'NHWC', resize: 'stretch' },
-      labels: ['person', 'bicycle'],
-      scoreThreshold: 0.5,
-    },
-  ],
-};
+const models: ModelsResponse = { protocol: 1, defaultModel: 'ssd', models: [modelInfo()] };
 
 function answer(status: number, body: unknown) {
   const fetch = vi.fn(

@@ -8,6 +8,7 @@
  * coefficients as libvips does).
  */
 import type { ImageHeader } from './image-header.ts';
+import { isProgressive, isStartOfFrame, jpegSegments } from './jpeg-segments.ts';
 
 const MIB = 1024 * 1024;
 /** What every decode holds besides the pixels (decoder state, row buffers). */
@@ -23,34 +24,19 @@ export interface DecodeCost {
 
 /** JPEG: sequential streams (1/4 byte a pixel); progressive keeps 2 bytes a sample of every component. */
 function jpegCost(bytes: Uint8Array, pixels: number): DecodeCost {
-  for (let i = 2; i + 4 < bytes.length;) {
-    if (bytes[i] !== 0xff) break;
-    const marker = bytes[i + 1]!;
-    if (marker === 0xff) {
-      i++;
-      continue;
+  for (const { marker, at } of jpegSegments(bytes)) {
+    if (!isStartOfFrame(marker)) continue;
+    if (!isProgressive(marker)) return { bytes: pixels * 0.25, encoding: 'sequential JPEG' };
+    const components = bytes[at + 9] ?? 3;
+    const sampling: Array<[number, number]> = [];
+    for (let c = 0; c < components; c++) {
+      const factors = bytes[at + 11 + c * 3] ?? 0x11;
+      sampling.push([factors >> 4 || 1, factors & 15 || 1]);
     }
-    if (marker === 0xd8 || marker === 0x01 || (marker >= 0xd0 && marker <= 0xd7)) {
-      i += 2;
-      continue;
-    }
-    const length = (bytes[i + 2]! << 8) | bytes[i + 3]!;
-    const startOfFrame = marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc;
-    if (startOfFrame) {
-      const progressive = marker === 0xc2 || marker === 0xc6 || marker === 0xca || marker === 0xce;
-      if (!progressive) return { bytes: pixels * 0.25, encoding: 'sequential JPEG' };
-      const components = bytes[i + 9] ?? 3;
-      const sampling: Array<[number, number]> = [];
-      for (let c = 0; c < components; c++) {
-        const factors = bytes[i + 11 + c * 3] ?? 0x11;
-        sampling.push([factors >> 4 || 1, factors & 15 || 1]);
-      }
-      const hMax = Math.max(...sampling.map(([h]) => h));
-      const vMax = Math.max(...sampling.map(([, v]) => v));
-      const samples = sampling.reduce((sum, [h, v]) => sum + (h * v) / (hMax * vMax), 0);
-      return { bytes: pixels * (2 * samples + 0.25), encoding: `progressive JPEG, ${components} components` };
-    }
-    i += 2 + length;
+    const hMax = Math.max(...sampling.map(([h]) => h));
+    const vMax = Math.max(...sampling.map(([, v]) => v));
+    const samples = sampling.reduce((sum, [h, v]) => sum + (h * v) / (hMax * vMax), 0);
+    return { bytes: pixels * (2 * samples + 0.25), encoding: `progressive JPEG, ${components} components` };
   }
   // No frame header in the bytes: the decoder will refuse it; priced as the costliest common case.
   return { bytes: pixels * 6.25, encoding: 'JPEG' };

@@ -1,10 +1,11 @@
 /**
  * What a frame's bytes say about themselves, read without decoding a pixel: the format (JPEG, PNG and
- * WebP only, by magic bytes) and the stored size. A decompression bomb is refused here, before libvips
+ * WebP only, by magic bytes), the stored size, and for a JPEG whether its image data begins at all. A decompression bomb is refused here, before libvips
  * allocates anything, and the size picks the decode path (decode-image.ts).
  */
 import { imageSize } from 'image-size';
 import { ProtocolError } from '@sightline/shared/validation';
+import { reachesScanData } from './jpeg-segments.ts';
 
 export type ImageFormat = 'jpeg' | 'png' | 'webp';
 
@@ -47,6 +48,9 @@ export function readImageHeader(bytes: Uint8Array, maxPixels: number): ImageHead
   if (width * height > maxPixels) {
     throw new ProtocolError('too_large', `image is ${width}x${height} = ${width * height} pixels; the limit is ${maxPixels}`);
   }
+  // A JPEG cut before its image data holds nothing to decode: said now, not after a wait for a place.
+  if (format === 'jpeg' && !reachesScanData(bytes))
+    throw new ProtocolError('bad_image', `JPEG ends before its image data (${bytes.length} bytes)`);
   const rotated = orientation >= 5;
   return { format, width: rotated ? height : width, height: rotated ? width : height, oriented: format === 'jpeg', orientation };
 }

@@ -39,7 +39,10 @@ from PIL import Image, ImageOps
 from starlette.concurrency import run_in_threadpool
 from starlette.websockets import WebSocketDisconnect
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
+# Version 2 added only optional things (tracking on request, retryAfterMs, unavailable models): a server
+# without them speaks it as it is, and still serves version-1 clients, as the gateway does.
+SUPPORTED_PROTOCOLS = (1, 2)
 REPO_ROOT = Path(__file__).resolve().parents[3]
 DEFAULT_MODEL_DIR = REPO_ROOT / "models" / "ssdlite-mobilenetv2-coco"
 MSGPACK_CONTENT_TYPE = "application/msgpack"
@@ -527,8 +530,8 @@ def create_app(detector: Detector, limits: dict[str, int]) -> FastAPI:
     async def ws_endpoint(websocket: WebSocket):
         await websocket.accept()
         requested = websocket.query_params.get("protocol")
-        if requested is not None and _number_or_nan(requested) != PROTOCOL_VERSION:
-            await websocket.close(4001, f"protocol {requested} unsupported; this gateway speaks {PROTOCOL_VERSION}")
+        if requested is not None and _number_or_nan(requested) not in SUPPORTED_PROTOCOLS:
+            await websocket.close(4001, f"protocol {requested} unsupported; this gateway speaks {', '.join(map(str, SUPPORTED_PROTOCOLS))}")
             return
         session = Session(websocket, detector, limits)
         await session.run()

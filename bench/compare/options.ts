@@ -1,0 +1,193 @@
+/**
+ * Command line of `pnpm bench:compare`: which preset, how many interleaved halves, how long each, and the
+ * settings of the servers it starts. Never exits the process: bad input throws {@link CompareArgsError},
+ * --help throws {@link CompareHelpShown} after commander printed it.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { BENCHMARKS_DOC } from '../doc-section.ts';
+import { CLIENT_MODES, type ClientMode } from './bench-client.ts';
+import { callerPath } from '../reliability/scenario-options.ts';
+
+export const PRESETS = ['ab', 'engine'] as const;
+export type Preset = (typeof PRESETS)[number];
+
+export interface CompareOptions {
+  preset: Preset;
+  /** ab: the `gateway/` folder of the older checkout (the "before" server). */
+  before: string | undefined;
+  /** ab: one client for both gateways (`same`), or each its own checkout's (`own`); bench-client.ts. */
+  client: ClientMode;
+  /** Halves every cell runs in, per server. */
+  repeats: number;
+  /** Frames and seconds of every half are multiplied by this (0.05: a smoke run). */
+  scale: number;
+  /** onnxruntime intra-op threads of every server (SIGHTLINE_THREADS, the peer's --threads, Triton's --threads). */
+  threads: number;
+  /** Gateway inference workers (SIGHTLINE_WORKERS). */
+  workers: number;
+  /** engine: SIGHTLINE_MAX_BATCH of the batching local gateway. */
+  maxBatch: number;
+  /**
+   * engine: SIGHTLINE_WORKERS of the remote rows' gateways: each worker has one request at Triton at a time,
+   * so this bounds what Triton's batcher can merge (default: --workers).
+   */
+  remoteWorkers: number;
+  /** engine: Triton's dynamic batcher limit on the batching remote row. */
+  tritonMaxBatch: number;
+  /** engine: Triton's longest wait for a batch to fill, µs. */
+  queueDelayUs: number;
+  /** Replace the preset's section of `out` (otherwise the block is only printed). */
+  write: boolean;
+  out: string;
+}
+
+export const COMPARE_DEFAULTS = { repeats: 2, scale: 1, threads: 2, workers: 2, maxBatch: 4, tritonMaxBatch: 8, queueDelayUs: 0 };
+
+/** Bounds that keep every run finite: at most 20 halves of at most 10x the default length. */
+const MAX_REPEATS = 20;
+const MAX_SCALE = 10;
+
+export class CompareArgsError extends Error {
+  override name = 'CompareArgsError';
+}
+
+export class CompareHelpShown extends Error {
+  override name = 'CompareHelpShown';
+}
+
+function integer(min: number, max: number) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!/^\s*\d+\s*$/.test(value) || n < min || n > max) throw new InvalidArgumentError(`an integer from ${min} to ${max}.`);
+    return n;
+  };
+}
+
+function scaleOf(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n <= 0 || n > MAX_SCALE)
+    throw new InvalidArgumentError(`a number above 0, at most ${MAX_SCALE}.`);
+  return n;
+}
+
+function buildProgram(): Command {
+  return new Command('pnpm bench:compare')
+    .description(
+      'Measures several servers on the same work, interleaved, in one run: 1 and 6 stop-and-wait clients, 640x480 JPEG, ' +
+        'MessagePack over WebSocket. Prints a markdown table (--write puts it into docs/BENCHMARKS.md).',
+    )
+    .addOption(
+      new Option('--preset <name>', "ab: this checkout's gateway against --before; engine: local vs Triton, batching, and the OpenCV peer")
+        .choices(PRESETS)
+        .makeOptionMandatory(),
+    )
+    .addOption(new Option('--before <dir>', "ab: the older checkout's gateway/ folder (e.g. a git worktree, installed)"))
+    .addOption(
+      new Option(
+        '--client <which>',
+        "ab: same: one benchmark client drives both gateways (this checkout's, or the older one's when the older gateway does not serve this protocol version); own: each gateway its own checkout's client",
+      )
+        .choices(CLIENT_MODES)
+        .default('same'),
+    )
+    .addOption(
+      new Option('--repeats <n>', `halves every cell runs in per server, round-robin over the servers (at most ${MAX_REPEATS})`)
+        .default(COMPARE_DEFAULTS.repeats)
+        .argParser(integer(1, MAX_REPEATS)),
+    )
+    .addOption(
+      new Option('--scale <x>', 'multiplies the frames and seconds of every half (0.05: a smoke run)')
+        .default(COMPARE_DEFAULTS.scale)
+        .argParser(scaleOf),
+    )
+    .addOption(
+      new Option('--threads <n>', 'onnxruntime intra-op threads of every server')
+        .default(COMPARE_DEFAULTS.threads)
+        .argParser(integer(1, 256)),
+    )
+    .addOption(
+      new Option('--workers <n>', 'gateway inference workers (SIGHTLINE_WORKERS)')
+        .default(COMPARE_DEFAULTS.workers)
+        .argParser(integer(1, 256)),
+    )
+    .addOption(
+      new Option('--max-batch <n>', 'engine: SIGHTLINE_MAX_BATCH of the batching local gateway')
+        .default(COMPARE_DEFAULTS.maxBatch)
+        .argParser(integer(2, 64)),
+    )
+    .addOption(
+      new Option(
+        '--remote-workers <n>',
+        'engine: SIGHTLINE_WORKERS of the gateways in front of Triton; each has one request at Triton at a time, which bounds what Triton can batch (default: --workers)',
+      ).argParser(integer(1, 256)),
+    )
+    .addOption(
+      new Option('--triton-max-batch <n>', "engine: Triton's dynamic batching limit on the batching remote row")
+        .default(COMPARE_DEFAULTS.tritonMaxBatch)
+        .argParser(integer(2, 64)),
+    )
+    .addOption(
+      new Option('--queue-delay-us <us>', "engine: Triton's longest wait for a batch to fill, microseconds")
+        .default(COMPARE_DEFAULTS.queueDelayUs)
+        .argParser(integer(0, 1_000_000)),
+    )
+    .option('--write', "replace the preset's section of --out (between <!-- ab:begin --> / <!-- engine:begin --> and its end marker)")
+    .addOption(new Option('--out <file>', 'markdown file --write updates').default(BENCHMARKS_DOC))
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Examples:',
+        '  pnpm bench:compare --preset ab --before /tmp/before/gateway        # git worktree add /tmp/before <commit> && (cd /tmp/before && pnpm install)',
+        '  pnpm bench:compare --preset engine --repeats 4 --write',
+        '  pnpm bench:compare --preset engine --scale 0.05                     # a smoke run, under a minute',
+      ].join('\n'),
+    )
+    .allowExcessArguments(false);
+}
+
+const ENGINE_ONLY = ['maxBatch', 'remoteWorkers', 'tritonMaxBatch', 'queueDelayUs'] as const;
+const FLAG: Record<(typeof ENGINE_ONLY)[number], string> = {
+  maxBatch: '--max-batch',
+  remoteWorkers: '--remote-workers',
+  tritonMaxBatch: '--triton-max-batch',
+  queueDelayUs: '--queue-delay-us',
+};
+
+export function parseCompareArgs(
+  argv: readonly string[],
+  output: { out: (s: string) => void; err: (s: string) => void } = { out: () => {}, err: () => {} },
+): CompareOptions {
+  const program = buildProgram()
+    .exitOverride()
+    .configureOutput({ writeOut: output.out, writeErr: output.err, outputError: () => {} });
+  try {
+    program.parse([...argv], { from: 'user' });
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.help') throw new CompareHelpShown(error.message);
+      throw new CompareArgsError(error.message.replace(/^error: /, ''));
+    }
+    throw error;
+  }
+  const o = program.opts<
+    Omit<CompareOptions, 'write' | 'before' | 'remoteWorkers'> & { write?: boolean; before?: string; remoteWorkers?: number }
+  >();
+  const problems: string[] = [];
+  let before: string | undefined;
+  if (o.preset === 'ab') {
+    if (o.before === undefined) problems.push('--preset ab needs --before <dir>: the gateway/ folder of the older checkout');
+    else {
+      before = callerPath(o.before);
+      if (!existsSync(join(before, 'src', 'main.ts'))) problems.push(`--before ${o.before}: not a gateway package (no src/main.ts)`);
+    }
+    for (const key of ENGINE_ONLY) if (program.getOptionValueSource(key) === 'cli') problems.push(`${FLAG[key]} is for --preset engine`);
+  } else {
+    if (o.before !== undefined) problems.push('--before is for --preset ab');
+    if (program.getOptionValueSource('client') === 'cli') problems.push('--client is for --preset ab');
+  }
+  if (problems.length) throw new CompareArgsError(problems.join('; '));
+  return { ...o, out: callerPath(o.out), before, remoteWorkers: o.remoteWorkers ?? o.workers, write: o.write === true };
+}

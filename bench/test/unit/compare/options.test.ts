@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { BENCHMARKS_DOC } from '../../../doc-section.ts';
+import { CompareArgsError, CompareHelpShown, parseCompareArgs } from '../../../compare/options.ts';
+import { DEFAULT_GATEWAY_DIR } from '../../../reliability/gateway-under-test.ts';
+
+/** Any gateway package folder will do as the "before": this checkout's. */
+const GATEWAY = DEFAULT_GATEWAY_DIR.replace(/\/$/, '');
+
+describe('bench:compare arguments', () => {
+  it('defaults: 2 halves at full length, 2 threads and workers, batch 4 locally, Triton batch 8 with no delay', () => {
+    expect(parseCompareArgs(['--preset', 'engine'])).toEqual({
+      preset: 'engine',
+      before: undefined,
+      client: 'same',
+      repeats: 2,
+      scale: 1,
+      threads: 2,
+      workers: 2,
+      maxBatch: 4,
+      remoteWorkers: 2,
+      tritonMaxBatch: 8,
+      queueDelayUs: 0,
+      write: false,
+      out: BENCHMARKS_DOC,
+    });
+  });
+
+  it('takes the A/B its older gateway folder and how to drive it', () => {
+    expect(
+      parseCompareArgs(['--preset', 'ab', '--before', GATEWAY, '--client', 'own', '--repeats', '4', '--scale', '0.05', '--write']),
+    ).toMatchObject({
+      preset: 'ab',
+      before: GATEWAY,
+      client: 'own',
+      repeats: 4,
+      scale: 0.05,
+      write: true,
+    });
+  });
+
+  it('the remote gateways have --workers workers unless told otherwise', () => {
+    expect(parseCompareArgs(['--preset', 'engine', '--workers', '3'])).toMatchObject({ workers: 3, remoteWorkers: 3 });
+    expect(parseCompareArgs(['--preset', 'engine', '--remote-workers', '6'])).toMatchObject({ workers: 2, remoteWorkers: 6 });
+  });
+
+  it('refuses what cannot run or does not apply, saying why', () => {
+    const refused = (argv: string[]) => () => parseCompareArgs(argv);
+    expect(refused([])).toThrow(CompareArgsError);
+    expect(refused(['--preset', 'ab'])).toThrow(/needs --before/);
+    expect(refused(['--preset', 'ab', '--before', '/nonexistent/gateway'])).toThrow(/not a gateway package/);
+    expect(refused(['--preset', 'ab', '--before', GATEWAY, '--max-batch', '8'])).toThrow(/--max-batch is for --preset engine/);
+    expect(refused(['--preset', 'engine', '--before', GATEWAY])).toThrow(/--before is for --preset ab/);
+    expect(refused(['--preset', 'engine', '--client', 'own'])).toThrow(/--client is for --preset ab/);
+    expect(refused(['--preset', 'engine', '--repeats', '0'])).toThrow(CompareArgsError);
+    expect(refused(['--preset', 'engine', '--repeats', '21'])).toThrow(CompareArgsError);
+    expect(refused(['--preset', 'engine', '--scale', '0'])).toThrow(CompareArgsError);
+    expect(refused(['--preset', 'engine', '--scale', '11'])).toThrow(CompareArgsError);
+    expect(refused(['--preset', 'other'])).toThrow(CompareArgsError);
+  });
+
+  it('prints its help and says so', () => {
+    let out = '';
+    expect(() => parseCompareArgs(['--help'], { out: (s) => (out += s), err: () => {} })).toThrow(CompareHelpShown);
+    expect(out).toContain('--preset <name>');
+    expect(out).toContain('--scale <x>');
+  });
+});

@@ -14,12 +14,18 @@
  *
  * A frame is refused on receipt, not after waiting: its wait is predicted from where it would stand in
  * the round-robin order (the waiting frames of the lanes served before its own, its lane's own backlog)
- * and how long a frame holds a place now (ServiceTime). A frame predicted to start within `budgetMs` is
+ * and how long a frame holds a place now (ServiceTime). A frame predicted to start within its limit is
  * accepted, and is not dropped for lateness later unless it waits LATE_FACTOR times the budget (the
  * prediction was wrong: a stalled worker); any other is answered `dropped` / `overloaded` at once, before
- * a byte of it is decoded, with `retryAfterMs`: when to send again (RetryPacer). So a client that keeps
- * one frame in flight, whose wait is bounded by the number of clients, is served; a camera sending faster
- * than its share learns when its next frame has a place instead of uploading frames to be refused.
+ * a byte of it is decoded, with `retryAfterMs`: when to send again (RetryPacer). The limit is `budgetMs`,
+ * except for a lane's only frame (nothing of it in flight or waiting) while one round of the other lanes
+ * sending is short (at most SHARE_FACTOR budgets: the lanes that sent within ACTIVE_WINDOW_MS, each
+ * holding a place for the mean service time): then it is SHARE_FACTOR budgets. A client that keeps one
+ * frame in flight waits at most one round, so among a few such clients it is always served (6
+ * stop-and-wait clients: about 45 ms predicted, which the budget alone refused 4 times in 10, each
+ * refusal an upload thrown away); among many (50 cameras) the round is long, the budget is strict and
+ * the frames detected stay fresh. A camera sending faster than its share learns when its next frame has
+ * a place instead of uploading frames to be refused.
  */
 import type { DropReason } from '@sightline/shared/protocol';
 import { RetryPacer } from './retry-pacer.ts';
@@ -28,10 +34,16 @@ import { ServiceTime } from './service-time.ts';
 /** An accepted frame still waiting after this many budgets is dropped after all (the prediction failed). */
 export const LATE_FACTOR = 4;
 
+/** A lane's only frame is accepted with a wait of up to this many budgets while one round is as short. */
+export const SHARE_FACTOR = 3;
+
+/** A lane that sent a frame within this long shares the round (ms): the longest retryAfterMs, a refused client's pause. */
+const ACTIVE_WINDOW_MS = 1000;
+
 export interface SchedulerOptions {
   /** Frames processed at once across the gateway, from decode to reply. */
   capacity: number;
-  /** Longest predicted wait for a place a frame is accepted with. */
+  /** Longest predicted wait for a place a frame is accepted with (SHARE_FACTOR times it for a lane's only frame while a round is short). */
   budgetMs: number;
   /** Frames waiting across every lane; past it a new frame is refused outright. */
   maxWaiting: number;
@@ -67,6 +79,8 @@ interface Waiting<T> {
 interface ScheduledLane {
   inFlight: number;
   lastTurn: number;
+  /** When it last pushed a frame (scheduler clock); -Infinity before its first. */
+  lastPushAt: number;
   readonly maxInFlight: number;
   readonly waitingCount: number;
   /** When the oldest waiting frame arrived; undefined when none waits. */
@@ -83,6 +97,7 @@ export class Lane<T> implements ScheduledLane {
   inFlight = 0;
   /** The scheduler's turn counter when this lane last started a frame (lower = served longer ago). */
   lastTurn = 0;
+  lastPushAt = -Infinity;
   private closedWith: DropReason | undefined;
   private idleWaiters: (() => void)[] = [];
 
@@ -107,6 +122,7 @@ export class Lane<T> implements ScheduledLane {
       this.options.drop(this.waiting.shift()!.item, 'superseded');
     }
     const late = this.scheduler.refusalFor(this);
+    this.lastPushAt = this.scheduler.now();
     if (late !== undefined) {
       this.options.drop(item, 'overloaded', late);
       return 'accepted';
@@ -283,7 +299,21 @@ export class FairScheduler {
   refusalFor(lane: ScheduledLane): number | undefined {
     const waitMs = this.predictWait(lane);
     if (waitMs <= this.options.budgetMs) return undefined;
-    return this.pacer.next(this.now(), waitMs - this.options.budgetMs, this.service.meanMs / this.options.capacity);
+    const limitMs = this.withinShortRound(lane) ? this.options.budgetMs * SHARE_FACTOR : this.options.budgetMs;
+    if (waitMs <= limitMs) return undefined;
+    return this.pacer.next(this.now(), waitMs - limitMs, this.service.meanMs / this.options.capacity);
+  }
+
+  /**
+   * @internal Whether a frame of `lane` arriving now is its only one, and one round of the other lanes
+   * sending, each holding a place for the mean service time, takes at most SHARE_FACTOR budgets.
+   */
+  withinShortRound(lane: ScheduledLane): boolean {
+    if (lane.inFlight > 0 || lane.waitingCount > 0) return false;
+    const since = this.now() - ACTIVE_WINDOW_MS;
+    let others = 0;
+    for (const other of this.lanes) if (other !== lane && other.lastPushAt >= since) others++;
+    return (others * this.service.meanMs) / this.options.capacity <= this.options.budgetMs * SHARE_FACTOR;
   }
 
   /**

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { DropReason } from '@sightline/shared/protocol';
-import { FairScheduler, LATE_FACTOR, type LaneOptions } from '../../../src/scheduling/fair-scheduler.ts';
+import { FairScheduler, LATE_FACTOR, SHARE_FACTOR, type LaneOptions } from '../../../src/scheduling/fair-scheduler.ts';
 
 /** Lets the event loop finish its turn: promise callbacks, then the scheduler's end-of-turn hand-out. */
 async function turn(): Promise<void> {
@@ -134,17 +134,38 @@ describe('fair scheduler', () => {
     await lane.finish(item);
   }
 
-  it('refuses on receipt a frame predicted to wait past the budget, and says when to send again', async () => {
+  it('refuses on receipt a frame predicted to wait past the budget when its lane has one waiting already, and says when to send again', async () => {
     const s = scheduler({ capacity: 1, budgetMs: 30 });
     const busy = recorder(s);
-    const late = recorder(s);
+    await serve(busy, 'b0', 20); // a frame holds the place 20 ms
+    busy.lane.push('b1'); // starts at once
+    await turn();
+    busy.lane.push('b2'); // one of its own in flight, so the budget applies: behind it, 20 ms predicted
+    busy.lane.push('b3'); // and one waiting: a whole round more, 40 ms predicted
+    expect(busy.dropped).toEqual([{ item: 'b3', reason: 'overloaded', retryAfterMs: 10 }]);
+    expect(s.load.waiting).toBe(1);
+  });
+
+  it("accepts a lane's only frame with a wait of up to SHARE_FACTOR budgets while one round of the other lanes sending is as short", async () => {
+    const s = scheduler({ capacity: 1, budgetMs: 30 });
+    const busy = recorder(s);
+    const [first, second, third] = [recorder(s), recorder(s), recorder(s)];
     await serve(busy, 'b0', 40); // a frame holds the place 40 ms
     busy.lane.push('b1');
     await turn();
-    late.lane.push('l1'); // behind the running frame: 40 ms predicted
-    expect(late.dropped).toEqual([{ item: 'l1', reason: 'overloaded', retryAfterMs: 10 }]);
-    expect(late.started).toEqual([]);
-    expect(s.load.waiting).toBe(0);
+    expect(SHARE_FACTOR * 30).toBe(90);
+    // 40 ms predicted (behind the running frame), one other lane sending, a round of 40 ms: accepted.
+    first!.lane.push('f1');
+    // 80 ms predicted, two other lanes, a round of 80 ms: accepted.
+    second!.lane.push('s1');
+    // 120 ms predicted; three other lanes make a round of 120 ms, so the budget holds: refused, to come
+    // back when its wait is within the budget.
+    third!.lane.push('t1');
+    expect([first!.dropped, second!.dropped]).toEqual([[], []]);
+    expect(third!.dropped).toEqual([{ item: 't1', reason: 'overloaded', retryAfterMs: 90 }]);
+    expect(s.load.waiting).toBe(2);
+    await busy.finish('b1');
+    expect(first!.started.map((x) => x.item)).toEqual(['f1']);
   });
 
   it('accepts a frame predicted to start within the budget, and drops it only if it waits LATE_FACTOR budgets', async () => {

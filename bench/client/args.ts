@@ -4,7 +4,8 @@
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { type CliOutput, parseWithoutExit, SILENT_OUTPUT } from './parse-without-exit.ts';
 
 export const TRANSPORTS = ['ws', 'rest', 'rest-keepalive'] as const;
 export const CLIENT_CODECS = ['json', 'msgpack', 'raw'] as const;
@@ -363,7 +364,7 @@ interface RawOptions {
  */
 export function parseArgs(
   argv: readonly string[],
-  output: { out: (s: string) => void; err: (s: string) => void } = { out: () => {}, err: () => {} },
+  output: CliOutput = SILENT_OUTPUT,
   options: {
     checkFiles?: boolean;
     /** Relative file paths (inputs, --csv, --chart, --ca) are resolved against this folder; default: as given. */
@@ -372,20 +373,11 @@ export function parseArgs(
     env?: Readonly<Record<string, string | undefined>>;
   } = {},
 ): BenchConfig {
-  const program = buildProgram()
-    .exitOverride()
-    .configureOutput({ writeOut: output.out, writeErr: output.err, outputError: () => {} });
-  try {
-    program.parse([...argv], { from: 'user' });
-  } catch (error) {
-    if (error instanceof CommanderError) {
-      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') {
-        throw new HelpShown(error.message);
-      }
-      throw new ArgsError(error.message.replace(/^error: /, ''));
-    }
-    throw error;
-  }
+  const program = buildProgram();
+  parseWithoutExit(program, argv, output, {
+    helpShown: (text) => new HelpShown(text),
+    badArguments: (message) => new ArgsError(message),
+  });
   const o = program.opts<RawOptions>();
   if (options.baseDir !== undefined) {
     for (const key of ['image', 'dir', 'video', 'csv', 'chart', 'ca'] as const) {

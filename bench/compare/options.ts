@@ -5,9 +5,10 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { BENCHMARKS_DOC } from '../doc-section.ts';
 import { CLIENT_MODES, type ClientMode } from './bench-client.ts';
+import { type CliOutput, parseWithoutExit, SILENT_OUTPUT } from '../client/parse-without-exit.ts';
 import { callerPath } from '../reliability/scenario-options.ts';
 
 export const PRESETS = ['ab', 'engine'] as const;
@@ -156,22 +157,12 @@ const FLAG: Record<(typeof ENGINE_ONLY)[number], string> = {
   queueDelayUs: '--queue-delay-us',
 };
 
-export function parseCompareArgs(
-  argv: readonly string[],
-  output: { out: (s: string) => void; err: (s: string) => void } = { out: () => {}, err: () => {} },
-): CompareOptions {
-  const program = buildProgram()
-    .exitOverride()
-    .configureOutput({ writeOut: output.out, writeErr: output.err, outputError: () => {} });
-  try {
-    program.parse([...argv], { from: 'user' });
-  } catch (error) {
-    if (error instanceof CommanderError) {
-      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.help') throw new CompareHelpShown(error.message);
-      throw new CompareArgsError(error.message.replace(/^error: /, ''));
-    }
-    throw error;
-  }
+export function parseCompareArgs(argv: readonly string[], output: CliOutput = SILENT_OUTPUT): CompareOptions {
+  const program = buildProgram();
+  parseWithoutExit(program, argv, output, {
+    helpShown: (text) => new CompareHelpShown(text),
+    badArguments: (message) => new CompareArgsError(message),
+  });
   const o = program.opts<
     Omit<CompareOptions, 'write' | 'before' | 'remoteWorkers'> & { write?: boolean; before?: string; remoteWorkers?: number }
   >();

@@ -42,24 +42,15 @@ export function deviceSample(
   extra: Partial<FrameSample> = {},
 ): FrameSample {
   const ok = outcome === 'ok';
-  return {
-    id: nextId++,
+  return sample('msgpack', answeredPerf, fullMs, outcome, {
     path: 'device',
     codec: null,
-    model: 'm',
-    sentAt: 1_700_000_000_000 + answeredPerf - fullMs,
-    sentPerf: answeredPerf - fullMs,
-    answeredPerf,
-    fullMs,
     serverMs: null,
     inferenceMs: ok ? fullMs / 3 : null,
     networkQueueMs: null,
     bytesUp: 0,
     bytesDown: 0,
-    outcome,
     detections: ok ? 1 : 0,
-    reason: null,
-    skippedBefore: 0,
     ...extra,
-  };
+  });
 }

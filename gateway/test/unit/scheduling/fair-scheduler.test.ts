@@ -204,7 +204,7 @@ describe('fair scheduler', () => {
     expect(busy.dropped).toEqual([{ item: 'b2', reason: 'overloaded', retryAfterMs: expect.any(Number) }]);
   });
 
-  it('spreads the retries of frames refused together, one per place freed', async () => {
+  it('spreads the retries of frames refused together by their turn: never served, the first registered first', async () => {
     const s = scheduler({ capacity: 1, budgetMs: 10 });
     const busy = recorder(s);
     await serve(busy, 'b0', 40);
@@ -213,7 +213,24 @@ describe('fair scheduler', () => {
     const lanes = [recorder(s), recorder(s), recorder(s)];
     lanes.forEach((lane, i) => lane.lane.push(`x${i}`));
     const retries = lanes.map((lane) => lane.dropped[0]!.retryAfterMs!);
-    expect(retries).toEqual([30, 70, 110]);
+    // x0: its wait beyond the budget (40 - 10); x1 and x2: one and two places of 40 ms behind the lanes
+    // ahead of them in the order.
+    expect(retries).toEqual([30, 40, 80]);
+  });
+
+  it('tells the lane served most recently to come back last, when its turn comes round', async () => {
+    const s = scheduler({ capacity: 1, budgetMs: 10 });
+    const [a, b, c] = [recorder(s), recorder(s), recorder(s)];
+    await serve(c, 'c0', 20); // served in the order c, b, a: a most recently
+    await serve(b, 'b0', 20);
+    await serve(a, 'a0', 20);
+    const busy = recorder(s);
+    busy.lane.push('x1'); // never served: first in the order, and holds the place
+    await turn();
+    for (const lane of [a, b, c]) lane.lane.push('late');
+    // Each is predicted to wait 20 ms (behind the running frame), past the budget of 10: refused. c was
+    // served longest ago (no lane sending before it), b after c, a after both: 10, 20, 40 ms.
+    expect([c, b, a].map((lane) => lane.dropped.map((d) => d.retryAfterMs))).toEqual([[10], [20], [40]]);
   });
 
   it('keeps the decoded pixels of the frames processed at once within the memory budget', async () => {

@@ -29,7 +29,7 @@
  * a place instead of uploading frames to be refused.
  */
 import type { DropReason } from '@sightline/shared/protocol';
-import { MAX_RETRY_AFTER_MS, RetryPacer } from './retry-pacer.ts';
+import { RetryPacer, retryAfterFrom } from './retry-pacer.ts';
 import { ServiceTime } from './service-time.ts';
 
 /** An accepted frame still waiting after this many budgets is dropped after all (the prediction failed). */
@@ -302,9 +302,8 @@ export class FairScheduler {
     if (waitMs <= this.options.budgetMs) return undefined;
     const limitMs = this.withinShortRound(lane) ? this.options.budgetMs * SHARE_FACTOR : this.options.budgetMs;
     if (waitMs <= limitMs) return undefined;
-    const slotMs = this.service.meanMs / this.options.capacity;
-    const untilTurnMs = this.turnsAhead(lane) * slotMs;
-    return Math.max(1, Math.ceil(Math.min(MAX_RETRY_AFTER_MS, Math.max(waitMs - limitMs, untilTurnMs))));
+    const untilTurnMs = (this.turnsAhead(lane) * this.service.meanMs) / this.options.capacity;
+    return retryAfterFrom(Math.max(waitMs - limitMs, untilTurnMs));
   }
 
   /**
@@ -312,8 +311,7 @@ export class FairScheduler {
    * order: served longer ago, or as long ago and registered earlier. A refused client is told to come back
    * when its turn comes round, not at the next free slot: slots handed out first come, first served spread
    * the clients' pauses at random (of 50 cameras, one held 1 s, the next 20 ms), and their shares of the
-   * detections with them (largest / smallest 1.66-2.38 in 60-s soaks); by turn, the lane served last waits
-   * longest (1.29-1.31).
+   * detections with them; by turn, the lane served last waits longest (docs/RELIABILITY.md, Fairness).
    */
   turnsAhead(lane: ScheduledLane): number {
     const since = this.now() - ACTIVE_WINDOW_MS;

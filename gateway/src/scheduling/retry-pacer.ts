@@ -7,6 +7,11 @@
  */
 export const MAX_RETRY_AFTER_MS = 1000;
 
+/** A wait as `retryAfterMs` says it: whole ms, at least 1, at most MAX_RETRY_AFTER_MS. */
+export function retryAfterFrom(waitMs: number): number {
+  return Math.max(1, Math.ceil(Math.min(MAX_RETRY_AFTER_MS, waitMs)));
+}
+
 export class RetryPacer {
   /** The latest slot handed out (ms on the scheduler's clock). */
   private lastSlot = -Infinity;
@@ -21,6 +26,6 @@ export class RetryPacer {
     let slot = Math.max(earliest, this.lastSlot + Math.max(0, slotMs));
     if (slot - now > MAX_RETRY_AFTER_MS) slot = earliest;
     this.lastSlot = slot;
-    return Math.max(1, Math.ceil(slot - now));
+    return retryAfterFrom(slot - now);
   }
 }

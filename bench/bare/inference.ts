@@ -2,7 +2,7 @@
  * The inference-bound limit of this machine: bare onnxruntime-node loops on a model's file with a fixed,
  * image-like tensor and the gateway's session options. No decode, no resize, no I/O. `streams` sessions
  * run side by side, each in its own worker thread with `threads` intra-op threads, as the gateway's
- * workers do when frames queue up (gateway/src/pipeline/inference-schedule.ts).
+ * workers do when frames queue up (gateway/src/inference/inference-schedule.ts).
  */
 import { inferenceSessionOptions, type ModelSpec } from '@sightline/gateway';
 import { inputDims } from '@sightline/shared/model';

@@ -25,7 +25,7 @@ if (!process.argv[2]) throw new Error('usage: node deploy/image/assemble.mjs <ou
 const INSTALL_ONLY = {
   // script/install fetches optional CUDA libraries; the CPU build is in bin/.
   'onnxruntime-node': ['adm-zip', 'global-agent'],
-  // The gateway loads only its prebuilt libturbojpeg, through koffi (gateway/src/pipeline/jpeg-turbo.ts),
+  // The gateway loads only its prebuilt libturbojpeg, through koffi (gateway/src/decode/jpeg-turbo.ts),
   // not its own binding: cmake-js and pkg-prebuilds build or find that binding.
   '@julusian/jpeg-turbo': ['cmake-js', 'node-addon-api', 'pkg-prebuilds'],
 };

@@ -45,7 +45,7 @@ const sourceRelativeImportMetaUrl = {
 await rm(outdir, { recursive: true, force: true });
 const result = await build({
   absWorkingDir: gatewayDir,
-  entryPoints: { main: 'src/main.ts', 'inference-worker': 'src/pipeline/inference-worker.ts' },
+  entryPoints: { main: 'src/main.ts', 'inference-worker': 'src/inference/inference-worker.ts' },
   outdir,
   outExtension: { '.js': '.mjs' },
   bundle: true,

@@ -8,6 +8,6 @@ export { DEFAULT_CONFIG, loadConfig, parseConfig, type GatewayConfig } from './c
 export { startGateway, type RunningGateway } from './gateway.ts';
 export { createLogger, type Logger } from './logger.ts';
 export { readModelSpecs, type ModelSpec } from './models/manifest.ts';
-export { sharedThreads } from './pipeline/inference-schedule.ts';
-export { inferenceSessionOptions } from './pipeline/session-options.ts';
-export { openFramePath, type OpenedFramePath, type OpenFramePathOptions } from './pipeline/local-frame-path.ts';
+export { sharedThreads } from './inference/inference-schedule.ts';
+export { inferenceSessionOptions } from './inference/session-options.ts';
+export { openFramePath, type OpenedFramePath, type OpenFramePathOptions } from './inference/local-frame-path.ts';

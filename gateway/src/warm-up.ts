@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import type { Logger } from './logger.ts';
-import type { Detector } from './pipeline/detector.ts';
+import type { Detector } from './frames/detector.ts';
 
 /** Beside the model folders, in the repository and in the production image alike (deploy/image/assemble.mjs). */
 export const WARM_UP_PHOTO = fileURLToPath(new URL('../../models/warm-up.jpg', import.meta.url));

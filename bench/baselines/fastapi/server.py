@@ -3,7 +3,7 @@ Sightline FastAPI baseline: the same detection work as the Sightline gateway, wr
 Python (FastAPI + uvicorn) YOLO-style WebSocket server is written, and speaking Sightline's protocol so
 Sightline's own benchmark client can drive both identically. See README.md.
 
-Work per frame (mirrors gateway/src/pipeline/*):
+Work per frame (mirrors gateway/src/decode/* and gateway/src/inference/*):
   decode    Pillow: header read, size check, JPEG `draft` (DCT shrink-on-load, like sharp/libvips),
             EXIF orientation, RGB, stretched Lanczos-3 resize to 300x300     (threadpool)
   preprocess numpy: uint8 -> float32 via a 256-entry lookup table, p*2/255-1, NHWC
@@ -262,7 +262,7 @@ class Model:
 
 
 # ------------------------------------------------------------------------------------------------
-# Detector: one frame through every stage, timed like gateway/src/pipeline/detector.ts
+# Detector: one frame through every stage, timed like gateway/src/frames/detector.ts
 
 
 # The stages a detector times, in the order of the protocol's StageTimings (serverMs is added on reply).

@@ -46,7 +46,7 @@ REDUCED_FLAGS = {8: cv2.IMREAD_REDUCED_COLOR_8, 4: cv2.IMREAD_REDUCED_COLOR_4, 2
 def dct_reduction(width: int, height: int, target_w: int, target_h: int) -> int:
     """
     The largest of 8, 4, 2 leaving both axes at least their size in the input (1: a full decode), as the
-    gateway's decode plan (gateway/src/pipeline/decode-plan.ts): scaling further and enlarging again
+    gateway's decode plan (gateway/src/decode/decode-plan.ts): scaling further and enlarging again
     turned a dog into a cat there. So a 640x480 frame into the 300x300 SSD is decoded at full size.
     """
     for scale in (8, 4, 2):

@@ -16,7 +16,7 @@ import { inferManifest } from '../models/infer-manifest.ts';
 import { readModelSpec } from '../models/manifest.ts';
 import { digestOf } from '../models/model-folder.ts';
 import { inspectOnnxFile, OnnxInspectError } from '../models/onnx-inspect.ts';
-import { openFramePath } from '../pipeline/local-frame-path.ts';
+import { openFramePath } from '../inference/local-frame-path.ts';
 import { WARM_UP_PHOTO } from '../warm-up.ts';
 
 interface Options {

@@ -5,8 +5,8 @@
  */
 import type { DetectRequestBody, DetectionsMessage } from '@sightline/shared/protocol';
 import { ProtocolError } from '@sightline/shared/validation';
-import type { DetectResult, Detector } from '../pipeline/detector.ts';
-import { detectionsReply } from '../replies.ts';
+import type { DetectResult, Detector } from '../frames/detector.ts';
+import { detectionsReply } from '../frames/replies.ts';
 import type { FairScheduler } from '../scheduling/fair-scheduler.ts';
 
 export interface DetectOnceDeps {

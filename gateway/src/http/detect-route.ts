@@ -14,7 +14,7 @@ import {
 import { ProtocolError, validateDetectQuery, validateDetectRequestBody } from '@sightline/shared/validation';
 import type { Logger } from '../logger.ts';
 import { observeStages, type Metrics } from '../metrics.ts';
-import type { Detector } from '../pipeline/detector.ts';
+import type { Detector } from '../frames/detector.ts';
 import type { FairScheduler } from '../scheduling/fair-scheduler.ts';
 import { reserveBody, type ReceiveBudget } from '../scheduling/receive-budget.ts';
 import { detectOnce } from './detect-once.ts';

@@ -14,7 +14,7 @@ import {
   type ServerMessage,
 } from '@sightline/shared/protocol';
 import type { Logger } from '../logger.ts';
-import { errorReply } from '../replies.ts';
+import { errorReply } from '../frames/replies.ts';
 
 export function sendMessage(response: Response, status: number, message: ServerMessage, codec: Codec = 'json'): void {
   response.status(status);

@@ -20,8 +20,8 @@ import {
 } from '@sightline/shared/protocol';
 import type { Lifecycle } from '../lifecycle.ts';
 import type { ModelRegistry } from '../models/model-registry.ts';
-import type { EngineMonitor } from '../pipeline/engine-monitor.ts';
-import type { InferencePool } from '../pipeline/inference-pool.ts';
+import type { EngineMonitor } from '../engines/engine-monitor.ts';
+import type { InferencePool } from '../inference/inference-pool.ts';
 
 // Probes must never be cached by a proxy between the orchestrator and the gateway.
 const noStore = (response: { setHeader(name: string, value: string): unknown }) => response.setHeader('Cache-Control', 'no-store');

@@ -16,14 +16,14 @@ import { ProtocolError } from '@sightline/shared/validation';
 import type { Logger } from '../logger.ts';
 import { observeStages, type Metrics } from '../metrics.ts';
 import type { ModelRegistry } from '../models/model-registry.ts';
-import type { EngineMonitor } from '../pipeline/engine-monitor.ts';
+import type { EngineMonitor } from '../engines/engine-monitor.ts';
 import {
   decodeTensorMessage,
   encodableTensor,
   INFERENCE_HEADER_CONTENT_LENGTH,
   tensorSchema,
   type KserveTensor,
-} from '../pipeline/kserve-client.ts';
+} from '../engines/kserve-client.ts';
 import { reserveBody, type ReceiveBudget } from '../scheduling/receive-budget.ts';
 import { detectOnce, type DetectOnceDeps } from './detect-once.ts';
 import { sendV2Error } from './error-response.ts';

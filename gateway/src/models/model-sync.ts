@@ -8,7 +8,7 @@
 import { readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { Logger } from '../logger.ts';
-import type { InferencePool } from '../pipeline/inference-pool.ts';
+import type { InferencePool } from '../inference/inference-pool.ts';
 import { readModelFolder, type FolderModel, type FolderOptions } from './model-folder.ts';
 import type { ModelRegistry } from './model-registry.ts';
 

@@ -15,7 +15,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { KserveClient } from '../pipeline/kserve-client.ts';
+import { KserveClient } from '../engines/kserve-client.ts';
 import { freePort } from './free-port.ts';
 import { ensurePythonEnv, type PythonEnv } from './python-env.ts';
 import { DEFAULT_START_TIMEOUT_MS, ServerProcess } from './server-process.ts';

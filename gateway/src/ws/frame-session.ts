@@ -19,8 +19,8 @@ import {
 } from '@sightline/shared/protocol';
 import type { Logger } from '../logger.ts';
 import { observeStages, type Metrics } from '../metrics.ts';
-import type { AdmittedFrame, Detector } from '../pipeline/detector.ts';
-import { detectionsReply, errorReply } from '../replies.ts';
+import type { AdmittedFrame, Detector } from '../frames/detector.ts';
+import { detectionsReply, errorReply } from '../frames/replies.ts';
 import type { FairScheduler, Lane } from '../scheduling/fair-scheduler.ts';
 import { ConnectionTracks } from '../tracking/connection-tracks.ts';
 import { closeWithin } from './close-socket.ts';

@@ -23,7 +23,7 @@ import {
   type InputTensor,
   type OutputTensor,
 } from '@sightline/shared/model';
-import { KserveClient, KserveError } from '../../src/pipeline/kserve-client.ts';
+import { KserveClient, KserveError } from '../../src/engines/kserve-client.ts';
 import { freePort, startTritonProcess, type TritonProcess } from '../../src/process/index.ts';
 
 const MODEL = 'ssdlite-mobilenetv2-coco';

@@ -5,7 +5,7 @@
  */
 import { createLogger } from '../../src/logger.ts';
 import { createMetrics } from '../../src/metrics.ts';
-import type { Detector, DetectResult } from '../../src/pipeline/detector.ts';
+import type { Detector, DetectResult } from '../../src/frames/detector.ts';
 import type { FrameSessionOptions } from '../../src/ws/frame-session.ts';
 
 /** What the stand-in answers every frame with: no detections on a 4x4 image, every stage free. */

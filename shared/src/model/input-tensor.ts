@@ -81,7 +81,7 @@ export function buildInputTensor(image: RgbImage, spec: TensorSpec, placement: P
 /**
  * Beyond this reduction bilinear sampling aliases (it reads 2 of every 3+ source pixels, skipping the
  * rest), so a larger image is averaged over each output pixel's footprint instead. Neither shipped caller
- * sends one today: the gateway hands such frames to libvips' Lanczos (gateway/src/pipeline/decode-plan.ts
+ * sends one today: the gateway hands such frames to libvips' Lanczos (gateway/src/decode/decode-plan.ts
  * says why) and the browser draws them at their content size first (web/src/inference/pixels.ts); the
  * area path keeps any other caller from aliasing.
  */

@@ -1,7 +1,7 @@
 /**
  * Keeping what is served in step with the models directory, against a real registry and a temporary
  * directory, with a stand-in pool that records what it is asked to open and can refuse a model or hold
- * a load (the inference pool itself is tested with real workers in test/integration/pipeline/).
+ * a load (the inference pool itself is tested with real workers in test/integration/inference/).
  */
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

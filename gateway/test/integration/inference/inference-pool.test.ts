@@ -13,7 +13,7 @@ import { stageTimingsSchema } from '@sightline/shared/schemas';
 import { ProtocolError } from '@sightline/shared/validation';
 import { createLogger } from '../../../src/logger.ts';
 import { readModelSpec, type ModelSpec } from '../../../src/models/manifest.ts';
-import { InferencePool, type InferenceResult } from '../../../src/pipeline/inference-pool.ts';
+import { InferencePool, type InferenceResult } from '../../../src/inference/inference-pool.ts';
 import { SHIPPED_MODELS_DIR } from '../../support/model-folder-fixtures.ts';
 
 const SSD = 'ssdlite-mobilenetv2-coco';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ResizeTarget } from '@sightline/shared/model';
-import { planDecode } from '../../../src/pipeline/decode-plan.ts';
-import type { ImageHeader } from '../../../src/pipeline/image-header.ts';
+import { planDecode } from '../../../src/decode/decode-plan.ts';
+import type { ImageHeader } from '../../../src/decode/image-header.ts';
 
 const header = (width: number, height: number, more: Partial<ImageHeader> = {}): ImageHeader => ({
   format: 'jpeg',

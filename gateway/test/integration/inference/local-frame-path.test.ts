@@ -10,7 +10,7 @@ import { expectedLabels, readPhoto } from '@sightline/shared/fixtures';
 import { runFrame } from '@sightline/shared/model';
 import { stageTimingsSchema } from '@sightline/shared/schemas';
 import { readModelSpec } from '../../../src/models/manifest.ts';
-import { openFramePath, openOnnxRunner, type OpenedFramePath } from '../../../src/pipeline/local-frame-path.ts';
+import { openFramePath, openOnnxRunner, type OpenedFramePath } from '../../../src/inference/local-frame-path.ts';
 import { missingLabels } from '../../support/labels.ts';
 import { SHIPPED_MODELS_DIR } from '../../support/model-folder-fixtures.ts';
 

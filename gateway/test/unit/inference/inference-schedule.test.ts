@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nextDispatch, sharedThreads, type SlotState } from '../../../src/pipeline/inference-schedule.ts';
+import { nextDispatch, sharedThreads, type SlotState } from '../../../src/inference/inference-schedule.ts';
 
 const idle = (canRunWide = false): SlotState => ({ busy: false, busyWide: false, canRunWide });
 const busy = (canRunWide = false, busyWide = false): SlotState => ({ busy: true, busyWide, canRunWide });

@@ -11,8 +11,8 @@ import { jpegBombHeader, pngBombHeader, readPhoto, webpBombHeader } from '@sight
 import { ProtocolError } from '@sightline/shared/validation';
 import { readModelSpec } from '../../../src/models/manifest.ts';
 import { ModelRegistry, type RegistryOptions } from '../../../src/models/model-registry.ts';
-import { Detector } from '../../../src/pipeline/detector.ts';
-import type { InferenceJob, InferencePool, InferenceResult } from '../../../src/pipeline/inference-pool.ts';
+import { Detector } from '../../../src/frames/detector.ts';
+import type { InferenceJob, InferencePool, InferenceResult } from '../../../src/inference/inference-pool.ts';
 import { SHIPPED_MODELS_DIR } from '../../support/model-folder-fixtures.ts';
 
 const SSD = 'ssdlite-mobilenetv2-coco';

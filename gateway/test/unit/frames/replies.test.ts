@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ProtocolError } from '@sightline/shared/validation';
-import type { DetectResult } from '../../src/pipeline/detector.ts';
-import { detectionsReply, errorReply } from '../../src/replies.ts';
+import type { DetectResult } from '../../../src/frames/detector.ts';
+import { detectionsReply, errorReply } from '../../../src/frames/replies.ts';
 
 const result: DetectResult = {
   model: 'm',

@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import sharp from 'sharp';
-import { decodeCost } from '../../../src/pipeline/decode-cost.ts';
-import { readImageHeader } from '../../../src/pipeline/image-header.ts';
+import { decodeCost } from '../../../src/decode/decode-cost.ts';
+import { readImageHeader } from '../../../src/decode/image-header.ts';
 
 const MIB = 1024 * 1024;
 const W = 1200;

@@ -15,7 +15,7 @@ import {
   KserveClient,
   KserveError,
   toOutputTensor,
-} from '../../../src/pipeline/kserve-client.ts';
+} from '../../../src/engines/kserve-client.ts';
 
 const text = new TextEncoder();
 const bytes = (s: string) => text.encode(s);

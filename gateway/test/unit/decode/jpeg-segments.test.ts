@@ -1,7 +1,7 @@
 /** The segment walk of the checks on receipt, on a real photo cut at every interesting place. */
 import { describe, expect, it } from 'vitest';
 import { readPhoto } from '@sightline/shared/fixtures';
-import { isProgressive, isStartOfFrame, JPEG_SOS, jpegSegments, reachesScanData } from '../../../src/pipeline/jpeg-segments.ts';
+import { isProgressive, isStartOfFrame, JPEG_SOS, jpegSegments, reachesScanData } from '../../../src/decode/jpeg-segments.ts';
 
 const photo = new Uint8Array(readPhoto('dog.jpg'));
 const segments = [...jpegSegments(photo)];

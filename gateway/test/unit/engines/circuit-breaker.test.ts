@@ -1,6 +1,6 @@
 /** The circuit breaker on a clock the test moves by hand: no sleeps, every transition at a known time. */
 import { describe, expect, it } from 'vitest';
-import { CircuitBreaker, CircuitOpenError, type CircuitState } from '../../../src/pipeline/circuit-breaker.ts';
+import { CircuitBreaker, CircuitOpenError, type CircuitState } from '../../../src/engines/circuit-breaker.ts';
 
 function setUp(options: { failureThreshold?: number; coolDownMs?: number; isFailure?: (error: unknown) => boolean } = {}) {
   const clock = { now: 1000 };

@@ -9,9 +9,9 @@ import type { Detection, StageTimings } from '@sightline/shared/protocol';
 import type { ModelSpec } from '../models/manifest.ts';
 import type { ModelRegistry } from '../models/model-registry.ts';
 import { ProtocolError } from '@sightline/shared/validation';
-import type { EngineMonitor } from './engine-monitor.ts';
+import type { EngineMonitor } from '../engines/engine-monitor.ts';
 import { admitImage, type AdmissionLimits, type FrameAdmission } from './frame-admission.ts';
-import type { InferencePool } from './inference-pool.ts';
+import type { InferencePool } from '../inference/inference-pool.ts';
 
 export interface DetectRequest {
   image: Uint8Array;

@@ -16,8 +16,8 @@ import {
   type ModelRunner,
 } from '@sightline/shared/model';
 import type { ModelSpec } from '../models/manifest.ts';
-import { createFrameDecoder } from './frame-decoder.ts';
-import { TurboJpegDecoder } from './jpeg-turbo.ts';
+import { createFrameDecoder } from '../decode/frame-decoder.ts';
+import { TurboJpegDecoder } from '../decode/jpeg-turbo.ts';
 import { inferenceSessionOptions } from './session-options.ts';
 
 export interface OnnxRunner {

@@ -13,11 +13,11 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { runFrame, runFrames, warmUpFramePath, type FramePath } from '@sightline/shared/model';
 import { ProtocolError } from '@sightline/shared/validation';
 import type { ModelSpec } from '../models/manifest.ts';
-import { createFrameDecoder } from './frame-decoder.ts';
+import { createFrameDecoder } from '../decode/frame-decoder.ts';
 import type { WorkerReply, WorkerRequest, WorkerSetup } from './inference-messages.ts';
-import { TurboJpegDecoder } from './jpeg-turbo.ts';
+import { TurboJpegDecoder } from '../decode/jpeg-turbo.ts';
 import { framePathOf, openOnnxRunner, type OnnxRunner } from './local-frame-path.ts';
-import { remoteRunner } from './remote-runner.ts';
+import { remoteRunner } from '../engines/remote-runner.ts';
 
 const setup = workerData as WorkerSetup;
 const jpeg = setup.turbo ? TurboJpegDecoder.open(setup.maxPixels) : undefined;

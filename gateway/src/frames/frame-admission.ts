@@ -6,8 +6,8 @@
  * takes a queue place; the scheduler keeps what the frames decoded at once hold within the decode budget.
  */
 import { ProtocolError } from '@sightline/shared/validation';
-import { decodeCost } from './decode-cost.ts';
-import { readImageHeader, type ImageHeader } from './image-header.ts';
+import { decodeCost } from '../decode/decode-cost.ts';
+import { readImageHeader, type ImageHeader } from '../decode/image-header.ts';
 
 const MIB = 1024 * 1024;
 

@@ -8,8 +8,8 @@ import { jpegBombHeader, pngBombHeader, readPhoto } from '@sightline/shared/fixt
 import { join } from 'node:path';
 import type { DecodedFrame, FrameDecoder } from '@sightline/shared/model';
 import { ProtocolError } from '@sightline/shared/validation';
-import { createFrameDecoder } from '../../../src/pipeline/frame-decoder.ts';
-import { TurboJpegDecoder } from '../../../src/pipeline/jpeg-turbo.ts';
+import { createFrameDecoder } from '../../../src/decode/frame-decoder.ts';
+import { TurboJpegDecoder } from '../../../src/decode/jpeg-turbo.ts';
 import { readModelSpec } from '../../../src/models/manifest.ts';
 import { SHIPPED_MODELS_DIR } from '../../support/model-folder-fixtures.ts';
 

@@ -5,7 +5,7 @@
 import type { DetectionsMessage, ErrorMessage, StageTimings } from '@sightline/shared/protocol';
 import { roundTo } from '@sightline/shared/stats';
 import { excerpt, MAX_ERROR_MESSAGE_CHARS, ProtocolError } from '@sightline/shared/validation';
-import type { DetectResult } from './pipeline/detector.ts';
+import type { DetectResult } from './detector.ts';
 
 export interface FrameTiming {
   /** performance.now() when the whole message had arrived: the start of serverMs. */

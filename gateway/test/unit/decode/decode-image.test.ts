@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import sharp from 'sharp';
 import { buildInputTensor, letterboxPlacement } from '@sightline/shared/model';
-import { decodeImage } from '../../../src/pipeline/decode-image.ts';
+import { decodeImage } from '../../../src/decode/decode-image.ts';
 import { photo } from '../../support/images.ts';
 
 describe('letterbox placement', () => {

@@ -1,11 +1,13 @@
 /**
- * Assembles a gateway from its configuration: models, inference workers, detector, HTTP app and
+ * Assembles a gateway from its configuration: models, inference workers, the one queue, the frame core, HTTP app and
  * WebSocket endpoint on one port. Used by main.ts and by the integration tests.
  */
 import { createServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { METRICS_PATH, type AccessInfo, type Limits } from '@sightline/shared/protocol';
+import type { FrameResult } from '@sightline/shared/model';
+import { admitFrame, type FrameAdmissionDeps } from './admission/frame-admission.ts';
 import type { GatewayConfig } from './config.ts';
 import { createApp, metricsHandler } from './http/app.ts';
 import type { Logger } from './logger.ts';
@@ -13,9 +15,10 @@ import { createMetrics, type Metrics } from './metrics.ts';
 import { ModelRegistry } from './models/model-registry.ts';
 import { ModelSync, type SyncReport } from './models/model-sync.ts';
 import { watchModels } from './models/model-watcher.ts';
-import { Detector } from './frames/detector.ts';
 import { EngineMonitor } from './engines/engine-monitor.ts';
-import { InferencePool, type DispatchGate } from './inference/inference-pool.ts';
+import { FrameService, type FrameScheduler } from './frames/frame-service.ts';
+import type { PendingFrame } from './frames/pending-frame.ts';
+import { InferenceExecutor, type DispatchGate } from './inference/inference-executor.ts';
 import { Lifecycle } from './lifecycle.ts';
 import { FairScheduler } from './scheduling/fair-scheduler.ts';
 import { ReceiveBudget } from './scheduling/receive-budget.ts';
@@ -68,7 +71,7 @@ export interface GatewaySeams {
 export async function startGateway(config: GatewayConfig, logger: Logger, seams: GatewaySeams = {}): Promise<RunningGateway> {
   const registry = new ModelRegistry({ defaultModel: config.defaultModel, scoreThreshold: config.scoreThreshold });
   const metrics = createMetrics(config.instance);
-  const pool = await InferencePool.start({
+  const inference = await InferenceExecutor.start({
     threads: config.threads,
     workers: config.workers,
     maxPixels: config.maxPixels,
@@ -79,7 +82,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, seams:
     onRun: (wide) => metrics.inferenceRuns.inc({ threads: wide ? 'all' : 'shared' }),
     ...(seams.inferenceGate ? { gate: seams.inferenceGate } : {}),
   });
-  const modelSync = new ModelSync(config.modelsDir, registry, pool, logger, {
+  const modelSync = new ModelSync(config.modelsDir, registry, inference, logger, {
     maxModelBytes: config.maxModelMb * 1024 * 1024,
     engineUrl: config.inferenceUrl,
   });
@@ -108,8 +111,18 @@ export async function startGateway(config: GatewayConfig, logger: Logger, seams:
     'models loaded',
   );
 
-  const detector = new Detector(registry, pool, { maxPixels: config.maxPixels, maxFrameDecodeBytes: config.frameDecodeMb * MIB }, engines);
-  await warmUp(detector, registry.names, logger);
+  const scheduler: FrameScheduler = new FairScheduler<PendingFrame, FrameResult>(
+    { budgetMs: config.queueBudgetMs, maxWaiting: config.maxPending, memoryBudgetBytes: config.decodeBudgetMb * MIB },
+    inference,
+  );
+  const admission: FrameAdmissionDeps = {
+    registry,
+    limits: { maxPixels: config.maxPixels, maxFrameDecodeBytes: config.frameDecodeMb * MIB },
+    decodesJpeg: () => inference.decodesJpeg,
+    engines,
+  };
+  const frames = new FrameService(scheduler, (request) => admitFrame(request, admission), engines);
+  await warmUp(frames, registry.names, logger);
   const limits: Limits = {
     maxMessageBytes: config.maxMessageBytes,
     maxPixels: config.maxPixels,
@@ -119,12 +132,6 @@ export async function startGateway(config: GatewayConfig, logger: Logger, seams:
     maxBufferedBytes: config.maxBufferedBytes,
     queueBudgetMs: config.queueBudgetMs,
   };
-  const scheduler = new FairScheduler({
-    capacity: config.maxProcessing ?? config.workers + 1,
-    budgetMs: config.queueBudgetMs,
-    maxWaiting: config.maxPending,
-    memoryBudgetBytes: config.decodeBudgetMb * MIB,
-  });
   const lifecycle = new Lifecycle();
   const receiveBudget = new ReceiveBudget(config.receiveBudgetMb * MIB);
   const exposure = await resolveExposure(config);
@@ -144,11 +151,10 @@ export async function startGateway(config: GatewayConfig, logger: Logger, seams:
   });
   const access = accessUrls(exposure, scheme, port, config.host);
   const app = createApp({
-    detector,
+    frames,
     registry,
-    pool,
+    inference,
     engines,
-    scheduler,
     lifecycle,
     metrics,
     logger,
@@ -165,10 +171,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger, seams:
   // Listening before the app is attached is safe: no request event can run before this synchronous code ends.
   server.on('request', app);
   const sockets = attachSocketServer(server, {
-    detector,
-    scheduler,
+    frames,
     limits,
-    maxPending: config.maxPending,
     maxBufferedBytes: config.maxBufferedBytes,
     maxMessagesPerSecond: config.maxMessagesPerSecond,
     models: () => ({ defaultModel: registry.defaultModel ?? '', models: registry.names }),
@@ -196,7 +200,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, seams:
   const drain = (deadlineMs: number): Promise<DrainReport> => {
     stopWatching();
     engines.stop();
-    drained ??= drainGateway({ server, sockets, pool, lifecycle, logger }, deadlineMs);
+    drained ??= drainGateway({ server, sockets, inference, lifecycle, logger }, deadlineMs);
     return drained;
   };
   return {
@@ -241,7 +245,7 @@ async function startMetricsServer(metrics: Metrics, port: number, host: string):
 interface DrainParts {
   server: Server;
   sockets: SocketServer;
-  pool: InferencePool;
+  inference: InferenceExecutor;
   lifecycle: Lifecycle;
   logger: Logger;
 }
@@ -249,7 +253,7 @@ interface DrainParts {
 /** How often idle keep-alive connections are closed while draining: each one as soon as its last answer is out. */
 const IDLE_SWEEP_MS = 50;
 
-async function drainGateway({ server, sockets, pool, lifecycle, logger }: DrainParts, deadlineMs: number): Promise<DrainReport> {
+async function drainGateway({ server, sockets, inference, lifecycle, logger }: DrainParts, deadlineMs: number): Promise<DrainReport> {
   const started = performance.now();
   lifecycle.state = 'draining';
   const connections = sockets.connections;
@@ -270,6 +274,6 @@ async function drainGateway({ server, sockets, pool, lifecycle, logger }: DrainP
     await httpClosed;
   }
   await sockets.close();
-  await pool.close();
+  await inference.close();
   return { outcome, ms: Math.round(performance.now() - started), connections };
 }

@@ -9,13 +9,13 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import type { Logger } from './logger.ts';
-import type { Detector } from './frames/detector.ts';
+import type { FrameService } from './frames/frame-service.ts';
 
 /** Beside the model folders, in the repository and in the production image alike (deploy/image/assemble.mjs). */
 export const WARM_UP_PHOTO = fileURLToPath(new URL('../../models/warm-up.jpg', import.meta.url));
 
 /** Warms every model up; one that fails (its remote engine not up yet) is skipped with a log line, never fatal. */
-export async function warmUp(detector: Detector, models: readonly string[], logger: Logger): Promise<void> {
+export async function warmUp(frames: FrameService, models: readonly string[], logger: Logger): Promise<void> {
   const photo = readFileSync(WARM_UP_PHOTO);
   const frame = (width: number, height: number, format: 'jpeg' | 'png') =>
     sharp(photo).resize(width, height, { fit: 'fill' }).toFormat(format).toBuffer();
@@ -23,7 +23,7 @@ export async function warmUp(detector: Detector, models: readonly string[], logg
   for (const model of models) {
     try {
       for (const image of images) {
-        for (let i = 0; i < 3; i++) await detector.detect(detector.admit({ image, model }));
+        for (let i = 0; i < 3; i++) await frames.detectOnce(frames.admit({ image, model }), performance.now());
       }
     } catch (error) {
       logger.warn({ model, reason: error instanceof Error ? error.message : String(error) }, 'warm-up skipped');

@@ -7,8 +7,8 @@
  * and are the same whichever decoder the plan picks (libjpeg-turbo in the worker buffers a progressive JPEG's
  * coefficients as libvips does).
  */
-import type { ImageHeader } from './image-header.ts';
-import { isProgressive, isStartOfFrame, jpegSegments } from './jpeg-segments.ts';
+import type { ImageInspection } from './image-header.ts';
+import type { JpegFrame } from './jpeg-segments.ts';
 
 const MIB = 1024 * 1024;
 /** What every decode holds besides the pixels (decoder state, row buffers). */
@@ -23,23 +23,14 @@ export interface DecodeCost {
 }
 
 /** JPEG: sequential streams (1/4 byte a pixel); progressive keeps 2 bytes a sample of every component. */
-function jpegCost(bytes: Uint8Array, pixels: number): DecodeCost {
-  for (const { marker, at } of jpegSegments(bytes)) {
-    if (!isStartOfFrame(marker)) continue;
-    if (!isProgressive(marker)) return { bytes: pixels * 0.25, encoding: 'sequential JPEG' };
-    const components = bytes[at + 9] ?? 3;
-    const sampling: Array<[number, number]> = [];
-    for (let c = 0; c < components; c++) {
-      const factors = bytes[at + 11 + c * 3] ?? 0x11;
-      sampling.push([factors >> 4 || 1, factors & 15 || 1]);
-    }
-    const hMax = Math.max(...sampling.map(([h]) => h));
-    const vMax = Math.max(...sampling.map(([, v]) => v));
-    const samples = sampling.reduce((sum, [h, v]) => sum + (h * v) / (hMax * vMax), 0);
-    return { bytes: pixels * (2 * samples + 0.25), encoding: `progressive JPEG, ${components} components` };
-  }
-  // No frame header in the bytes: the decoder will refuse it; priced as the costliest common case.
-  return { bytes: pixels * 6.25, encoding: 'JPEG' };
+function jpegCost(frame: JpegFrame | undefined, pixels: number): DecodeCost {
+  // No frame header read: the decoder will refuse it; priced as the costliest common case.
+  if (!frame) return { bytes: pixels * 6.25, encoding: 'JPEG' };
+  if (!frame.progressive) return { bytes: pixels * 0.25, encoding: 'sequential JPEG' };
+  const hMax = Math.max(...frame.sampling.map(([h]) => h));
+  const vMax = Math.max(...frame.sampling.map(([, v]) => v));
+  const samples = frame.sampling.reduce((sum, [h, v]) => sum + (h * v) / (hMax * vMax), 0);
+  return { bytes: pixels * (2 * samples + 0.25), encoding: `progressive JPEG, ${frame.sampling.length} components` };
 }
 
 /** PNG: libvips streams about 2,048 decoded rows at a time; an interlaced (Adam7) image is decoded whole. */
@@ -73,11 +64,12 @@ function webpCost(bytes: Uint8Array, pixels: number): DecodeCost {
   return { bytes: pixels * 4, encoding: 'lossless WebP' };
 }
 
-export function decodeCost(image: Uint8Array, header: ImageHeader): DecodeCost {
+/** The price of decoding `image`, from what inspecting its header already read (no second walk). */
+export function decodeCost(image: Uint8Array, { header, jpegFrame }: ImageInspection): DecodeCost {
   const pixels = header.width * header.height;
   const base =
     header.format === 'jpeg'
-      ? jpegCost(image, pixels)
+      ? jpegCost(jpegFrame, pixels)
       : header.format === 'png'
         ? pngCost(image, header.width, header.height)
         : webpCost(image, pixels);

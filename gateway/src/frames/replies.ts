@@ -1,53 +1,46 @@
 /**
- * The replies every frame path builds, whether it came over the WebSocket or HTTP: `detections` with its
- * stage timings, and `error`. Timings are assembled and rounded here only.
+ * The replies every way in builds, whatever the frame came over: `detections` with its stage timings, and
+ * `error`. Timings are assembled and rounded here only.
  */
 import type { DetectionsMessage, ErrorMessage, StageTimings } from '@sightline/shared/protocol';
 import { roundTo } from '@sightline/shared/stats';
 import { excerpt, MAX_ERROR_MESSAGE_CHARS, ProtocolError } from '@sightline/shared/validation';
-import type { DetectResult } from './detector.ts';
-
-export interface FrameTiming {
-  /** performance.now() when the whole message had arrived: the start of serverMs. */
-  receivedAt: number;
-  /**
-   * performance.now() when its detection started (it left the scheduler's lane). From receipt to here the
-   * frame was read, checked and waited for a place, behind its connection's earlier frames and the others'
-   * lanes, on WebSocket and HTTP alike: that wait is part of queueMs.
-   */
-  startedAt?: number;
-}
+import type { Detected } from './pending-frame.ts';
 
 const ms = (value: number): number => roundTo(value, 3);
 
-export function stageTimings(result: DetectResult, timing: FrameTiming): StageTimings {
-  const { stages } = result;
+/**
+ * The stage timings of a detected frame: its wait from receipt to its run (one clock, the same for every
+ * way in), the frame path's own stages, and serverMs closed now, as the reply is handed to the transport.
+ */
+export function stageTimings(detected: Detected, receivedAt: number): StageTimings {
+  const { stages } = detected.result;
   return {
-    // Waiting for a place counts as queueing, like the wait for a worker.
-    queueMs: ms(stages.queueMs + (timing.startedAt === undefined ? 0 : timing.startedAt - timing.receivedAt)),
+    queueMs: ms(detected.queueMs),
     decodeMs: ms(stages.decodeMs),
     preprocessMs: ms(stages.preprocessMs),
     inferenceMs: ms(stages.inferenceMs),
     postprocessMs: ms(stages.postprocessMs),
-    serverMs: ms(performance.now() - timing.receivedAt),
+    serverMs: ms(performance.now() - receivedAt),
   };
 }
 
 /** The answer to a detected frame; `request` supplies the echoed id and ts (0 when an HTTP body sets none). */
 export function detectionsReply(
   request: { id?: number | undefined; ts?: number | undefined },
-  result: DetectResult,
-  timing: FrameTiming,
+  detected: Detected,
+  receivedAt: number,
 ): DetectionsMessage {
+  const { result } = detected;
   return {
     type: 'detections',
     id: request.id ?? 0,
     ts: request.ts ?? 0,
-    model: result.model,
+    model: detected.model,
     width: result.width,
     height: result.height,
     detections: result.detections,
-    timings: stageTimings(result, timing),
+    timings: stageTimings(detected, receivedAt),
   };
 }
 

@@ -17,10 +17,9 @@ import type { Lifecycle } from '../lifecycle.ts';
 import type { Logger } from '../logger.ts';
 import type { Metrics } from '../metrics.ts';
 import type { ModelRegistry } from '../models/model-registry.ts';
-import type { Detector } from '../frames/detector.ts';
 import type { EngineMonitor } from '../engines/engine-monitor.ts';
-import type { InferencePool } from '../inference/inference-pool.ts';
-import type { FairScheduler } from '../scheduling/fair-scheduler.ts';
+import type { FrameService } from '../frames/frame-service.ts';
+import type { InferenceExecutor } from '../inference/inference-executor.ts';
 import type { ReceiveBudget } from '../scheduling/receive-budget.ts';
 import type { AccessPolicy } from '../security/access-policy.ts';
 import { httpGuard } from '../security/http-guard.ts';
@@ -32,11 +31,10 @@ import { modelFileHandler } from './model-file-route.ts';
 import { healthRoute, probeRoutes } from './probes.ts';
 
 export interface AppDependencies {
-  detector: Detector;
+  frames: FrameService;
   registry: ModelRegistry;
-  pool: InferencePool;
+  inference: InferenceExecutor;
   engines: EngineMonitor;
-  scheduler: FairScheduler;
   lifecycle: Lifecycle;
   metrics: Metrics;
   logger: Logger;

@@ -1,17 +1,21 @@
 /**
  * One frame that came over HTTP (POST /api/detect, or the KServe v2 infer endpoint), from its checks on
- * receipt to its reply: it is admitted (model, format, pixels, engine), waits for its turn in the fair
- * scheduler like a WebSocket frame and is refused or dropped by the same rules, then detected.
+ * receipt to its reply: it is admitted (model, format, pixels, engine), waits for its turn in the one queue
+ * like a WebSocket frame and is refused or dropped by the same rules, then detected.
  */
 import type { DetectRequestBody, DetectionsMessage } from '@sightline/shared/protocol';
-import { ProtocolError } from '@sightline/shared/validation';
-import type { DetectResult, Detector } from '../frames/detector.ts';
+import type { FrameService } from '../frames/frame-service.ts';
+import type { Detected } from '../frames/pending-frame.ts';
 import { detectionsReply } from '../frames/replies.ts';
-import type { FairScheduler } from '../scheduling/fair-scheduler.ts';
 
 export interface DetectOnceDeps {
-  detector: Detector;
-  scheduler: FairScheduler;
+  frames: FrameService;
+}
+
+/** What observeStages needs of a detected frame: which decoder took it, where its model ran. */
+export interface DetectedStages {
+  decoder: string;
+  runner: Detected['runner'];
 }
 
 /** Throws ProtocolError for a refusal (`overloaded` carries retryAfterMs); the reply's stages are complete. */
@@ -19,22 +23,8 @@ export async function detectOnce(
   deps: DetectOnceDeps,
   body: DetectRequestBody,
   receivedAt: number,
-): Promise<{ reply: DetectionsMessage; result: DetectResult }> {
-  const admitted = deps.detector.admit(body);
-  const outcome = await deps.scheduler.runOnce(() => {
-    const startedAt = performance.now();
-    return deps.detector.detect(admitted).then((result) => ({ result, startedAt }));
-  }, admitted.decodeBytes);
-  if (!outcome.ran) {
-    throw new ProtocolError(
-      'overloaded',
-      outcome.reason === 'refused'
-        ? 'the gateway holds too many frames waiting; retry later'
-        : 'the gateway cannot start this frame within its latency budget; retry later',
-      body.id,
-      outcome.retryAfterMs,
-    );
-  }
-  const { result, startedAt } = outcome.value;
-  return { reply: detectionsReply(body, result, { receivedAt, startedAt }), result };
+): Promise<{ reply: DetectionsMessage; result: DetectedStages }> {
+  const admitted = deps.frames.admit(body);
+  const detected = await deps.frames.detectOnce(admitted, receivedAt);
+  return { reply: detectionsReply(body, detected, receivedAt), result: { decoder: detected.result.decoder, runner: detected.runner } };
 }

@@ -14,8 +14,7 @@ import {
 import { ProtocolError, validateDetectQuery, validateDetectRequestBody } from '@sightline/shared/validation';
 import type { Logger } from '../logger.ts';
 import { observeStages, type Metrics } from '../metrics.ts';
-import type { Detector } from '../frames/detector.ts';
-import type { FairScheduler } from '../scheduling/fair-scheduler.ts';
+import type { FrameService } from '../frames/frame-service.ts';
 import { reserveBody, type ReceiveBudget } from '../scheduling/receive-budget.ts';
 import { detectOnce } from './detect-once.ts';
 import { sendError, sendMessage } from './error-response.ts';
@@ -44,8 +43,7 @@ function readRequest(request: Request): { body: DetectRequestBody; codec: Codec 
 }
 
 export function detectRouter(deps: {
-  detector: Detector;
-  scheduler: FairScheduler;
+  frames: FrameService;
   maxMessageBytes: number;
   receiveBudget: ReceiveBudget;
   logger: Logger;

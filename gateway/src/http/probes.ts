@@ -21,14 +21,19 @@ import {
 import type { Lifecycle } from '../lifecycle.ts';
 import type { ModelRegistry } from '../models/model-registry.ts';
 import type { EngineMonitor } from '../engines/engine-monitor.ts';
-import type { InferencePool } from '../inference/inference-pool.ts';
+import type { InferenceExecutor } from '../inference/inference-executor.ts';
 
 // Probes must never be cached by a proxy between the orchestrator and the gateway.
 const noStore = (response: { setHeader(name: string, value: string): unknown }) => response.setHeader('Cache-Control', 'no-store');
 
-export function probeRoutes(deps: { lifecycle: Lifecycle; pool: InferencePool; registry: ModelRegistry; engines: EngineMonitor }): Router {
+export function probeRoutes(deps: {
+  lifecycle: Lifecycle;
+  inference: Pick<InferenceExecutor, 'healthy'>;
+  registry: ModelRegistry;
+  engines: EngineMonitor;
+}): Router {
   const router = Router();
-  const { lifecycle, pool, registry, engines } = deps;
+  const { lifecycle, inference, registry, engines } = deps;
 
   router.get(LIVE_PATH, (_request, response) => {
     noStore(response);
@@ -37,7 +42,7 @@ export function probeRoutes(deps: { lifecycle: Lifecycle; pool: InferencePool; r
 
   const readiness = (): ReadinessResponse => {
     if (lifecycle.draining) return { ready: false, reason: 'draining: the gateway is shutting down' };
-    if (!pool.healthy) return { ready: false, reason: 'inference workers are not all up' };
+    if (!inference.healthy) return { ready: false, reason: 'inference workers are not all up' };
     if (registry.names.length === 0) return { ready: false, reason: 'no model can be served (GET /healthz says why)' };
     const [engine] = engines.problems;
     if (engine) return { ready: false, reason: `inference engine unavailable for ${engine.model}: ${engine.reason}` };
@@ -65,18 +70,23 @@ export function probeRoutes(deps: { lifecycle: Lifecycle; pool: InferencePool; r
   return router;
 }
 
-export function healthRoute(deps: { lifecycle: Lifecycle; pool: InferencePool; registry: ModelRegistry; instance: string }): Router {
+export function healthRoute(deps: {
+  lifecycle: Lifecycle;
+  inference: Pick<InferenceExecutor, 'healthy'>;
+  registry: ModelRegistry;
+  instance: string;
+}): Router {
   const router = Router();
-  const { lifecycle, pool, registry, instance } = deps;
+  const { lifecycle, inference, registry, instance } = deps;
   router.get(HEALTH_PATH, (_request, response) => {
     noStore(response);
-    const ok = pool.healthy && !lifecycle.draining;
+    const ok = inference.healthy && !lifecycle.draining;
     const body: HealthResponse = {
       ok,
       protocol: PROTOCOL_VERSION,
       state: lifecycle.state,
       instance,
-      modelsLoaded: pool.healthy ? registry.names : [],
+      modelsLoaded: inference.healthy ? registry.names : [],
       modelsUnavailable: registry.problems,
       uptimeS: Math.round((Date.now() - lifecycle.startedAt) / 1000),
     };

@@ -1,6 +1,7 @@
 /** Messages between the gateway's event loop and its inference workers. */
 import type { ErrorCode } from '@sightline/shared/protocol';
 import type { FrameResult } from '@sightline/shared/model';
+import type { FrameSource } from '../decode/frame-decoder.ts';
 import type { ModelSpec } from '../models/manifest.ts';
 
 export interface WorkerSetup {
@@ -23,8 +24,11 @@ export type WorkerRequest =
       model: string;
       /** Which of the model's sessions: one of the setup's thread counts. */
       threads: number;
-      /** One frame, or several of this model run as one batch; each image in a buffer of its own (transferred). */
-      frames: { jobId: number; threshold: number; image: Uint8Array }[];
+      /**
+       * One frame, or several of this model run as one batch; each with what admission read of it (header and
+       * decode plan) or already decoded pixels, its bytes in a buffer of its own (transferred, not copied).
+       */
+      frames: { jobId: number; threshold: number; frame: FrameSource }[];
     }
   /** Release the sessions and end the thread (sent only when no run is in progress). */
   | { type: 'stop' };
@@ -37,6 +41,6 @@ export type WorkerReply =
   | { type: 'load_failed'; requestId: number; message: string }
   | { type: 'unloaded'; requestId: number }
   /** The whole frame path ran in the worker: only the detections and the stage timings cross back. */
-  | { type: 'done'; jobId: number; result: FrameResult; batch: number }
+  | { type: 'done'; jobId: number; result: FrameResult }
   /** `code` is the protocol's when the frame was refused (bad_image, too_large, unknown_model), `internal` for a fault. */
   | { type: 'failed'; jobId: number; code: ErrorCode; message: string; retryAfterMs?: number };

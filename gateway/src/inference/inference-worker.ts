@@ -13,7 +13,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { runFrame, runFrames, warmUpFramePath, type FramePath } from '@sightline/shared/model';
 import { ProtocolError } from '@sightline/shared/validation';
 import type { ModelSpec } from '../models/manifest.ts';
-import { createFrameDecoder } from '../decode/frame-decoder.ts';
+import { createFrameDecoder, type FrameSource } from '../decode/frame-decoder.ts';
 import type { WorkerReply, WorkerRequest, WorkerSetup } from './inference-messages.ts';
 import { TurboJpegDecoder } from '../decode/jpeg-turbo.ts';
 import { framePathOf, openOnnxRunner, type OnnxRunner } from './local-frame-path.ts';
@@ -25,7 +25,7 @@ const decode = createFrameDecoder({ maxPixels: setup.maxPixels, jpeg });
 
 interface OpenModel {
   /** By thread count. This worker runs one frame (or batch) at a time, so each path reuses one input buffer. */
-  paths: Map<number, FramePath>;
+  paths: Map<number, FramePath<FrameSource>>;
   runners: OnnxRunner[];
   /** The graph takes several frames at once. */
   batchable: boolean;
@@ -95,7 +95,7 @@ async function run(request: Extract<WorkerRequest, { type: 'run' }>): Promise<vo
   }
   const work =
     frames.length === 1
-      ? runFrame(path, frames[0]!.image, frames[0]!.threshold).then(
+      ? runFrame(path, frames[0]!.frame, frames[0]!.threshold).then(
           (result) => [result],
           (error: unknown) => [error instanceof Error ? error : new Error(String(error))],
         )
@@ -105,7 +105,7 @@ async function run(request: Extract<WorkerRequest, { type: 'run' }>): Promise<vo
   frames.forEach(({ jobId }, i) => {
     const result = results[i]!;
     if (!(result instanceof Error)) {
-      reply({ type: 'done', jobId, result, batch: frames.length });
+      reply({ type: 'done', jobId, result });
       return;
     }
     reply({

@@ -16,7 +16,7 @@ import {
   type ModelRunner,
 } from '@sightline/shared/model';
 import type { ModelSpec } from '../models/manifest.ts';
-import { createFrameDecoder } from '../decode/frame-decoder.ts';
+import { createBytesDecoder } from '../decode/frame-decoder.ts';
 import { TurboJpegDecoder } from '../decode/jpeg-turbo.ts';
 import { inferenceSessionOptions } from './session-options.ts';
 
@@ -52,7 +52,7 @@ export async function openOnnxRunner(spec: ModelSpec, threads: number): Promise<
  * The frame path of one model over a runner. Its input buffer is reused frame after frame: for a thread
  * that runs one frame at a time, as each inference worker does.
  */
-export function framePathOf(spec: ModelSpec, decode: FrameDecoder, run: ModelRunner): FramePath {
+export function framePathOf<F>(spec: ModelSpec, decode: FrameDecoder<F>, run: ModelRunner): FramePath<F> {
   return { model: spec, decode, run, decodeOutputs: createDecoder(spec.manifest), buffers: reusedFloatBuffers() };
 }
 
@@ -72,7 +72,7 @@ export interface OpenedFramePath {
 export async function openFramePath(spec: ModelSpec, options: OpenFramePathOptions): Promise<OpenedFramePath> {
   const jpeg = options.jpegDecoder === 'turbo' ? TurboJpegDecoder.open(options.maxPixels) : undefined;
   const runner = await openOnnxRunner(spec, options.threads);
-  const path = framePathOf(spec, createFrameDecoder({ maxPixels: options.maxPixels, jpeg }), runner.run);
+  const path = framePathOf(spec, createBytesDecoder({ maxPixels: options.maxPixels, jpeg }), runner.run);
   await warmUpFramePath(path);
   return {
     path,

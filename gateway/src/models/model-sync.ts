@@ -8,7 +8,7 @@
 import { readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { Logger } from '../logger.ts';
-import type { InferencePool } from '../inference/inference-pool.ts';
+import type { InferenceExecutor } from '../inference/inference-executor.ts';
 import { readModelFolder, type FolderModel, type FolderOptions } from './model-folder.ts';
 import type { ModelRegistry } from './model-registry.ts';
 
@@ -30,7 +30,7 @@ export class ModelSync {
   constructor(
     private readonly modelsDir: string,
     private readonly registry: ModelRegistry,
-    private readonly pool: Pick<InferencePool, 'load' | 'unload'>,
+    private readonly pool: Pick<InferenceExecutor, 'load' | 'unload'>,
     private readonly logger: Logger,
     private readonly options: FolderOptions,
   ) {}

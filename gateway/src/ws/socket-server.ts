@@ -1,5 +1,6 @@
 /**
- * WebSocket endpoint: upgrades are accepted on WS_PATH only, each connection gets its own FrameSession.
+ * The WebSocket way in: upgrades are accepted on WS_PATH only, and each connection is a message session
+ * (sessions/message-session.ts) on a WebSocket channel.
  * Peers that stop answering protocol pings (gone, or not reading) are closed; the drain closes every
  * connection once its frames are answered.
  */
@@ -14,10 +15,11 @@ import { PeerLogLimiter } from '../logging/peer-log-limiter.ts';
 import type { Metrics } from '../metrics.ts';
 import type { AccessPolicy } from '../security/access-policy.ts';
 import type { ReceiveBudget } from '../scheduling/receive-budget.ts';
+import { MessageSession, type MessageSessionOptions } from '../sessions/message-session.ts';
 import { closeWithin } from './close-socket.ts';
-import { FrameSession, type FrameSessionOptions } from './frame-session.ts';
+import { wsChannel } from './ws-channel.ts';
 
-export interface SocketServerOptions extends Omit<FrameSessionOptions, 'logger'> {
+export interface SocketServerOptions extends Omit<MessageSessionOptions, 'logger' | 'transport'> {
   maxConnections: number;
   /** Connections at once from one client address. */
   maxConnectionsPerIp: number;
@@ -61,7 +63,7 @@ export function attachSocketServer(server: Server, options: SocketServerOptions)
     maxPayload: options.limits.maxMessageBytes + OVERSIZE_ANSWERED_BYTES,
     perMessageDeflate: false,
   });
-  const sessions = new Map<WebSocket, FrameSession>();
+  const sessions = new Map<WebSocket, MessageSession>();
   const perAddress = new Map<string, number>();
   const trust = proxyAddr.compile([...options.trustProxy]);
   const alive = new WeakSet<WebSocket>();
@@ -147,14 +149,19 @@ export function attachSocketServer(server: Server, options: SocketServerOptions)
       );
     });
     const tracking = ['1', 'true'].includes(url.searchParams.get(TRACK_QUERY_PARAM) ?? '');
-    const session = new FrameSession(ws, {
+    const session = new MessageSession(wsChannel(ws), {
       ...options,
+      transport: 'ws',
       logger: log,
       tracking,
       ...(requested === null ? {} : { protocol: Number(requested) }),
     });
     sessions.set(ws, session);
+    ws.on('message', (data: Buffer, isBinary: boolean) => session.receive(data, isBinary));
+    // ws answers protocol-level pings by itself: they count against the rate and the send buffer too.
+    ws.on('ping', () => session.countControl());
     ws.on('close', (code, reason) => {
+      session.closed();
       sessions.delete(ws);
       const left = (perAddress.get(peerAddress) ?? 1) - 1;
       if (left > 0) perAddress.set(peerAddress, left);

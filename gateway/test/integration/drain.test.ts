@@ -33,7 +33,7 @@ describe('graceful drain', () => {
   it('answers every frame and the HTTP request in flight, closes with 1001, and ends within the deadline', async () => {
     const hold = new InferenceHold();
     const running = await startTestGateway(
-      { workers: 1, threads: 1, maxProcessing: 2, maxInFlight: 1, queueLength: 2, queueBudgetMs: 30_000 },
+      { workers: 2, threads: 1, maxInFlight: 1, queueLength: 2, queueBudgetMs: 30_000 },
       { inferenceGate: hold },
     );
     const wsUrl = `ws://127.0.0.1:${running.port}/ws`;

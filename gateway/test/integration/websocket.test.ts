@@ -315,7 +315,7 @@ describe('overload', () => {
       await small.close();
     }
   }
-  const oneWaitingPlace = { maxPending: 1, maxProcessing: 1, maxInFlight: 1, queueLength: 8, queueBudgetMs: 10_000 };
+  const oneWaitingPlace = { maxPending: 1, workers: 1, maxInFlight: 1, queueLength: 8, queueBudgetMs: 10_000 };
 
   it('refuses frames outright with `overloaded` once the gateway holds maxPending waiting, and answers every one', async () => {
     await withHeldGateway(oneWaitingPlace, async (smallUrl, smallHold) => {
@@ -325,7 +325,7 @@ describe('overload', () => {
       // Frame 1 is in flight (held); frame 2 takes the one waiting place; the rest find none.
       for (const id of ids.slice(1)) client.send({ type: 'frame', id, ts: id, image: dog }, 'msgpack');
       await client.waitFor(() => ids.slice(2).every((id) => client.answersTo(id).length === 1));
-      expect(kinds(client, ids.slice(2))).toEqual(Array(6).fill('overloaded'));
+      expect(kinds(client, ids.slice(2))).toEqual(Array(6).fill('dropped:overloaded'));
       expect(client.answersTo(1).length + client.answersTo(2).length).toBe(0);
       smallHold.release();
       await client.waitFor(() => ids.every((id) => client.answersTo(id).length === 1));
@@ -343,7 +343,7 @@ describe('overload', () => {
       client.send({ type: 'frame', id: 4, ts: 4, image: Buffer.from('not an image at all') }, 'msgpack');
       client.send({ type: 'frame', id: 5, ts: 5, image: dog }, 'msgpack'); // no place left
       await client.waitFor(() => [3, 4, 5].every((id) => client.answersTo(id).length === 1));
-      expect(kinds(client, [3, 4, 5])).toEqual(['too_large', 'bad_image', 'overloaded']);
+      expect(kinds(client, [3, 4, 5])).toEqual(['too_large', 'bad_image', 'dropped:overloaded']);
       smallHold.release();
       await client.waitFor(() => [1, 2].every((id) => client.answersTo(id).length === 1));
       expect(kinds(client, [1, 2])).toEqual(['detections', 'detections']);
@@ -352,7 +352,7 @@ describe('overload', () => {
   });
 
   it('answers a frame that cannot start within the latency budget `dropped` / `overloaded` at once, not late', async () => {
-    await withHeldGateway({ maxProcessing: 1, maxInFlight: 1, queueLength: 2, queueBudgetMs: 1 }, async (smallUrl, smallHold) => {
+    await withHeldGateway({ workers: 1, maxInFlight: 1, queueLength: 2, queueBudgetMs: 1 }, async (smallUrl, smallHold) => {
       const busy = await TestClient.connect(smallUrl);
       const late = await TestClient.connect(smallUrl);
       await smallHold.holdNext(() => busy.send({ type: 'frame', id: 1, ts: 1, image: dog }, 'msgpack'));

@@ -3,7 +3,7 @@
  * decides when inference happens: frames stay "in flight" exactly as long as the test needs, whatever the
  * speed of the machine. Open by default (the gateway warms up through it).
  */
-import type { DispatchGate } from '../../src/inference/inference-pool.ts';
+import type { DispatchGate } from '../../src/inference/inference-executor.ts';
 
 export class InferenceHold implements DispatchGate {
   private held = false;

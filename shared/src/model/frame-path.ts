@@ -33,16 +33,20 @@ export interface DecodedFrame {
   decoder: string;
 }
 
-/** Encoded bytes -> pixels for this model's input; throws ProtocolError `bad_image` (or `too_large`) for what it refuses. */
-export type FrameDecoder = (image: Uint8Array, input: Manifest['input']) => DecodedFrame | Promise<DecodedFrame>;
+/**
+ * A frame as the caller holds it -> pixels for this model's input; throws ProtocolError `bad_image` (or
+ * `too_large`) for what it refuses. `F` is encoded bytes for most callers; the gateway's workers take a frame
+ * whose header and decode plan were read on receipt, or pixels a video decoder already produced.
+ */
+export type FrameDecoder<F = Uint8Array> = (frame: F, input: Manifest['input']) => DecodedFrame | Promise<DecodedFrame>;
 
 /** Runs the graph: the model's input tensor by input name -> its outputs by output name. */
 export type ModelRunner = (inputs: Record<string, InputTensor>) => Promise<Readonly<Record<string, OutputTensor>>>;
 
 /** Everything one model's frames need, made once per model and place (worker, page). */
-export interface FramePath {
+export interface FramePath<F = Uint8Array> {
   model: LabelledModel & { manifest: Pick<Manifest, 'input' | 'classIds' | 'iouThreshold' | 'maxDetections'> };
-  decode: FrameDecoder;
+  decode: FrameDecoder<F>;
   run: ModelRunner;
   /** The manifest's output decoder (createDecoder), built once per model. */
   decodeOutputs: OutputDecoder;
@@ -67,17 +71,17 @@ export interface PreparedFrame {
   preprocessMs: number;
 }
 
-export async function prepareFrame(path: FramePath, image: Uint8Array): Promise<PreparedFrame> {
+export async function prepareFrame<F>(path: FramePath<F>, frame: F): Promise<PreparedFrame> {
   const t0 = performance.now();
-  const decoded = await path.decode(image, path.model.manifest.input);
+  const decoded = await path.decode(frame, path.model.manifest.input);
   const t1 = performance.now();
   const tensor = buildInputTensor(decoded.rgb, path.model.manifest.input, decoded.placement, path.buffers);
   return { decoded, tensor, decodeMs: t1 - t0, preprocessMs: performance.now() - t1 };
 }
 
 /** Raw outputs of a prepared frame's run -> its detections, in the submitted image's pixels. */
-export function finishFrame(
-  path: FramePath,
+export function finishFrame<F>(
+  path: FramePath<F>,
   prepared: PreparedFrame,
   outputs: Readonly<Record<string, OutputTensor>>,
   threshold: number,
@@ -96,16 +100,16 @@ export function finishFrame(
   };
 }
 
-export async function runFrame(path: FramePath, image: Uint8Array, threshold: number): Promise<FrameResult> {
-  const prepared = await prepareFrame(path, image);
+export async function runFrame<F>(path: FramePath<F>, frame: F, threshold: number): Promise<FrameResult> {
+  const prepared = await prepareFrame(path, frame);
   const t0 = performance.now();
   const outputs = await path.run({ [path.model.manifest.input.name]: prepared.tensor });
   return finishFrame(path, prepared, outputs, threshold, performance.now() - t0);
 }
 
-/** One frame of a batch: its bytes and its score threshold. */
-export interface BatchFrame {
-  image: Uint8Array;
+/** One frame of a batch: the frame as the path's decoder takes it, and its score threshold. */
+export interface BatchFrame<F = Uint8Array> {
+  frame: F;
   threshold: number;
 }
 
@@ -115,15 +119,15 @@ export interface BatchFrame {
  * per frame. A frame that cannot be decoded fails alone (its slot holds the error); the run's time is every
  * frame's inferenceMs, since each waited for all of it.
  */
-export async function runFrames(path: FramePath, frames: readonly BatchFrame[]): Promise<Array<FrameResult | Error>> {
+export async function runFrames<F>(path: FramePath<F>, frames: readonly BatchFrame<F>[]): Promise<Array<FrameResult | Error>> {
   const { input } = path.model.manifest;
   const results: Array<FrameResult | Error> = new Array(frames.length);
   const prepared: Array<{ index: number; frame: PreparedFrame }> = [];
   let batch: Float32Array | Uint8Array | undefined;
   let stride = 0;
-  for (const [index, { image }] of frames.entries()) {
+  for (const [index, { frame: input }] of frames.entries()) {
     try {
-      const frame = await prepareFrame(path, image);
+      const frame = await prepareFrame(path, input);
       // The tensor's buffer is reused by the next frame's: its values go into the batch now.
       stride = frame.tensor.data.length;
       batch ??= frame.tensor.dtype === 'uint8' ? new Uint8Array(stride * frames.length) : new Float32Array(stride * frames.length);
@@ -165,7 +169,7 @@ function rowOf(outputs: Readonly<Record<string, OutputTensor>>, row: number, n: 
  * Runs a blank input through the model and its output decoder: the first runs pick kernels and allocate
  * buffers, and the decoder's code gets compiled, before the first real frame pays for it.
  */
-export async function warmUpFramePath(path: Pick<FramePath, 'model' | 'run' | 'decodeOutputs'>, runs = 2): Promise<void> {
+export async function warmUpFramePath(path: Pick<FramePath<unknown>, 'model' | 'run' | 'decodeOutputs'>, runs = 2): Promise<void> {
   const { input } = path.model.manifest;
   const dims = inputDims(input);
   const size = dims.reduce((a, b) => a * b, 1);

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import sharp from 'sharp';
 import { decodeCost } from '../../../src/decode/decode-cost.ts';
-import { readImageHeader } from '../../../src/decode/image-header.ts';
+import { inspectImage } from '../../../src/decode/image-header.ts';
 
 const MIB = 1024 * 1024;
 const W = 1200;
@@ -15,7 +15,7 @@ const PIXELS = W * H;
 const picture = () => sharp({ create: { width: W, height: H, channels: 3, background: '#468' } });
 
 async function cost(image: Buffer) {
-  return decodeCost(image, readImageHeader(image, 1e9));
+  return decodeCost(image, inspectImage(image, 1e9));
 }
 
 /** bytes per pixel above the fixed part, with the margin taken back out. */

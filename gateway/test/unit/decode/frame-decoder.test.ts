@@ -8,7 +8,7 @@ import { jpegBombHeader, pngBombHeader, readPhoto } from '@sightline/shared/fixt
 import { join } from 'node:path';
 import type { DecodedFrame, FrameDecoder } from '@sightline/shared/model';
 import { ProtocolError } from '@sightline/shared/validation';
-import { createFrameDecoder } from '../../../src/decode/frame-decoder.ts';
+import { createBytesDecoder } from '../../../src/decode/frame-decoder.ts';
 import { TurboJpegDecoder } from '../../../src/decode/jpeg-turbo.ts';
 import { readModelSpec } from '../../../src/models/manifest.ts';
 import { SHIPPED_MODELS_DIR } from '../../support/model-folder-fixtures.ts';
@@ -26,8 +26,8 @@ const promising =
   (decoder: FrameDecoder) =>
   async (...args: Parameters<FrameDecoder>): Promise<DecodedFrame> =>
     decoder(...args);
-const withTurbo = promising(createFrameDecoder({ maxPixels: MAX_PIXELS, jpeg }));
-const sharpOnly = promising(createFrameDecoder({ maxPixels: MAX_PIXELS, jpeg: undefined }));
+const withTurbo = promising(createBytesDecoder({ maxPixels: MAX_PIXELS, jpeg }));
+const sharpOnly = promising(createBytesDecoder({ maxPixels: MAX_PIXELS, jpeg: undefined }));
 
 const cmyk = (image: Buffer) => sharp(image).toColourspace('cmyk').jpeg({ quality: 95 }).toBuffer();
 /** Mean of each of R, G, B over a decoded frame. */
@@ -101,7 +101,7 @@ describe('frame decoder', () => {
   it('refuses from the header what no decoder may take: no image, or more pixels than the limit', async () => {
     expect(await refusal(withTurbo(Buffer.from('not an image at all'), SSD_INPUT))).toMatchObject({ code: 'bad_image' });
     expect(await refusal(withTurbo(pngBombHeader(50_000, 50_000), SSD_INPUT))).toMatchObject({ code: 'too_large' });
-    const strict = promising(createFrameDecoder({ maxPixels: 640 * 480 - 1, jpeg }));
+    const strict = promising(createBytesDecoder({ maxPixels: 640 * 480 - 1, jpeg }));
     expect(await refusal(strict(dog, SSD_INPUT))).toMatchObject({ code: 'too_large' });
   });
 });

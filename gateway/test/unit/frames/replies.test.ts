@@ -1,22 +1,25 @@
 import { describe, expect, it } from 'vitest';
 import { ProtocolError } from '@sightline/shared/validation';
-import type { DetectResult } from '../../../src/frames/detector.ts';
+import type { Detected } from '../../../src/frames/pending-frame.ts';
 import { detectionsReply, errorReply } from '../../../src/frames/replies.ts';
 
-const result: DetectResult = {
+const detected: Detected = {
   model: 'm',
-  width: 640,
-  height: 480,
-  detections: [{ label: 'dog', classId: 18, score: 0.9, box: [1, 2, 3, 4] }],
-  decoder: 'turbo',
   runner: 'local',
-  stages: { queueMs: 0.12345, decodeMs: 2.00049, preprocessMs: 0.5, inferenceMs: 6.4444, postprocessMs: 0.3 },
+  queueMs: 1.12345,
+  result: {
+    width: 640,
+    height: 480,
+    detections: [{ label: 'dog', classId: 18, score: 0.9, box: [1, 2, 3, 4] }],
+    decoder: 'turbo',
+    stages: { decodeMs: 2.00049, preprocessMs: 0.5, inferenceMs: 6.4444, postprocessMs: 0.3 },
+  },
 };
 
 describe('detections reply', () => {
-  it('echoes id and ts, adds the wait from receipt to start to the worker queue, and rounds every stage to the microsecond', () => {
+  it('echoes id and ts, reports the wait from receipt to its run as queueMs, and rounds every stage to the microsecond', () => {
     const receivedAt = performance.now() - 20;
-    const reply = detectionsReply({ id: 7, ts: 1520.5 }, result, { receivedAt, startedAt: receivedAt + 1 });
+    const reply = detectionsReply({ id: 7, ts: 1520.5 }, detected, receivedAt);
     expect(reply).toMatchObject({
       type: 'detections',
       id: 7,
@@ -24,15 +27,15 @@ describe('detections reply', () => {
       model: 'm',
       width: 640,
       height: 480,
-      detections: result.detections,
+      detections: detected.result.detections,
     });
     expect(reply.timings).toMatchObject({ queueMs: 1.123, decodeMs: 2, preprocessMs: 0.5, inferenceMs: 6.444, postprocessMs: 0.3 });
     expect(reply.timings.serverMs).toBeGreaterThanOrEqual(20);
   });
 
   it('answers an HTTP body without id or ts with zeros', () => {
-    const reply = detectionsReply({}, result, { receivedAt: performance.now() });
-    expect([reply.id, reply.ts, reply.timings.queueMs]).toEqual([0, 0, 0.123]);
+    const reply = detectionsReply({}, detected, performance.now());
+    expect([reply.id, reply.ts, reply.timings.queueMs]).toEqual([0, 0, 1.123]);
   });
 });
 

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { DropReason } from '@sightline/shared/protocol';
-import { FairScheduler, LATE_FACTOR, SHARE_FACTOR, type LaneOptions } from '../../../src/scheduling/fair-scheduler.ts';
+import { SHARE_FACTOR } from '../../../src/admission/admission-policy.ts';
+import { FairScheduler, LATE_FACTOR, type FrameExecutor, type LaneOptions, type RunPlace } from '../../../src/scheduling/fair-scheduler.ts';
 
 /** Lets the event loop finish its turn: promise callbacks, then the scheduler's end-of-turn hand-out. */
 async function turn(): Promise<void> {
@@ -9,26 +10,86 @@ async function turn(): Promise<void> {
   for (let i = 0; i < 3; i++) await Promise.resolve();
 }
 
+/**
+ * An executor with `places` places whose runs end when the test says (finish), as the inference workers'
+ * would after a run; `batch` frames of one kind (the part of the item before ':') may run together.
+ */
+class HeldExecutor implements FrameExecutor<string, string> {
+  private readonly running = new Map<number, { items: readonly string[]; resolve: (outcomes: string[]) => void }>();
+  private readonly listeners: (() => void)[] = [];
+  readonly runs: string[][] = [];
+
+  constructor(
+    readonly places: number,
+    private readonly batch = 1,
+  ) {}
+
+  get freePlaces(): number {
+    return this.places - this.running.size;
+  }
+  placeFor(): RunPlace | undefined {
+    for (let slot = 0; slot < this.places; slot++) if (!this.running.has(slot)) return { slot, wide: false };
+    return undefined;
+  }
+  batchLimit(): number {
+    return this.batch;
+  }
+  batchesWith(first: string, other: string): boolean {
+    return first.split(':')[0] === other.split(':')[0];
+  }
+  run(place: RunPlace, items: readonly string[]): Promise<string[]> {
+    this.runs.push([...items]);
+    return new Promise((resolve) => this.running.set(place.slot, { items, resolve }));
+  }
+  onFree(listener: () => void): void {
+    this.listeners.push(listener);
+  }
+  /** Ends the run holding `item`: every frame of it is answered with its own name. */
+  end(item: string): void {
+    for (const [slot, run] of this.running) {
+      if (!run.items.includes(item)) continue;
+      this.running.delete(slot);
+      run.resolve(run.items.map((i) => `done:${i}`));
+      return;
+    }
+    throw new Error(`no run holds ${item}`);
+  }
+}
+
+interface Harness {
+  scheduler: FairScheduler<string, string>;
+  executor: HeldExecutor;
+}
+
 /** A lane whose frames finish when the test says so, recording what happened to each. */
-function recorder(scheduler: FairScheduler, options: Partial<LaneOptions<string>> = {}) {
+function recorder({ scheduler, executor }: Harness, options: Partial<LaneOptions<string, string>> = {}) {
   const started: Array<{ item: string; waitedMs: number }> = [];
+  const completed: string[] = [];
   const dropped: Array<{ item: string; reason: DropReason; retryAfterMs?: number }> = [];
-  const finishers = new Map<string, () => void>();
-  const lane = scheduler.lane<string>({
+  const pushedAt = new Map<string, number>();
+  const lane = scheduler.lane({
     maxInFlight: 1,
     queueLength: 2,
-    process: (item, waitedMs) => {
-      started.push({ item, waitedMs });
-      return new Promise<void>((resolve) => finishers.set(item, resolve));
-    },
+    complete: (item, outcome) => completed.push(`${item}=${outcome instanceof Error ? outcome.message : outcome}`),
     drop: (item, reason, retryAfterMs) => dropped.push({ item, reason, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) }),
     ...options,
   });
+  const push = lane.push.bind(lane);
+  lane.push = (item: string) => {
+    pushedAt.set(item, scheduler.now());
+    return push(item);
+  };
+  // What this lane's frames started, and how long each waited in its lane for a place.
+  const original = executor.run.bind(executor);
+  executor.run = (place, items) => {
+    for (const item of items) if (pushedAt.has(item)) started.push({ item, waitedMs: scheduler.now() - pushedAt.get(item)! });
+    return original(place, items);
+  };
   const finish = async (item: string) => {
-    finishers.get(item)!();
+    executor.end(item);
     await turn();
   };
-  return { lane, started, dropped, finish };
+  return { lane, started, completed, dropped, finish };
 }
 
 describe('fair scheduler', () => {
@@ -39,8 +100,14 @@ describe('fair scheduler', () => {
     vi.useRealTimers();
   });
 
-  const scheduler = (options: Partial<ConstructorParameters<typeof FairScheduler>[0]> = {}) =>
-    new FairScheduler({ capacity: 1, budgetMs: 50, maxWaiting: 100, now: () => Date.now(), ...options });
+  const scheduler = ({
+    capacity = 1,
+    batch = 1,
+    ...options
+  }: Partial<ConstructorParameters<typeof FairScheduler>[0]> & { capacity?: number; batch?: number } = {}): Harness => {
+    const executor = new HeldExecutor(capacity, batch);
+    return { executor, scheduler: new FairScheduler({ budgetMs: 50, maxWaiting: 100, now: () => Date.now(), ...options }, executor) };
+  };
 
   it('starts a frame at once when there is room, and the next when a place frees up', async () => {
     const s = scheduler();
@@ -123,7 +190,7 @@ describe('fair scheduler', () => {
     await turn();
     expect(a.started.map((x) => x.item)).toEqual(['a1']);
     expect(a.dropped).toEqual([{ item: 'a2', reason: 'superseded' }]);
-    expect(s.load).toEqual({ running: 1, waiting: 2 });
+    expect(s.scheduler.load).toEqual({ running: 1, waiting: 2 });
   });
 
   /** Runs one frame of `lane` for `ms`, so the scheduler learns how long a frame holds a place. */
@@ -143,7 +210,7 @@ describe('fair scheduler', () => {
     busy.lane.push('b2'); // one of its own in flight, so the budget applies: behind it, 20 ms predicted
     busy.lane.push('b3'); // and one waiting: a whole round more, 40 ms predicted
     expect(busy.dropped).toEqual([{ item: 'b3', reason: 'overloaded', retryAfterMs: 10 }]);
-    expect(s.load.waiting).toBe(1);
+    expect(s.scheduler.load.waiting).toBe(1);
   });
 
   it("accepts a lane's only frame with a wait of up to SHARE_FACTOR budgets while one round of the other lanes sending is as short", async () => {
@@ -163,7 +230,7 @@ describe('fair scheduler', () => {
     third!.lane.push('t1');
     expect([first!.dropped, second!.dropped]).toEqual([[], []]);
     expect(third!.dropped).toEqual([{ item: 't1', reason: 'overloaded', retryAfterMs: 90 }]);
-    expect(s.load.waiting).toBe(2);
+    expect(s.scheduler.load.waiting).toBe(2);
     await busy.finish('b1');
     expect(first!.started.map((x) => x.item)).toEqual(['f1']);
   });
@@ -181,7 +248,7 @@ describe('fair scheduler', () => {
     expect(next.dropped).toEqual([]);
     vi.advanceTimersByTime(1); // the running frame stalled: the prediction failed
     expect(next.dropped).toEqual([{ item: 'n1', reason: 'overloaded', retryAfterMs: expect.any(Number) }]);
-    expect(s.load.waiting).toBe(0);
+    expect(s.scheduler.load.waiting).toBe(0);
   });
 
   it('predicts a shorter wait for the lane served longest ago: it goes first in the round-robin order', async () => {
@@ -195,10 +262,10 @@ describe('fair scheduler', () => {
     await turn();
     other.lane.push('o1'); // behind the running frame: 20 ms
     // quiet has never been served: ahead of `other` in the order, 20 ms; busy, just served: behind it, 40 ms.
-    expect(s.predictWait(quiet.lane)).toBe(20);
-    expect(s.predictWait(busy.lane)).toBe(40);
+    expect(s.scheduler.predictWait(quiet.lane)).toBe(20);
+    expect(s.scheduler.predictWait(busy.lane)).toBe(40);
     quiet.lane.push('q1');
-    expect(s.predictWait(busy.lane)).toBe(60);
+    expect(s.scheduler.predictWait(busy.lane)).toBe(60);
     busy.lane.push('b2');
     expect(quiet.dropped).toEqual([]);
     expect(busy.dropped).toEqual([{ item: 'b2', reason: 'overloaded', retryAfterMs: expect.any(Number) }]);
@@ -300,36 +367,50 @@ describe('fair scheduler', () => {
     b.lane.push('b1');
     b.lane.detach();
     expect(b.dropped).toEqual([]);
-    expect(s.load.waiting).toBe(0);
+    expect(s.scheduler.load.waiting).toBe(0);
     await a.finish('a1');
     expect(b.started).toEqual([]);
   });
 });
 
-describe('fair scheduler, single requests', () => {
-  it('runs work in its turn, and reports a refusal or a late drop instead of running it', async () => {
+describe('fair scheduler, handing frames to the executor', () => {
+  beforeEach(() => {
     vi.useFakeTimers();
-    try {
-      const s = new FairScheduler({ capacity: 1, budgetMs: 30, maxWaiting: 1, now: () => Date.now() });
-      let release!: () => void;
-      const first = s.runOnce(() => new Promise<string>((resolve) => (release = () => resolve('first'))));
-      await turn();
-      const second = s.runOnce(async () => 'second');
-      const third = s.runOnce(async () => 'third');
-      await expect(third).resolves.toEqual({ ran: false, reason: 'refused', retryAfterMs: expect.any(Number) });
-      await turn();
-      // Nothing has finished yet, so nothing predicts a wait: the second waits, and is dropped once it is late.
-      vi.advanceTimersByTime(30 * LATE_FACTOR);
-      await expect(second).resolves.toEqual({ ran: false, reason: 'overloaded', retryAfterMs: expect.any(Number) });
-      release();
-      await expect(first).resolves.toEqual({ ran: true, value: 'first' });
-      await turn();
-      expect(s.load).toEqual({ running: 0, waiting: 0 });
-      const fourth = s.runOnce(async () => 'fourth');
-      await turn();
-      await expect(fourth).resolves.toEqual({ ran: true, value: 'fourth' });
-    } finally {
-      vi.useRealTimers();
-    }
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  const harness = (capacity: number, batch: number): Harness => {
+    const executor = new HeldExecutor(capacity, batch);
+    return { executor, scheduler: new FairScheduler({ budgetMs: 1e9, maxWaiting: 100, now: () => Date.now() }, executor) };
+  };
+
+  it('answers each frame that ran with its own outcome, and frees its place for the next', async () => {
+    const h = harness(1, 1);
+    const a = recorder(h);
+    a.lane.push('a1');
+    a.lane.push('a2');
+    await turn();
+    await a.finish('a1');
+    expect(a.completed).toEqual(['a1=done:a1']);
+    expect(h.executor.runs).toEqual([['a1'], ['a2']]);
+  });
+
+  it('hands frames of one kind that would start next over as one batch, in round-robin order, up to the limit', async () => {
+    const h = harness(1, 2);
+    const lanes = [recorder(h), recorder(h), recorder(h), recorder(h)];
+    lanes[0]!.lane.push('m:0');
+    await turn(); // alone: the place is taken
+    lanes[1]!.lane.push('m:1');
+    lanes[2]!.lane.push('other:2');
+    lanes[3]!.lane.push('m:3');
+    await turn();
+    await lanes[0]!.finish('m:0');
+    // lane 1 is next in the order; lane 3's frame runs with it, lane 2's (another kind) waits for the next place.
+    expect(h.executor.runs).toEqual([['m:0'], ['m:1', 'm:3']]);
+    await lanes[1]!.finish('m:1');
+    expect(h.executor.runs.at(-1)).toEqual(['other:2']);
+    expect([lanes[1]!.completed, lanes[3]!.completed]).toEqual([['m:1=done:m:1'], ['m:3=done:m:3']]);
   });
 });

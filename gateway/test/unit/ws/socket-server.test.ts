@@ -13,11 +13,10 @@ import WebSocket from 'ws';
 import { CLOSE_CODES, PROTOCOL_VERSION, type HelloMessage } from '@sightline/shared/protocol';
 import { WireClient } from '../../../src/client/index.ts';
 import { createMetrics, type Metrics } from '../../../src/metrics.ts';
-import { FairScheduler } from '../../../src/scheduling/fair-scheduler.ts';
 import { ReceiveBudget } from '../../../src/scheduling/receive-budget.ts';
 import { AccessPolicy } from '../../../src/security/access-policy.ts';
 import { attachSocketServer, type SocketServer, type SocketServerOptions } from '../../../src/ws/socket-server.ts';
-import { HeldDetector, heldSessionOptions } from '../../support/held-detector.ts';
+import { HeldFrames, heldSessionOptions } from '../../support/held-frames.ts';
 import { readAnswer, type HttpAnswer } from '../../support/http-answer.ts';
 
 const TOKEN = 'test-token-0123456789';
@@ -30,8 +29,8 @@ interface Started {
   url: string;
   /** The server's side of each connection, in the order they were accepted. */
   accepted: WebSocket[];
-  /** The stand-in detector: holds every frame until the test answers it. */
-  detector: HeldDetector;
+  /** The stand-in executor: holds every frame until the test answers it. */
+  detector: HeldFrames;
 }
 
 interface StartOptions extends Partial<SocketServerOptions> {
@@ -45,11 +44,11 @@ async function start({ token, ...overrides }: StartOptions = {}): Promise<Starte
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
-  const detector = new HeldDetector();
+  const detector = new HeldFrames(4);
   const metrics = createMetrics();
   const sockets = attachSocketServer(server, {
     ...heldSessionOptions(detector, {
-      scheduler: new FairScheduler({ capacity: 4, budgetMs: 60_000, maxWaiting: 100 }),
+      queue: { budgetMs: 60_000, maxWaiting: 100 },
       limits: { maxMessageBytes: 1_000_000, maxPixels: 1e7, maxInFlight: 1, queueLength: 1 },
       instance: 'socket-server-test',
       metrics,

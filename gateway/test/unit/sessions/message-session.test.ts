@@ -3,10 +3,10 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { WebSocket } from 'ws';
 import { decodeServerMessage, encodeMessage } from '@sightline/shared/codec';
 import { CLOSE_CODES, type ServerMessage } from '@sightline/shared/protocol';
-import { FairScheduler } from '../../../src/scheduling/fair-scheduler.ts';
+import { MessageSession, type MessageSessionOptions } from '../../../src/sessions/message-session.ts';
 import { CLOSE_GRACE_MS } from '../../../src/ws/close-socket.ts';
-import { FrameSession, type FrameSessionOptions } from '../../../src/ws/frame-session.ts';
-import { HeldDetector, heldSessionOptions } from '../../support/held-detector.ts';
+import { wsChannel } from '../../../src/ws/ws-channel.ts';
+import { HeldFrames, heldSessionOptions } from '../../support/held-frames.ts';
 
 /** The part of a ws WebSocket a session uses, recording what the session does with it. */
 class FakeSocket extends EventEmitter {
@@ -35,18 +35,21 @@ class FakeSocket extends EventEmitter {
   }
 }
 
-function session(overrides: Partial<FrameSessionOptions> = {}) {
+/** A message session on a WebSocket channel over the fake socket, wired as the socket server wires it. */
+function session(overrides: Partial<MessageSessionOptions> = {}) {
   const socket = new FakeSocket();
-  const detector = new HeldDetector();
-  const options = heldSessionOptions(detector, {
-    scheduler: new FairScheduler({ capacity: 1, budgetMs: 60_000, maxWaiting: 100 }),
+  const held = new HeldFrames(1);
+  const options = heldSessionOptions(held, {
+    queue: { budgetMs: 60_000, maxWaiting: 100 },
     limits: { maxMessageBytes: 1_000_000, maxPixels: 1e7, maxInFlight: 1, queueLength: 2 },
     instance: 'test-gateway',
     ...overrides,
   });
-  const frameSession = new FrameSession(socket as unknown as WebSocket, options);
+  const frameSession = new MessageSession(wsChannel(socket as unknown as WebSocket), { transport: 'ws', ...options });
+  socket.on('message', (data: Buffer, isBinary: boolean) => frameSession.receive(data, isBinary));
+  socket.on('close', () => frameSession.closed());
   const finishNext = async () => {
-    detector.answerOldest();
+    held.answerOldest();
     for (let i = 0; i < 5; i++) await Promise.resolve();
   };
   return { socket, frameSession, finishNext };
@@ -56,7 +59,7 @@ const frame = (id: number) => ({ type: 'frame' as const, id, ts: id, image: new 
 const kinds = (sent: ServerMessage[]) =>
   sent.map((m) => (m.type === 'dropped' ? `dropped:${m.reason}` : m.type === 'error' ? `error:${m.code}` : m.type));
 
-describe('frame session', () => {
+describe('message session', () => {
   beforeEach(() => {
     vi.useFakeTimers();
   });

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import sharp from 'sharp';
 import { jpegBombHeader, pngBombHeader, readPhoto } from '@sightline/shared/fixtures';
 import { ProtocolError } from '@sightline/shared/validation';
-import { admitImage } from '../../../src/frames/frame-admission.ts';
+import { admitImage } from '../../../src/admission/image-admission.ts';
 
 const MIB = 1024 * 1024;
 const limits = (maxPixels = 40_000_000, frameMib = 128) => ({ maxPixels, maxFrameDecodeBytes: frameMib * MIB });

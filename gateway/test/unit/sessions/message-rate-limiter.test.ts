@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MessageRateLimiter } from '../../../src/ws/message-rate-limiter.ts';
+import { MessageRateLimiter } from '../../../src/sessions/message-rate-limiter.ts';
 
 describe('message rate limiter', () => {
   it('passes a one-second burst and the steady rate, refuses above it', () => {

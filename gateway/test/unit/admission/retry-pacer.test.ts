@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_RETRY_AFTER_MS, RetryPacer } from '../../../src/scheduling/retry-pacer.ts';
+import { MAX_RETRY_AFTER_MS, RetryPacer } from '../../../src/admission/retry-pacer.ts';
 
 describe('retry pacer', () => {
   it('tells a lone refused client to come back once the backlog ahead of it has cleared, rounded up to whole ms', () => {

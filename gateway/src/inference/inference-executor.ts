@@ -1,8 +1,9 @@
 /**
- * The inference workers: a FIFO of frames in front of a fixed set of worker threads, one frame per
- * worker at a time. A frame alone runs on the first worker with every thread; frames that queue up run
- * side by side on all workers with a share each (inference-schedule.ts). The FIFO stays short: the fair
- * scheduler (scheduling/fair-scheduler.ts) admits only a few more frames than there are workers.
+ * The inference workers, as the scheduler's executor: a fixed set of worker threads, one run (a frame, or a
+ * batch of one model's frames) per worker at a time, and no queue of their own - the fair scheduler
+ * (scheduling/fair-scheduler.ts) is the gateway's one queue and starts frames straight on a free worker. A
+ * frame alone runs on the first worker with every thread; frames that start while others run, side by side
+ * on all workers with a share each (inference-schedule.ts).
  *
  * A worker is never terminated while it runs a model: onnxruntime aborts the whole process when its
  * thread is torn down mid-run. close() waits for the runs, then asks each worker to stop by itself.
@@ -14,31 +15,28 @@ import { Worker } from 'node:worker_threads';
 import 'sharp';
 import type { FrameResult } from '@sightline/shared/model';
 import { ProtocolError } from '@sightline/shared/validation';
+import type { FrameSource } from '../decode/frame-decoder.ts';
 import type { Logger } from '../logger.ts';
 import type { ModelSpec } from '../models/manifest.ts';
 import type { WorkerReply, WorkerRequest, WorkerSetup } from './inference-messages.ts';
 import { nextDispatch, sharedThreads } from './inference-schedule.ts';
 
+/** One frame for a worker: its model, its score threshold, and the frame as admission read it (or its pixels). */
 export interface InferenceJob {
   model: string;
   threshold: number;
-  /** Encoded bytes in a buffer of their own: it is handed over to the worker, not copied. */
-  image: Uint8Array;
+  frame: FrameSource;
 }
 
-export interface InferenceResult extends FrameResult {
-  /** Waiting for a free worker. */
-  queueMs: number;
-  /** Frames run together in the frame's run (1: alone). */
-  batch: number;
+/** A place a run may start on: a worker, and whether the run gets every thread. */
+export interface WorkerPlace {
+  readonly slot: number;
+  readonly wide: boolean;
 }
 
-interface Job extends InferenceJob {
+interface Job {
   jobId: number;
-  enqueuedAt: number;
-  dispatchedAt: number;
-  resolve: (result: InferenceResult) => void;
-  reject: (error: Error) => void;
+  settle: (outcome: FrameResult | Error) => void;
 }
 
 interface Slot {
@@ -51,11 +49,13 @@ interface Slot {
   idleWaiters: (() => void)[];
   /** The running job has every thread. */
   wide: boolean;
+  /** Its jobs were handed to the worker (not still waiting at the gate). */
+  posted: boolean;
   /** The first worker also holds sessions with every thread. */
   canRunWide: boolean;
 }
 
-export interface InferencePoolOptions {
+export interface InferenceExecutorOptions {
   /** Intra-op threads of a frame that runs alone. */
   threads: number;
   /** Frames that may run side by side when they queue up, each on an equal share of `threads`. */
@@ -69,9 +69,9 @@ export interface InferencePoolOptions {
   logger: Logger;
   /** Called as each run starts: `wide` when it has every thread; `frames` run together. */
   onRun?: (wide: boolean, frames: number) => void;
-  /** Frames of one model run as one batch when they queue up, if its graph takes a batch (1: never). */
+  /** Frames of one model run as one batch when they start together, if its graph takes a batch (1: never). */
   maxBatch?: number;
-  /** Every frame passes it before it is queued for a worker (see DispatchGate). */
+  /** Every run passes it before it reaches its worker (see DispatchGate). */
   gate?: DispatchGate;
 }
 
@@ -96,9 +96,9 @@ const WORKER_URL = import.meta.url.endsWith('.ts')
 /** A worker told to stop has this long to release its sessions and exit before it is terminated (idle by then). */
 const WORKER_STOP_MS = 5000;
 
-export class InferencePool {
-  private readonly waiting: Job[] = [];
+export class InferenceExecutor {
   private readonly slots: Slot[] = [];
+  private readonly freeListeners: (() => void)[] = [];
   private nextJobId = 1;
   private closed = false;
   private turboInWorkers = true;
@@ -108,12 +108,14 @@ export class InferencePool {
   private readonly batchable = new Set<string>();
   private nextRequestId = 1;
 
-  private constructor(private readonly options: InferencePoolOptions) {}
+  private constructor(private readonly options: InferenceExecutorOptions) {}
 
   /** Starts the workers with no model open; `load` opens each. */
-  static async start(options: InferencePoolOptions): Promise<InferencePool> {
-    const pool = new InferencePool(options);
-    await Promise.all(Array.from({ length: options.workers }, (_, i) => pool.spawnSlot(i === 0)));
+  static async start(options: InferenceExecutorOptions): Promise<InferenceExecutor> {
+    const pool = new InferenceExecutor(options);
+    // A run "with every thread" is worth keeping the other workers idle for only if it gets more threads than a share.
+    const wideGetsMore = options.threads > sharedThreads(options.threads, options.workers);
+    await Promise.all(Array.from({ length: options.workers }, (_, i) => pool.spawnSlot(i === 0 && wideGetsMore)));
     return pool;
   }
 
@@ -156,8 +158,15 @@ export class InferencePool {
     await Promise.allSettled(this.slots.map((slot) => this.request(slot, { type: 'unload', model: name })));
   }
 
-  get pending(): number {
-    return this.waiting.length;
+  /** Workers in all: runs side by side at most. */
+  get places(): number {
+    return this.options.workers;
+  }
+
+  /** Workers a run could start on now (none while a run has every thread). */
+  get freePlaces(): number {
+    if (this.closed || this.slots.some((slot) => slot.wide)) return 0;
+    return this.slots.filter((slot) => slot.jobs.length === 0).length;
   }
 
   /** The workers decode JPEG with libjpeg-turbo (found, and not turned off): decode plans may pick it. */
@@ -169,27 +178,65 @@ export class InferencePool {
     return !this.closed && this.slots.length === this.options.workers;
   }
 
-  async run(job: InferenceJob): Promise<InferenceResult> {
-    if (this.options.gate) await this.options.gate.wait();
-    if (this.closed) throw new ProtocolError('internal', 'the gateway is shutting down');
-    return new Promise<InferenceResult>((resolve, reject) => {
-      this.waiting.push({
-        ...job,
+  /** Called whenever a worker frees up, or a replaced one is ready: the scheduler starts what waits. */
+  onFree(listener: () => void): void {
+    this.freeListeners.push(listener);
+  }
+
+  /**
+   * Where the next run starts when `waiting` frames could start: a frame alone, with nothing running, on the
+   * first worker with every thread; otherwise an idle worker with a share. Undefined when none may start now.
+   */
+  placeFor(waiting: number): WorkerPlace | undefined {
+    if (this.closed) return undefined;
+    return nextDispatch(
+      this.slots.map((slot) => ({ busy: slot.jobs.length > 0, busyWide: slot.wide, canRunWide: slot.canRunWide })),
+      waiting,
+    );
+  }
+
+  /** How many frames of this job's model may run as one batch (its graph takes a batch, SIGHTLINE_MAX_BATCH). */
+  batchLimit(job: InferenceJob): number {
+    return this.batchable.has(job.model) ? (this.options.maxBatch ?? 1) : 1;
+  }
+
+  batchesWith(first: InferenceJob, other: InferenceJob): boolean {
+    return first.model === other.model;
+  }
+
+  /**
+   * Runs the jobs (one frame, or a batch of one model's) on the place placeFor gave in this same turn. Resolves
+   * with each job's result, or its error (a ProtocolError the client may read, or the gateway's own fault), in
+   * order; never rejects.
+   */
+  run(place: WorkerPlace, jobs: readonly InferenceJob[]): Promise<Array<FrameResult | Error>> {
+    const slot = this.slots[place.slot];
+    if (this.closed || !slot || slot.jobs.length > 0) {
+      const reason = this.closed ? 'the gateway is shutting down' : 'no free inference worker at that place';
+      return Promise.resolve(jobs.map(() => new ProtocolError('internal', reason)));
+    }
+    const outcomes: Array<FrameResult | Error> = new Array(jobs.length);
+    let left = jobs.length;
+    return new Promise((resolve) => {
+      // The worker is taken now, in this turn, so the next placeFor does not hand it out again.
+      slot.jobs = jobs.map((_job, i) => ({
         jobId: this.nextJobId++,
-        enqueuedAt: performance.now(),
-        dispatchedAt: 0,
-        resolve,
-        reject,
-      });
-      this.dispatch();
+        settle: (outcome) => {
+          outcomes[i] = outcome;
+          if (--left === 0) resolve(outcomes);
+        },
+      }));
+      slot.wide = place.wide;
+      slot.posted = false;
+      void this.post(slot, place.wide, jobs);
     });
   }
 
-  /** Lets running frames finish, then stops every worker; frames still queued are refused. */
+  /** Lets running frames finish, then stops every worker; runs still held at the gate are refused. */
   async close(): Promise<void> {
     this.closed = true;
-    for (const job of this.waiting.splice(0)) job.reject(new ProtocolError('internal', 'the gateway is shutting down'));
     const slots = [...this.slots];
+    for (const slot of slots) if (!slot.posted) this.release(slot, new ProtocolError('internal', 'the gateway is shutting down'));
     await Promise.all(
       slots.map((slot) => (slot.jobs.length > 0 ? new Promise<void>((resolve) => slot.idleWaiters.push(resolve)) : undefined)),
     );
@@ -197,51 +244,40 @@ export class InferencePool {
     this.slots.length = 0;
   }
 
-  /**
-   * The next frame, and with it the frames of the same model waiting behind it, up to the batch limit, when
-   * that model's graph takes a batch: one run for several frames (SIGHTLINE_MAX_BATCH).
-   */
-  private takeBatch(): Job[] {
-    const first = this.waiting.shift()!;
-    const limit = this.batchable.has(first.model) ? (this.options.maxBatch ?? 1) : 1;
-    const batch = [first];
-    for (let i = 0; i < this.waiting.length && batch.length < limit;) {
-      if (this.waiting[i]!.model === first.model) batch.push(...this.waiting.splice(i, 1));
-      else i++;
-    }
-    return batch;
-  }
-
   private get sharedThreads(): number {
     return sharedThreads(this.options.threads, this.options.workers);
   }
 
-  private dispatch(): void {
-    for (;;) {
-      const next = nextDispatch(
-        this.slots.map((slot) => ({ busy: slot.jobs.length > 0, busyWide: slot.wide, canRunWide: slot.canRunWide })),
-        this.waiting.length,
-      );
-      if (!next) return;
-      const slot = this.slots[next.slot]!;
-      const jobs = this.takeBatch();
-      slot.jobs = jobs;
-      slot.wide = next.wide;
-      const dispatchedAt = performance.now();
-      for (const job of jobs) job.dispatchedAt = dispatchedAt;
-      const threads = next.wide ? this.options.threads : this.sharedThreads;
-      const request: WorkerRequest = {
-        type: 'run',
-        model: jobs[0]!.model,
-        threads,
-        frames: jobs.map(({ jobId, threshold, image }) => ({ jobId, threshold, image })),
-      };
-      slot.worker.postMessage(
-        request,
-        jobs.map((job) => job.image.buffer as ArrayBuffer),
-      );
-      this.options.onRun?.(next.wide, jobs.length);
-    }
+  /** Hands the jobs to the slot's worker once the gate lets them through; each frame's bytes are moved, not copied. */
+  private async post(slot: Slot, wide: boolean, jobs: readonly InferenceJob[]): Promise<void> {
+    if (this.options.gate) await this.options.gate.wait();
+    const running = slot.jobs;
+    // The worker exited, or the executor closed, while the run waited at the gate: its jobs are answered already.
+    if (!this.slots.includes(slot) || this.closed || running.length === 0) return;
+    slot.posted = true;
+    const frames = jobs.map(({ threshold, frame }, i) => ({ jobId: running[i]!.jobId, threshold, frame: ownedFrame(frame) }));
+    const request: WorkerRequest = {
+      type: 'run',
+      model: jobs[0]!.model,
+      threads: wide ? this.options.threads : this.sharedThreads,
+      frames,
+    };
+    slot.worker.postMessage(
+      request,
+      frames.map(({ frame }) => (frame.kind === 'encoded' ? frame.bytes.buffer : frame.rgb.data.buffer) as ArrayBuffer),
+    );
+    this.options.onRun?.(wide, jobs.length);
+  }
+
+  /** Answers every job of a slot's run with `error` and frees the slot. */
+  private release(slot: Slot, error: Error): void {
+    for (const job of slot.jobs.splice(0)) job.settle(error);
+    slot.wide = false;
+    for (const resolve of slot.idleWaiters.splice(0)) resolve();
+  }
+
+  private freed(): void {
+    for (const listener of this.freeListeners) listener();
   }
 
   /** Sends a load or unload to one worker; resolves on its answer. */
@@ -262,7 +298,7 @@ export class InferencePool {
       engineTimeoutMs: this.options.engineTimeoutMs ?? 2000,
     };
     const worker = new Worker(WORKER_URL, { workerData: setup });
-    const slot: Slot = { worker, jobs: [], requests: new Map(), idleWaiters: [], wide: false, canRunWide };
+    const slot: Slot = { worker, jobs: [], requests: new Map(), idleWaiters: [], wide: false, posted: false, canRunWide };
     return new Promise<void>((resolveReady, rejectReady) => {
       let ready = false;
       worker.on('message', (reply: WorkerReply) => {
@@ -277,7 +313,7 @@ export class InferencePool {
               ready = true;
               this.slots.push(slot);
               resolveReady();
-              this.dispatch();
+              this.freed();
             },
             (error: unknown) => {
               rejectReady(error as Error);
@@ -300,15 +336,12 @@ export class InferencePool {
       worker.on('exit', (code) => {
         const index = this.slots.indexOf(slot);
         if (index >= 0) this.slots.splice(index, 1);
-        for (const job of slot.jobs.splice(0)) job.reject(new ProtocolError('internal', `inference worker exited (code ${code})`));
-        slot.wide = false;
-        for (const resolve of slot.idleWaiters.splice(0)) resolve();
+        this.release(slot, new ProtocolError('internal', `inference worker exited (code ${code})`));
         for (const pending of slot.requests.values()) pending.reject(new Error(`inference worker exited (code ${code})`));
         slot.requests.clear();
         if (!ready) rejectReady(new Error(`inference worker exited during start (code ${code})`));
         // A crashed worker is replaced so one bad frame cannot take the gateway's inference down for good.
         if (ready && !this.closed) {
-          this.dispatch(); // the others may take over what this one held up
           this.options.logger.warn({ code }, 'restarting inference worker');
           this.spawnSlot(canRunWide).catch((error: unknown) => this.options.logger.error({ err: error }, 'restart failed'));
         }
@@ -327,19 +360,30 @@ export class InferencePool {
       this.options.logger.error({ jobId: reply.jobId }, 'inference reply for an unknown job');
     } else if (reply.type === 'failed') {
       // The client's fault (an image no decoder takes) is the client's to read; the gateway's is logged, not sent.
-      job.reject(
+      job.settle(
         reply.code === 'internal'
           ? new Error(`inference failed: ${reply.message}`)
           : new ProtocolError(reply.code, reply.message, undefined, reply.retryAfterMs),
       );
     } else {
-      job.resolve({ ...reply.result, queueMs: job.dispatchedAt - job.enqueuedAt, batch: reply.batch });
+      job.settle(reply.result);
     }
-    if (slot.jobs.length === 0) this.dispatch();
+    if (slot.jobs.length === 0) this.freed();
   }
 }
 
 type DistributiveOmit<T, K extends keyof T> = T extends unknown ? Omit<T, K> : never;
+
+/**
+ * The frame in buffers of its own, so they can be moved to the worker: a WebSocket message's bytes may share
+ * their buffer with other messages; decoded pixels made for this frame alone move as they are.
+ */
+export function ownedFrame(frame: FrameSource): FrameSource {
+  if (frame.kind === 'encoded') return { ...frame, bytes: new Uint8Array(frame.bytes) };
+  const { data } = frame.rgb;
+  const own = data.byteOffset === 0 && data.byteLength === data.buffer.byteLength ? data : new Uint8Array(data);
+  return { ...frame, rgb: { ...frame.rgb, data: own } };
+}
 
 /** Asks an idle worker to release its sessions and end; terminates it only if it does not. */
 function stopWorker(worker: Worker): Promise<void> {

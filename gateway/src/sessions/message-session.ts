@@ -1,0 +1,198 @@
+/**
+ * One client speaking the frame protocol over a message channel (a WebSocket connection, a WebRTC data
+ * channel), top to bottom: bytes -> rate limit -> codec -> validation -> admission -> the client's stream in
+ * the frame core -> reply in the codec the request came in. Every frame is answered exactly once
+ * (detections, dropped or error), or the channel is closed with a code and a reason (CLOSE_CODES): when the
+ * gateway drains, when the client does not read its answers, when it keeps sending above its rate.
+ */
+import { decodeClientMessage, encodeMessage, ProtocolError } from '@sightline/shared/codec';
+import {
+  CLOSE_CODES,
+  PROTOCOL_VERSION,
+  type CloseCode,
+  type Codec,
+  type FrameMessage,
+  type Limits,
+  type ServerMessage,
+} from '@sightline/shared/protocol';
+import type { FrameService } from '../frames/frame-service.ts';
+import type { FrameStream } from '../frames/frame-stream.ts';
+import type { FrameAnswer } from '../frames/pending-frame.ts';
+import { detectionsReply, errorReply } from '../frames/replies.ts';
+import type { Logger } from '../logger.ts';
+import { observeStages, type Metrics } from '../metrics.ts';
+import type { MessageChannel } from './message-channel.ts';
+import { MessageRateLimiter } from './message-rate-limiter.ts';
+
+export interface MessageSessionOptions {
+  frames: FrameService;
+  limits: Limits;
+  maxBufferedBytes: number;
+  maxMessagesPerSecond: number;
+  /** The models served now (they change while the gateway runs), for `hello`. */
+  models: () => { defaultModel: string; models: string[] };
+  /** This gateway's name, in `hello`. */
+  instance: string;
+  /** The client asked for tracking (`?track=1`): detections carry `trackId`. */
+  tracking?: boolean;
+  /** The protocol version the client asked for (`?protocol=`), named in `hello`; the newest when it asked for none. */
+  protocol?: number;
+  /** The way in, for metrics: `ws`, `webrtc`. */
+  transport: string;
+  logger: Logger;
+  metrics: Metrics;
+}
+
+export class MessageSession {
+  private readonly stream: FrameStream;
+  private readonly rate: MessageRateLimiter;
+  private closing = false;
+
+  constructor(
+    private readonly channel: MessageChannel,
+    private readonly options: MessageSessionOptions,
+  ) {
+    this.stream = options.frames.openStream({
+      maxInFlight: options.limits.maxInFlight,
+      queueLength: options.limits.queueLength,
+      tracking: options.tracking ?? false,
+    });
+    this.rate = new MessageRateLimiter(options.maxMessagesPerSecond);
+    this.send(
+      {
+        type: 'hello',
+        protocol: options.protocol ?? PROTOCOL_VERSION,
+        instance: options.instance,
+        ...options.models(),
+        limits: options.limits,
+        ...(options.tracking ? { tracking: true } : {}),
+      },
+      'json',
+    );
+  }
+
+  /** A whole message arrived: binary = MessagePack, text = JSON. */
+  receive(data: Uint8Array, isBinary: boolean): void {
+    const receivedAt = performance.now();
+    if (this.closing) return;
+    const rate = this.rate.take();
+    if (rate === 'close') {
+      this.closeForRate();
+      return;
+    }
+    const codec: Codec = isBinary ? 'msgpack' : 'json';
+    const { maxMessageBytes } = this.options.limits;
+    if (data.byteLength > maxMessageBytes) {
+      this.fail(codec, new ProtocolError('too_large', `message is ${data.byteLength} bytes; the limit is ${maxMessageBytes}`));
+      return;
+    }
+    let message;
+    try {
+      message = decodeClientMessage(data, codec);
+    } catch (error) {
+      this.fail(codec, error);
+      return;
+    }
+    if (rate === 'limited') {
+      const limit = this.options.maxMessagesPerSecond;
+      this.fail(
+        codec,
+        new ProtocolError('rate_limited', `more than ${limit} messages per second on this connection; slow down`),
+        message.id,
+      );
+      return;
+    }
+    if (message.type === 'ping') {
+      this.send({ type: 'pong', id: message.id, ts: message.ts, serverTs: Date.now() }, codec);
+      return;
+    }
+    this.frame(message, codec, receivedAt);
+  }
+
+  /** A control message that counts against the rate like any other (a WebSocket protocol ping). */
+  countControl(): void {
+    if (this.rate.take() === 'close') this.closeForRate();
+    else this.checkBuffered();
+  }
+
+  /** The channel is gone: what waits cannot be answered any more. */
+  closed(): void {
+    this.closing = true;
+    this.stream.detach();
+  }
+
+  /**
+   * The gateway is shutting down: frames still waiting are answered `shutting_down` (so are frames that
+   * arrive from now on), frames being processed finish and are answered, then the channel closes with 1001.
+   */
+  async drain(): Promise<void> {
+    this.stream.close('shutting_down');
+    await this.stream.whenIdle();
+    this.close(CLOSE_CODES.goingAway, 'gateway shutting down');
+  }
+
+  /** Closes with a code and a reason. */
+  close(code: CloseCode, reason: string): void {
+    if (this.closing) return;
+    this.closing = true;
+    // Whatever still waits cannot be answered on a closing channel.
+    this.stream.detach();
+    this.channel.close(code, reason);
+  }
+
+  private frame(frame: FrameMessage, codec: Codec, receivedAt: number): void {
+    let admitted;
+    try {
+      // Refused here, not after queueing: an unknown model, a bad image or a pixel bomb takes no place in the queue.
+      admitted = this.options.frames.admit(frame);
+    } catch (error) {
+      this.fail(codec, error, frame.id);
+      return;
+    }
+    this.stream.push(admitted, this.answerFor(frame, codec, receivedAt), { receivedAt, capturedAt: frame.ts });
+  }
+
+  private answerFor(frame: FrameMessage, codec: Codec, receivedAt: number): FrameAnswer {
+    const { metrics, transport } = this.options;
+    return {
+      detected: (detected) => {
+        const reply = detectionsReply(frame, detected, receivedAt);
+        this.send(reply, codec);
+        metrics.frames.inc({ transport, codec, outcome: 'detections' });
+        observeStages(metrics, reply.model, reply.timings, { decoder: detected.result.decoder, runner: detected.runner });
+      },
+      dropped: (reason, retryAfterMs) => {
+        this.send({ type: 'dropped', id: frame.id, reason, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) }, codec);
+        metrics.frames.inc({ transport, codec, outcome: 'dropped' });
+      },
+      failed: (error) => this.fail(codec, error, frame.id),
+    };
+  }
+
+  private fail(codec: Codec, error: unknown, id?: number, retryAfterMs?: number): void {
+    const { reply, fault } = errorReply(error, id, retryAfterMs);
+    if (fault !== undefined) this.options.logger.error({ err: fault, id: reply.id }, 'frame failed');
+    else this.options.logger.debug({ code: reply.code, id: reply.id, message: reply.message }, 'frame refused');
+    this.send(reply, codec);
+    this.options.metrics.frames.inc({ transport: this.options.transport, codec, outcome: reply.code });
+  }
+
+  private send(message: ServerMessage, codec: Codec): void {
+    if (this.closing || !this.channel.open) return;
+    this.channel.send(encodeMessage(message, codec), codec === 'msgpack');
+    this.checkBuffered();
+  }
+
+  /** A client that does not read its answers must not make the gateway hold them without end. */
+  private checkBuffered(): void {
+    const buffered = this.channel.bufferedAmount;
+    if (buffered <= this.options.maxBufferedBytes) return;
+    this.options.metrics.closes.inc({ reason: 'slow_consumer' });
+    this.close(CLOSE_CODES.slowConsumer, `not reading: ${buffered} bytes wait to be sent`);
+  }
+
+  private closeForRate(): void {
+    this.options.metrics.closes.inc({ reason: 'rate_limit' });
+    this.close(CLOSE_CODES.policyViolation, `message rate above ${this.options.maxMessagesPerSecond}/s`);
+  }
+}

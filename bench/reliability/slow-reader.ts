@@ -86,14 +86,14 @@ async function metricsText(url: string): Promise<string | undefined> {
 }
 
 async function connectionsGauge(url: string): Promise<number | undefined> {
-  const match = /^sightline_ws_connections(?:\{[^}]*\})? (\d+)/m.exec((await metricsText(url)) ?? '');
+  const match = /^sightline_websocket_connections(?:\{[^}]*\})? (\d+)/m.exec((await metricsText(url)) ?? '');
   return match ? Number(match[1]) : undefined;
 }
 
 /** Connections the gateway closed so far, by its own reason (heartbeat, slow_consumer, rate_limit, ...). */
 async function closesByReason(url: string): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
-  for (const match of ((await metricsText(url)) ?? '').matchAll(/^sightline_ws_closes_total\{[^}]*reason="([^"]+)"[^}]*\} (\d+)/gm))
+  for (const match of ((await metricsText(url)) ?? '').matchAll(/^sightline_websocket_closes_total\{[^}]*reason="([^"]+)"[^}]*\} (\d+)/gm))
     counts.set(match[1]!, Number(match[2]));
   return counts;
 }
@@ -201,7 +201,7 @@ try {
   const rows = [
     ['slow client', `${o.variant} at ${rate}/s, never reading; ${seen.sent.toLocaleString('en-US')} sent`],
     ['gateway closed it', closeText],
-    ["the gateway's reason (its sightline_ws_closes_total)", gatewayReasons],
+    ["the gateway's reason (its sightline_websocket_closes_total)", gatewayReasons],
     ['gateway RSS before / peak / after', `${mb(figures.rssKb.before)} / ${mb(figures.rssKb.peak)} / ${mb(figures.rssKb.after)}`],
     ['ordinary clients before, latency p50 / p99 (ms)', `${fmt(baseLatency.p50, 0)} / ${fmt(baseLatency.p99, 0)}`],
     [

@@ -1,17 +1,22 @@
 /**
  * Gateway configuration: defaults, overridden by environment variables, overridden by command-line flags.
  * Validated once at start so a typo fails loudly instead of running with a surprising value.
+ *
+ * Each setting is one row of SETTINGS; the schema, DEFAULT_CONFIG, the CLI and its --help, and the README's
+ * table (`pnpm docs:settings`) are derived from the rows. Adding a setting is adding a row.
  */
 import { homedir, hostname } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Command, Option } from 'commander';
+import type { Command } from 'commander';
 import { z } from 'zod';
+import { schemaShape, defaultValues, setting, settingsCli } from './config/setting.ts';
 import { cpuBudget } from './cpu-budget.ts';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 /** The cores this process may run on, capped by a container's CPU quota: threads sized to the host would be throttled. */
 const cpus = cpuBudget().cpus;
+const CPUS_AVAILABLE = "CPUs available, a container's CPU quota included";
 
 /** A comma-separated list in one variable or flag. */
 const list = z
@@ -23,314 +28,318 @@ const list = z
       .filter(Boolean),
   )
   .or(z.array(z.string()));
+const port = z.coerce.number().int().min(0).max(65535);
+const integer = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
+
+/** Every setting, in the order --help and the README list them. */
+export const SETTINGS = {
+  port: setting({ schema: port, default: 8080, flag: '-p, --port <n>', env: 'PORT', help: 'port to listen on' }),
+  host: setting({
+    // `--host` alone means every address (Vite's convention).
+    schema: z.union([z.literal(true).transform(() => '0.0.0.0'), z.string().min(1)]),
+    default: '127.0.0.1',
+    flag: '--host [addr]',
+    env: 'HOST',
+    help: 'address to listen on, this machine only by default; `--host` alone (or `HOST=0.0.0.0`) exposes the gateway on every address',
+  }),
+  tls: setting({
+    schema: z.enum(['auto', 'off']).optional(),
+    defaultText: 'off on localhost, `auto` when exposed',
+    flag: '--tls <mode>',
+    env: 'SIGHTLINE_TLS',
+    help: '`auto`: HTTPS and WSS with a self-signed certificate kept in the data directory; `off`',
+  }),
+  tlsCert: setting({
+    schema: z.string().min(1).optional(),
+    flag: '--tls-cert <file>',
+    env: 'SIGHTLINE_TLS_CERT',
+    help: 'your own certificate (PEM), given with its key: both or neither',
+  }),
+  tlsKey: setting({
+    schema: z.string().min(1).optional(),
+    flag: '--tls-key <file>',
+    env: 'SIGHTLINE_TLS_KEY',
+    help: 'the key of your own certificate (PEM)',
+  }),
+  dataDir: setting({
+    schema: z.string().min(1),
+    // XDG's data home: where the gateway keeps what must outlive a run (the generated certificate).
+    default: join(process.env.XDG_DATA_HOME || join(homedir(), '.local', 'share'), 'sightline'),
+    defaultText: '`$XDG_DATA_HOME/sightline`, else `~/.local/share/sightline`',
+    flag: '--data-dir <dir>',
+    env: 'SIGHTLINE_DATA_DIR',
+    help: 'where the generated certificate is kept',
+  }),
+  token: setting({
+    schema: z.string().min(16, 'at least 16 characters').optional(),
+    defaultText: 'generated when exposed',
+    flag: '--token <token>',
+    env: 'SIGHTLINE_TOKEN',
+    help: 'access token (at least 16 characters); browsers present it once (`?token=`) and get a cookie, programs send `Authorization: Bearer`',
+  }),
+  auth: setting({
+    schema: z.enum(['token', 'none']),
+    default: 'token',
+    flag: '--auth <mode>',
+    env: 'SIGHTLINE_AUTH',
+    help: '`token`, or `none` to let anyone who reaches an exposed gateway use it (warned at start)',
+  }),
+  allowedOrigins: setting({
+    schema: list,
+    default: [],
+    flag: '--allowed-origins <list>',
+    env: 'SIGHTLINE_ALLOWED_ORIGINS',
+    help: 'comma-separated origins whose pages may use the gateway (WebSocket and CORS) besides its own (see docs/SECURITY.md)',
+  }),
+  allowedHosts: setting({
+    schema: list,
+    default: [],
+    flag: '--allowed-hosts <list>',
+    env: 'SIGHTLINE_ALLOWED_HOSTS',
+    help: "comma-separated host names the gateway answers to besides the machine's own; `*` turns the Host check off (see docs/SECURITY.md)",
+  }),
+  instance: setting({
+    schema: z.string().min(1).max(100),
+    // The host name is the container or pod name in a deployment; the pid tells apart gateways on one machine.
+    default: `${hostname()}-${process.pid}`,
+    defaultText: 'host name and pid',
+    flag: '--instance <name>',
+    env: 'SIGHTLINE_INSTANCE',
+    help: "this gateway's name in `hello`, `/healthz`, metrics (`gateway_instance` label) and every log line: which replica served a client",
+  }),
+  maxConnectionsPerIp: setting({
+    schema: integer(1),
+    default: 64,
+    flag: '--max-connections-per-ip <n>',
+    env: 'SIGHTLINE_MAX_CONNECTIONS_PER_IP',
+    help: 'WebSocket connections at once from one client address',
+  }),
+  metricsPort: setting({
+    schema: port.optional(),
+    defaultText: 'the main port, behind the token',
+    flag: '--metrics-port <n>',
+    env: 'SIGHTLINE_METRICS_PORT',
+    help: 'serve `/metrics` on this port of its own (plain HTTP, no token)',
+  }),
+  trustProxy: setting({
+    schema: list,
+    default: [],
+    flag: '--trust-proxy <list>',
+    env: 'SIGHTLINE_TRUST_PROXY',
+    help: 'comma-separated proxies whose `X-Forwarded-For` names the client (proxy-addr syntax: `loopback`, CIDRs)',
+  }),
+  defaultModel: setting({
+    schema: z.string().optional(),
+    defaultText: 'the manifest marked default',
+    flag: '-m, --default-model <name>',
+    env: 'SIGHTLINE_MODEL',
+    help: 'model for frames that name none',
+  }),
+  scoreThreshold: setting({
+    schema: z.coerce.number().min(0).max(1).optional(),
+    defaultText: "each model's own",
+    flag: '-t, --score-threshold <0..1>',
+    env: 'SIGHTLINE_THRESHOLD',
+    help: 'score threshold for every model',
+  }),
+  threads: setting({
+    schema: integer(1, 64),
+    default: Math.min(64, cpus),
+    defaultText: CPUS_AVAILABLE,
+    flag: '--threads <n>',
+    env: 'SIGHTLINE_THREADS',
+    help: 'onnxruntime intra-op threads of a frame inferred alone',
+  }),
+  workers: setting({
+    schema: integer(1, 16),
+    default: Math.min(16, cpus),
+    defaultText: CPUS_AVAILABLE,
+    flag: '--workers <n>',
+    env: 'SIGHTLINE_WORKERS',
+    help: 'inference workers: frames inferred side by side once frames queue up, on an equal share of the threads each',
+  }),
+  maxBatch: setting({
+    schema: integer(1, 64),
+    default: 1,
+    flag: '--max-batch <n>',
+    env: 'SIGHTLINE_MAX_BATCH',
+    help: 'frames of one model that queue up run as one batch, up to this many, where the graph takes a batch dimension (1: every frame alone)',
+  }),
+  inferenceUrl: setting({
+    schema: z.string().url().optional(),
+    defaultText: "the gateway's own workers",
+    flag: '--inference-url <url>',
+    env: 'SIGHTLINE_INFERENCE_URL',
+    help: 'run every model, under its manifest name, on this KServe v2 / Triton server (`http://host:port`); the gateway still decodes, builds the tensor and reads the outputs (see docs/DEPLOY.md)',
+  }),
+  inferenceTimeoutMs: setting({
+    schema: integer(10, 600_000),
+    default: 2000,
+    flag: '--inference-timeout-ms <ms>',
+    env: 'SIGHTLINE_INFERENCE_TIMEOUT_MS',
+    help: 'bound on one request to the inference server; past it the frame is answered `unavailable`',
+  }),
+  jpegDecoder: setting({
+    schema: z.enum(['turbo', 'sharp']),
+    default: 'turbo',
+    flag: '--jpeg-decoder <name>',
+    env: 'SIGHTLINE_JPEG_DECODER',
+    help: "`turbo`: libjpeg-turbo in the inference workers, DCT-scaled where the model's input allows; `sharp`: libvips for every frame (for A/B runs)",
+  }),
+  maxInFlight: setting({
+    schema: integer(1, 64),
+    default: 2,
+    flag: '--max-in-flight <n>',
+    env: 'SIGHTLINE_MAX_IN_FLIGHT',
+    help: 'frames processed at once per connection',
+  }),
+  queueLength: setting({
+    schema: integer(0, 64),
+    default: 2,
+    flag: '--queue-length <n>',
+    env: 'SIGHTLINE_QUEUE_LENGTH',
+    help: 'frames waiting per connection beyond those; the newest wins, pushed-out frames are answered `dropped` (0: dropped at once when busy)',
+  }),
+  maxPending: setting({
+    schema: integer(1, 10_000),
+    default: 64,
+    flag: '--max-pending <n>',
+    env: 'SIGHTLINE_MAX_PENDING',
+    help: 'frames waiting across all connections before new ones get `overloaded`',
+  }),
+  maxProcessing: setting({
+    schema: integer(1, 256).optional(),
+    defaultText: 'workers + 1',
+    flag: '--max-processing <n>',
+    env: 'SIGHTLINE_MAX_PROCESSING',
+    help: 'frames processed at once across the gateway (decode to reply); the rest wait, round-robin by connection',
+  }),
+  queueBudgetMs: setting({
+    schema: integer(0, 60_000),
+    default: 25,
+    flag: '--queue-budget-ms <ms>',
+    env: 'SIGHTLINE_QUEUE_BUDGET_MS',
+    help: "longest predicted wait a frame is accepted with (3x for a connection's only frame); a frame predicted to wait longer is answered `dropped` / `overloaded` on receipt, with `retryAfterMs`",
+  }),
+  decodeBudgetMb: setting({
+    schema: integer(1, 65_536),
+    default: 256,
+    flag: '--decode-budget-mb <MiB>',
+    env: 'SIGHTLINE_DECODE_BUDGET_MB',
+    help: 'MiB the frames decoded at once may hold (each priced from its encoding before decoding); a frame waits for room',
+  }),
+  frameDecodeMb: setting({
+    schema: integer(1, 65_536),
+    default: 128,
+    flag: '--frame-decode-mb <MiB>',
+    env: 'SIGHTLINE_FRAME_DECODE_MB',
+    help: "MiB one frame's decode may hold, estimated from its header (a progressive or interlaced encoding holds far more than its pixels); more is `too_large` on receipt. At most the decode budget",
+  }),
+  receiveBudgetMb: setting({
+    schema: integer(1, 65_536),
+    default: 128,
+    flag: '--receive-budget-mb <MiB>',
+    env: 'SIGHTLINE_RECEIVE_BUDGET_MB',
+    help: 'MiB of messages and request bodies still arriving, across connections; past it the gateway stops reading their sockets until bytes are released (TCP makes senders wait)',
+  }),
+  maxMessagesPerSecond: setting({
+    schema: integer(1),
+    default: 200,
+    flag: '--max-messages-per-second <n>',
+    env: 'SIGHTLINE_MAX_MESSAGES_PER_SECOND',
+    help: 'per connection; above it `rate_limited`, persisting closes the connection (1008)',
+  }),
+  maxBufferedBytes: setting({
+    schema: integer(1024),
+    default: 1024 * 1024,
+    flag: '--max-buffered-bytes <n>',
+    env: 'SIGHTLINE_MAX_BUFFERED_BYTES',
+    help: 'per connection, bytes waiting to be sent (answers, pongs) before it is closed as a slow consumer (4002)',
+  }),
+  heartbeatMs: setting({
+    schema: integer(100, 600_000),
+    default: 5000,
+    flag: '--heartbeat-ms <ms>',
+    env: 'SIGHTLINE_HEARTBEAT_MS',
+    help: 'ping interval; a connection that neither answers a ping nor sends a byte by the next is closed (4002)',
+  }),
+  drainTimeoutMs: setting({
+    schema: integer(0, 600_000),
+    default: 5000,
+    flag: '--drain-timeout-ms <ms>',
+    env: 'SIGHTLINE_DRAIN_TIMEOUT_MS',
+    help: 'on SIGTERM/SIGINT: answer what is in flight, close every connection (1001), exit 0 within this',
+  }),
+  maxMessageBytes: setting({
+    schema: integer(1024),
+    default: 10 * 1024 * 1024,
+    flag: '--max-message-bytes <n>',
+    env: 'SIGHTLINE_MAX_MESSAGE_BYTES',
+    help: 'largest message or request body (a WebSocket message up to 1 MiB over it is answered `too_large`; more closes with 1009)',
+  }),
+  maxPixels: setting({
+    schema: integer(1),
+    default: 16_777_216,
+    flag: '--max-pixels <n>',
+    env: 'SIGHTLINE_MAX_PIXELS',
+    help: 'largest image (width x height, 4096²: a 12 MP phone photo and a 16 MP sensor pass), checked from the header on receipt',
+  }),
+  maxModelMb: setting({
+    schema: integer(1),
+    default: 512,
+    flag: '--max-model-mb <MiB>',
+    env: 'SIGHTLINE_MAX_MODEL_MB',
+    help: 'model files larger than this are not loaded, and reported in `/api/models`',
+  }),
+  maxConnections: setting({
+    schema: integer(1),
+    default: 256,
+    flag: '--max-connections <n>',
+    env: 'SIGHTLINE_MAX_CONNECTIONS',
+    help: 'WebSocket connections at once',
+  }),
+  modelsDir: setting({
+    schema: z.string().min(1),
+    default: `${repoRoot}models`,
+    defaultText: '`models/`',
+    flag: '--models-dir <dir>',
+    env: 'SIGHTLINE_MODELS_DIR',
+    help: 'where the models live; the folder is watched (and re-read on SIGHUP)',
+  }),
+  webDir: setting({
+    schema: z.string().min(1),
+    default: `${repoRoot}web/dist`,
+    defaultText: '`web/dist/`',
+    flag: '--web-dir <dir>',
+    env: 'SIGHTLINE_WEB_DIR',
+    help: 'the dashboard build to serve',
+  }),
+  logLevel: setting({
+    schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+    default: 'info',
+    flag: '--log-level <level>',
+    env: 'LOG_LEVEL',
+    help: 'pino level (`fatal` ... `trace`, `silent`); logs are JSON lines (pipe through `pnpm exec pino-pretty` to read)',
+  }),
+};
 
 const configSchema = z
-  .object({
-    port: z.coerce.number().int().min(0).max(65535),
-    /** Address to bind: this machine only by default; `--host` alone means every address (Vite's convention). */
-    host: z.union([z.literal(true).transform(() => '0.0.0.0'), z.string().min(1)]),
-    /** HTTPS and WSS: `auto` (a self-signed certificate kept in dataDir) or `off`; default off on localhost, auto when exposed. */
-    tls: z.enum(['auto', 'off']).optional(),
-    /** The user's own certificate and key (PEM files); both or neither. */
-    tlsCert: z.string().min(1).optional(),
-    tlsKey: z.string().min(1).optional(),
-    dataDir: z.string().min(1),
-    /** The access token; generated at start when exposed and unset. */
-    token: z.string().min(16, 'at least 16 characters').optional(),
-    /** `none` lets anyone who can reach an exposed gateway use it (logged as a warning at start). */
-    auth: z.enum(['token', 'none']),
-    /** Origins besides the gateway's own whose pages may use it (WebSocket and CORS). */
-    allowedOrigins: list,
-    /** Host names besides the machine's own the gateway answers to; `*` turns the Host check off. */
-    allowedHosts: list,
-    /** This gateway's name in hello, /healthz, metrics and logs: which replica served a client. */
-    instance: z.string().min(1).max(100),
-    /** WebSocket connections at once from one client address. */
-    maxConnectionsPerIp: z.coerce.number().int().min(1),
-    /** Serve /metrics on this separate port (plain HTTP, no token) instead of behind the token on the main one. */
-    metricsPort: z.coerce.number().int().min(0).max(65535).optional(),
-    /** Proxies whose X-Forwarded-For is believed, for the client address (proxy-addr syntax: loopback, 10.0.0.0/8, ...). */
-    trustProxy: list,
-    modelsDir: z.string().min(1),
-    webDir: z.string().min(1),
-    /** Model used when a frame names none; the manifest marked default when unset. */
-    defaultModel: z.string().optional(),
-    /** Overrides every model's own default score threshold when set. */
-    scoreThreshold: z.coerce.number().min(0).max(1).optional(),
-    /** onnxruntime intra-op threads of a frame inferred alone. */
-    threads: z.coerce.number().int().min(1).max(64),
-    /** Inference workers: frames inferred side by side when frames queue up, on an equal share of `threads` each. */
-    workers: z.coerce.number().int().min(1).max(16),
-    /** Frames of one model a worker runs as one batch when they queue up, if the model's graph takes a batch (1: never). */
-    maxBatch: z.coerce.number().int().min(1).max(64),
-    /** Frames per connection being processed at once. */
-    maxInFlight: z.coerce.number().int().min(1).max(64),
-    /** Frames per connection waiting beyond maxInFlight; the newest wins. 0 drops at once when busy. */
-    queueLength: z.coerce.number().int().min(0).max(64),
-    /** Frames waiting across all connections before new ones get `overloaded`. */
-    maxPending: z.coerce.number().int().min(1).max(10_000),
-    /** Frames processed at once across the gateway (decode to reply); the rest wait, fairly per connection. Default: workers + 1. */
-    maxProcessing: z.coerce.number().int().min(1).max(256).optional(),
-    /** Longest predicted wait for a place a frame is accepted with; a frame predicted to wait longer is refused on receipt. */
-    queueBudgetMs: z.coerce.number().int().min(0).max(60_000),
-    /** MiB that the decodes of the frames processed at once may hold; a costly frame waits for room. */
-    decodeBudgetMb: z.coerce.number().int().min(1).max(65_536),
-    /** MiB one frame's decode may hold; more is `too_large` on receipt. */
-    frameDecodeMb: z.coerce.number().int().min(1).max(65_536),
-    /** MiB of messages and request bodies still arriving, across every connection; past it, reading waits. */
-    receiveBudgetMb: z.coerce.number().int().min(1).max(65_536),
-    /** Per connection: bytes waiting to be sent (replies, pongs) before the connection is closed as a slow consumer. */
-    maxBufferedBytes: z.coerce.number().int().min(1024),
-    /** Per connection: messages per second before `rate_limited`; persisting past it closes the connection. */
-    maxMessagesPerSecond: z.coerce.number().int().min(1),
-    /** JPEG decoding: `turbo` (libjpeg-turbo in the inference workers, sharp for the rest) or `sharp` for everything (to compare). */
-    jpegDecoder: z.enum(['turbo', 'sharp']),
-    /** Pings every connection this often; one that misses a ping by the next is closed (gone, or not reading). */
-    heartbeatMs: z.coerce.number().int().min(100).max(600_000),
-    /** From the first shutdown signal to exit, at most. */
-    drainTimeoutMs: z.coerce.number().int().min(0).max(600_000),
-    maxMessageBytes: z.coerce.number().int().min(1024),
-    maxPixels: z.coerce.number().int().min(1),
-    /** Model files larger than this are refused (reported, not served). */
-    maxModelMb: z.coerce.number().int().min(1),
-    /** A KServe v2 / Triton server that runs every model under its manifest name; unset: the gateway's own workers. */
-    inferenceUrl: z.string().url().optional(),
-    /** Bound on one request to the inference engine. */
-    inferenceTimeoutMs: z.coerce.number().int().min(10).max(600_000),
-    maxConnections: z.coerce.number().int().min(1),
-    logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
-  })
+  .object(schemaShape(SETTINGS))
   .refine((config) => Boolean(config.tlsCert) === Boolean(config.tlsKey), {
     message: 'give both the certificate and its key, or neither',
     path: ['tlsCert'],
   })
   .refine((config) => config.frameDecodeMb <= config.decodeBudgetMb, {
-    message: 'one frame may not hold more than the whole decode budget (SIGHTLINE_DECODE_BUDGET_MB)',
+    message: `one frame may not hold more than the whole decode budget (${SETTINGS.decodeBudgetMb.env})`,
     path: ['frameDecodeMb'],
   });
 
 export type GatewayConfig = z.output<typeof configSchema>;
 
-export const DEFAULT_CONFIG: GatewayConfig = {
-  port: 8080,
-  host: '127.0.0.1',
-  // XDG's data home: where the gateway keeps what must outlive a run (the generated certificate).
-  dataDir: join(process.env.XDG_DATA_HOME || join(homedir(), '.local', 'share'), 'sightline'),
-  auth: 'token',
-  allowedOrigins: [],
-  allowedHosts: [],
-  maxConnectionsPerIp: 64,
-  // The host name is the container or pod name in a deployment; the pid tells apart gateways on one machine.
-  instance: `${hostname()}-${process.pid}`,
-  trustProxy: [],
-  modelsDir: `${repoRoot}models`,
-  webDir: `${repoRoot}web/dist`,
-  threads: Math.min(64, cpus),
-  workers: Math.min(16, cpus),
-  maxBatch: 1,
-  maxInFlight: 2,
-  queueLength: 2,
-  maxPending: 64,
-  queueBudgetMs: 25,
-  decodeBudgetMb: 256,
-  frameDecodeMb: 128,
-  receiveBudgetMb: 128,
-  maxBufferedBytes: 1024 * 1024,
-  maxMessagesPerSecond: 200,
-  jpegDecoder: 'turbo',
-  heartbeatMs: 5000,
-  drainTimeoutMs: 5000,
-  maxMessageBytes: 10 * 1024 * 1024,
-  maxPixels: 16_777_216,
-  maxModelMb: 512,
-  inferenceTimeoutMs: 2000,
-  maxConnections: 256,
-  logLevel: 'info',
-};
-
-/** Flag, environment variable and help text of each setting: the CLI is built from this, and --help lists it. */
-const SETTINGS: Record<keyof GatewayConfig, { flags: string; env: string; help: string }> = {
-  port: { flags: '-p, --port <n>', env: 'PORT', help: `port to listen on (default ${DEFAULT_CONFIG.port})` },
-  host: {
-    flags: '--host [addr]',
-    env: 'HOST',
-    help: 'address to bind; --host alone exposes the gateway on every address (default 127.0.0.1: this machine only)',
-  },
-  tls: {
-    flags: '--tls <mode>',
-    env: 'SIGHTLINE_TLS',
-    help: 'HTTPS and WSS: auto (self-signed certificate, kept) or off (default: off on localhost, auto when exposed)',
-  },
-  tlsCert: { flags: '--tls-cert <file>', env: 'SIGHTLINE_TLS_CERT', help: 'your own certificate (PEM), with --tls-key' },
-  tlsKey: { flags: '--tls-key <file>', env: 'SIGHTLINE_TLS_KEY', help: 'the key of --tls-cert (PEM)' },
-  dataDir: {
-    flags: '--data-dir <dir>',
-    env: 'SIGHTLINE_DATA_DIR',
-    help: 'where the generated certificate is kept (default ~/.local/share/sightline)',
-  },
-  token: { flags: '--token <token>', env: 'SIGHTLINE_TOKEN', help: 'access token (default: generated at start when exposed)' },
-  auth: { flags: '--auth <mode>', env: 'SIGHTLINE_AUTH', help: 'token, or none to expose the gateway without a token (default token)' },
-  allowedOrigins: {
-    flags: '--allowed-origins <list>',
-    env: 'SIGHTLINE_ALLOWED_ORIGINS',
-    help: 'comma-separated origins whose pages may use the gateway besides its own',
-  },
-  allowedHosts: {
-    flags: '--allowed-hosts <list>',
-    env: 'SIGHTLINE_ALLOWED_HOSTS',
-    help: "comma-separated host names to answer to besides the machine's own; * for any",
-  },
-  instance: {
-    flags: '--instance <name>',
-    env: 'SIGHTLINE_INSTANCE',
-    help: 'name of this gateway in hello, /healthz, metrics and logs (default: host name and pid)',
-  },
-  maxConnectionsPerIp: {
-    flags: '--max-connections-per-ip <n>',
-    env: 'SIGHTLINE_MAX_CONNECTIONS_PER_IP',
-    help: `WebSocket connections at once from one address (default ${DEFAULT_CONFIG.maxConnectionsPerIp})`,
-  },
-  metricsPort: {
-    flags: '--metrics-port <n>',
-    env: 'SIGHTLINE_METRICS_PORT',
-    help: 'serve /metrics on this separate port without a token (default: on the main port, behind the token)',
-  },
-  trustProxy: {
-    flags: '--trust-proxy <list>',
-    env: 'SIGHTLINE_TRUST_PROXY',
-    help: 'proxies whose X-Forwarded-For names the client (loopback, CIDRs)',
-  },
-  modelsDir: { flags: '--models-dir <dir>', env: 'SIGHTLINE_MODELS_DIR', help: 'folder of model manifests (default: models/)' },
-  webDir: { flags: '--web-dir <dir>', env: 'SIGHTLINE_WEB_DIR', help: 'dashboard build to serve (default: web/dist/)' },
-  defaultModel: {
-    flags: '-m, --default-model <name>',
-    env: 'SIGHTLINE_MODEL',
-    help: 'model for frames that name none (default: the manifest marked default)',
-  },
-  scoreThreshold: {
-    flags: '-t, --score-threshold <0..1>',
-    env: 'SIGHTLINE_THRESHOLD',
-    help: "score threshold for every model (default: each model's own)",
-  },
-  threads: {
-    flags: '--threads <n>',
-    env: 'SIGHTLINE_THREADS',
-    help: "onnxruntime intra-op threads of a frame inferred alone (default: CPUs available, a container's CPU quota included)",
-  },
-  workers: {
-    flags: '--workers <n>',
-    env: 'SIGHTLINE_WORKERS',
-    help: "frames inferred side by side once frames queue up, sharing the threads (default: CPUs available, a container's CPU quota included)",
-  },
-  maxBatch: {
-    flags: '--max-batch <n>',
-    env: 'SIGHTLINE_MAX_BATCH',
-    help: `frames of one model run as one batch when they queue up, for models whose graph takes a batch (default ${DEFAULT_CONFIG.maxBatch}: every frame alone)`,
-  },
-  maxInFlight: {
-    flags: '--max-in-flight <n>',
-    env: 'SIGHTLINE_MAX_IN_FLIGHT',
-    help: `frames processed at once per connection (default ${DEFAULT_CONFIG.maxInFlight})`,
-  },
-  queueLength: {
-    flags: '--queue-length <n>',
-    env: 'SIGHTLINE_QUEUE_LENGTH',
-    help: `frames waiting per connection, newest wins (default ${DEFAULT_CONFIG.queueLength})`,
-  },
-  maxPending: {
-    flags: '--max-pending <n>',
-    env: 'SIGHTLINE_MAX_PENDING',
-    help: `frames waiting across all connections (default ${DEFAULT_CONFIG.maxPending})`,
-  },
-  maxProcessing: {
-    flags: '--max-processing <n>',
-    env: 'SIGHTLINE_MAX_PROCESSING',
-    help: 'frames processed at once across the gateway, decode to reply (default: workers + 1)',
-  },
-  queueBudgetMs: {
-    flags: '--queue-budget-ms <ms>',
-    env: 'SIGHTLINE_QUEUE_BUDGET_MS',
-    help: `longest predicted wait a frame is accepted with; longer ones are answered overloaded at once, with retryAfterMs (default ${DEFAULT_CONFIG.queueBudgetMs})`,
-  },
-  decodeBudgetMb: {
-    flags: '--decode-budget-mb <MiB>',
-    env: 'SIGHTLINE_DECODE_BUDGET_MB',
-    help: `MiB the decodes of the frames processed at once may hold; a costly frame waits for room (default ${DEFAULT_CONFIG.decodeBudgetMb})`,
-  },
-  receiveBudgetMb: {
-    flags: '--receive-budget-mb <MiB>',
-    env: 'SIGHTLINE_RECEIVE_BUDGET_MB',
-    help: `MiB of messages and request bodies still arriving, across every connection; past it the gateway reads them later (TCP makes senders wait) (default ${DEFAULT_CONFIG.receiveBudgetMb})`,
-  },
-  frameDecodeMb: {
-    flags: '--frame-decode-mb <MiB>',
-    env: 'SIGHTLINE_FRAME_DECODE_MB',
-    help: `MiB one frame's decode may hold, estimated from its header (a progressive or interlaced encoding holds far more than its pixels); more is too_large (default ${DEFAULT_CONFIG.frameDecodeMb})`,
-  },
-  maxBufferedBytes: {
-    flags: '--max-buffered-bytes <n>',
-    env: 'SIGHTLINE_MAX_BUFFERED_BYTES',
-    help: 'per connection, bytes waiting to be sent before it is closed as a slow consumer (default 1 MiB)',
-  },
-  maxMessagesPerSecond: {
-    flags: '--max-messages-per-second <n>',
-    env: 'SIGHTLINE_MAX_MESSAGES_PER_SECOND',
-    help: `per connection, messages per second before rate_limited (default ${DEFAULT_CONFIG.maxMessagesPerSecond})`,
-  },
-  jpegDecoder: {
-    flags: '--jpeg-decoder <name>',
-    env: 'SIGHTLINE_JPEG_DECODER',
-    help: 'turbo: libjpeg-turbo in the inference workers, DCT-scaled (default); sharp: libvips for every frame',
-  },
-  heartbeatMs: {
-    flags: '--heartbeat-ms <ms>',
-    env: 'SIGHTLINE_HEARTBEAT_MS',
-    help: `ping interval; a connection that misses a ping by the next is closed (default ${DEFAULT_CONFIG.heartbeatMs})`,
-  },
-  drainTimeoutMs: {
-    flags: '--drain-timeout-ms <ms>',
-    env: 'SIGHTLINE_DRAIN_TIMEOUT_MS',
-    help: `on SIGTERM/SIGINT, longest the drain may take before the gateway exits (default ${DEFAULT_CONFIG.drainTimeoutMs})`,
-  },
-  maxMessageBytes: {
-    flags: '--max-message-bytes <n>',
-    env: 'SIGHTLINE_MAX_MESSAGE_BYTES',
-    help: 'largest accepted message (default 10 MiB)',
-  },
-  maxPixels: {
-    flags: '--max-pixels <n>',
-    env: 'SIGHTLINE_MAX_PIXELS',
-    help: 'largest accepted image, width x height (default 16 M = 4096 x 4096: a 12 MP phone photo passes)',
-  },
-  maxModelMb: {
-    flags: '--max-model-mb <MiB>',
-    env: 'SIGHTLINE_MAX_MODEL_MB',
-    help: `model files larger than this are refused and reported (default ${DEFAULT_CONFIG.maxModelMb})`,
-  },
-  inferenceUrl: {
-    flags: '--inference-url <url>',
-    env: 'SIGHTLINE_INFERENCE_URL',
-    help: 'run every model on this KServe v2 / Triton server (http://host:port) under its manifest name; the gateway still decodes, builds the tensor and decodes the outputs (default: its own workers)',
-  },
-  inferenceTimeoutMs: {
-    flags: '--inference-timeout-ms <ms>',
-    env: 'SIGHTLINE_INFERENCE_TIMEOUT_MS',
-    help: `bound on one request to the inference engine; a frame it exceeds is answered unavailable (default ${DEFAULT_CONFIG.inferenceTimeoutMs})`,
-  },
-  maxConnections: {
-    flags: '--max-connections <n>',
-    env: 'SIGHTLINE_MAX_CONNECTIONS',
-    help: `WebSocket connections at once (default ${DEFAULT_CONFIG.maxConnections})`,
-  },
-  logLevel: { flags: '--log-level <level>', env: 'LOG_LEVEL', help: `pino log level (default ${DEFAULT_CONFIG.logLevel})` },
-};
+export const DEFAULT_CONFIG = defaultValues(SETTINGS) as GatewayConfig;
 
 export function gatewayCli(): Command {
-  const program = new Command('sightline-gateway')
-    .description('Sightline detection gateway: WebSocket and REST object detection over ONNX Runtime.')
-    .allowExcessArguments(false);
-  for (const { flags, env, help } of Object.values(SETTINGS)) program.addOption(new Option(flags, help).env(env));
-  return program;
+  return settingsCli('sightline-gateway', 'Sightline detection gateway: WebSocket and REST object detection over ONNX Runtime.', SETTINGS);
 }
 
 /**

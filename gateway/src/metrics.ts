@@ -1,5 +1,12 @@
-/** Prometheus metrics, served at /metrics. */
+/**
+ * Prometheus metrics, served at /metrics, named by Prometheus' conventions
+ * (https://prometheus.io/docs/practices/naming/): base units (seconds), `_total` on counters, none on gauges.
+ * docs/DEPLOY.md#metrics lists every metric with its labels, and the names they replaced.
+ */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** Upper bounds of the time histograms: 0.5 ms to about 1 s, doubling. */
+const SECONDS_BUCKETS = [0.5, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024].map((ms) => ms / 1000);
 
 export function createMetrics(instance?: string) {
   const registry = new Registry();
@@ -14,11 +21,19 @@ export function createMetrics(instance?: string) {
       labelNames: ['transport', 'codec', 'outcome'] as const,
       registers: [registry],
     }),
-    stageMs: new Histogram({
-      name: 'sightline_stage_ms',
-      help: 'Per-stage time of answered frames in milliseconds; runner "remote": inference is the round trip to the serving engine.',
+    stageSeconds: new Histogram({
+      name: 'sightline_stage_seconds',
+      help: 'Time of answered frames in each stage (queue, decode, preprocess, inference, postprocess); runner "remote": inference is the round trip to the serving engine.',
       labelNames: ['stage', 'model', 'runner'] as const,
-      buckets: [0.5, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024],
+      buckets: SECONDS_BUCKETS,
+      registers: [registry],
+    }),
+    // The whole stays apart from its stages, so that a sum over the stage label adds up to something.
+    frameSeconds: new Histogram({
+      name: 'sightline_frame_seconds',
+      help: "Time of answered frames in the gateway, from a message's arrival to its reply handed to the socket.",
+      labelNames: ['model', 'runner'] as const,
+      buckets: SECONDS_BUCKETS,
       registers: [registry],
     }),
     decodes: new Counter({
@@ -34,8 +49,8 @@ export function createMetrics(instance?: string) {
       registers: [registry],
     }),
     closes: new Counter({
-      name: 'sightline_ws_closes_total',
-      help: 'WebSocket connections the gateway closed, by reason: drain, slow_consumer, rate_limit, heartbeat, full, protocol.',
+      name: 'sightline_websocket_closes_total',
+      help: 'WebSocket connections the gateway closed, by reason: drain, slow_consumer, rate_limit, heartbeat, full.',
       labelNames: ['reason'] as const,
       registers: [registry],
     }),
@@ -46,7 +61,7 @@ export function createMetrics(instance?: string) {
       registers: [registry],
     }),
     connections: new Gauge({
-      name: 'sightline_ws_connections',
+      name: 'sightline_websocket_connections',
       help: 'Open WebSocket connections.',
       registers: [registry],
     }),
@@ -55,13 +70,20 @@ export function createMetrics(instance?: string) {
 
 export type Metrics = ReturnType<typeof createMetrics>;
 
-/** Records one answered frame: its stage timings, which decoder took it, where its model ran. */
+/**
+ * Records one answered frame: its stage timings, which decoder took it, where its model ran. The timings are
+ * the reply's, in milliseconds and named as on the wire (`decodeMs`, ..., `serverMs` for the whole).
+ */
 export function observeStages(
   metrics: Metrics,
   model: string,
   timings: Record<string, number>,
   frame: { decoder: string; runner: 'local' | 'remote' },
 ): void {
-  for (const [stage, ms] of Object.entries(timings)) metrics.stageMs.observe({ stage, model, runner: frame.runner }, ms);
+  for (const [name, ms] of Object.entries(timings)) {
+    const seconds = ms / 1000;
+    if (name === 'serverMs') metrics.frameSeconds.observe({ model, runner: frame.runner }, seconds);
+    else metrics.stageSeconds.observe({ stage: name.replace(/Ms$/, ''), model, runner: frame.runner }, seconds);
+  }
   metrics.decodes.inc({ decoder: frame.decoder });
 }

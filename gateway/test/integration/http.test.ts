@@ -127,7 +127,8 @@ describe('GET endpoints', () => {
     await post(dog, 'image/jpeg');
     const text = await (await fetch(`${gateway.url}/metrics`)).text();
     expect(text).toMatch(/sightline_frames_total\{transport="http",codec="raw",outcome="detections",gateway_instance="[^"]+"\} \d+/);
-    expect(text).toMatch(/sightline_stage_ms_bucket/);
+    expect(text).toMatch(/^sightline_stage_seconds_bucket\{[^}]*stage="inference"/m);
+    expect(text).toMatch(/^sightline_frame_seconds_count\{[^}]*model="[^"]+"[^}]*\} [1-9]/m);
   });
 
   it('gives a frame alone every thread, and runs frames that queue up side by side', async () => {

@@ -60,7 +60,7 @@ describe('slow consumers', () => {
 
   const closeCount = async (reason: string): Promise<number> => {
     const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
-    return Number(new RegExp(`sightline_ws_closes_total\\{reason="${reason}"[^}]*\\} (\\d+)`).exec(metrics)?.[1] ?? 0);
+    return Number(new RegExp(`sightline_websocket_closes_total\\{reason="${reason}"[^}]*\\} (\\d+)`).exec(metrics)?.[1] ?? 0);
   };
 
   it('closes a client that stops reading with 4002 and a reason, within two heartbeats', async () => {

@@ -36,6 +36,21 @@ describe('configuration', () => {
     expect(() => loadConfig([])).toThrow(/LOG_LEVEL/);
   });
 
+  it('checks settings against each other, naming the variable', () => {
+    expect(() => loadConfig(['--tls-cert', 'cert.pem'])).toThrow(/SIGHTLINE_TLS_CERT: give both the certificate and its key, or neither/);
+    expect(loadConfig(['--tls-cert', 'cert.pem', '--tls-key', 'key.pem'])).toMatchObject({ tlsCert: 'cert.pem', tlsKey: 'key.pem' });
+    withEnv({ SIGHTLINE_FRAME_DECODE_MB: '300' });
+    expect(() => loadConfig([])).toThrow(/SIGHTLINE_FRAME_DECODE_MB: .*SIGHTLINE_DECODE_BUDGET_MB/);
+    expect(loadConfig(['--decode-budget-mb', '300']).frameDecodeMb).toBe(300);
+  });
+
+  it('reads `--host` alone as every address, and comma-separated lists', () => {
+    expect(loadConfig(['--host']).host).toBe('0.0.0.0');
+    expect(loadConfig(['--host', '192.0.2.1']).host).toBe('192.0.2.1');
+    withEnv({ SIGHTLINE_TRUST_PROXY: 'loopback, 10.0.0.0/8' });
+    expect(loadConfig([]).trustProxy).toEqual(['loopback', '10.0.0.0/8']);
+  });
+
   it('skips the `--` that pnpm passes through, and lists every environment variable in --help', () => {
     expect(loadConfig(['--', '--port', '9002']).port).toBe(9002);
     const help = gatewayCli().helpInformation().replace(/\s+/g, ' ');

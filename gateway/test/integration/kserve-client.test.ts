@@ -25,6 +25,7 @@ import {
 } from '@sightline/shared/model';
 import { KserveClient, KserveError } from '../../src/engines/kserve-client.ts';
 import { freePort, startTritonProcess, type TritonProcess } from '../../src/process/index.ts';
+import { inferBatch } from '../support/kserve-batch.ts';
 
 const MODEL = 'ssdlite-mobilenetv2-coco';
 const MODEL_DIR = fileURLToPath(new URL(`../../../models/${MODEL}/`, import.meta.url));
@@ -128,7 +129,8 @@ describe('inference', () => {
   it('runs three frames in one request and splits the outputs back per frame, in order', async () => {
     const photos = ['horses.jpg', 'kite.jpg', 'person.jpg'];
     const tensors = await Promise.all(photos.map(photoTensor));
-    const frames = await client.inferBatch(
+    const frames = await inferBatch(
+      client,
       MODEL,
       tensors.map((tensor) => ({ [manifest.input.name]: tensor })),
     );
@@ -191,7 +193,7 @@ describe('an engine that fails', () => {
     // Triton counts one waiting, hundreds of milliseconds of work are still unanswered when the engine dies.
     let inFlight: Promise<unknown>[] = [];
     for (let attempt = 0; attempt < 20 && inFlight.length === 0; attempt++) {
-      const wave = [1, 2, 3, 4].map(() => client.inferBatch(MODEL, [frame, frame, frame, frame]));
+      const wave = [1, 2, 3, 4].map(() => inferBatch(client, MODEL, [frame, frame, frame, frame]));
       // Settled results are collected below; nothing may reject unobserved meanwhile.
       for (const request of wave) request.catch(() => undefined);
       if (await pendingSeen(triton.metricsUrl, wave)) inFlight = wave;

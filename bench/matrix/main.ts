@@ -19,7 +19,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError } from 'commander';
 import { DEFAULT_CONFIG, readModelSpecs, type ModelSpec } from '@sightline/gateway';
-import { startGatewayProcess, type GatewayProcess, type ServerProcess } from '@sightline/gateway/process';
+import { startGatewayProcess, type GatewayProcess, type ServerProcess } from '@sightline/harness/process';
 import type { HelloMessage, ModelsResponse } from '@sightline/shared/protocol';
 import { parseArgs } from '../client/args.ts';
 import { BENCHMARKS_DOC, replaceSection } from '../doc-section.ts';

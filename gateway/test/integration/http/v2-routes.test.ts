@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { photoPath, readPhoto } from '@sightline/shared/fixtures';
 import type { DetectionsMessage } from '@sightline/shared/protocol';
 import type { RunningGateway } from '../../../src/gateway.ts';
-import { ensurePythonEnv, TRITON_REQUIREMENTS, type PythonEnv } from '../../../src/process/index.ts';
+import { ensurePythonEnv, TRITON_REQUIREMENTS, type PythonEnv } from '@sightline/harness/process';
 import { startTestGateway } from '../../support/test-gateway.ts';
 
 const run = promisify(execFile);

@@ -21,6 +21,7 @@ COPY models/package.json models/
 COPY gateway/package.json gateway/
 COPY web/package.json web/
 COPY bench/package.json bench/
+COPY bench/harness/package.json bench/harness/
 COPY e2e/package.json e2e/
 COPY deploy/package.json deploy/
 RUN pnpm install --frozen-lockfile --filter '@sightline/gateway...' --filter '@sightline/web...'

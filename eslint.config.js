@@ -37,7 +37,7 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: '^(\\.\\./)+(shared|gateway|web|bench|models|e2e|deploy)/src(/|$)',
+              regex: '^(\\.\\./)+(shared|gateway|web|bench|bench/harness|models|e2e|deploy)/src(/|$)',
               message:
                 "Import another workspace package by its name and exports map (e.g. '@sightline/web/frame-size'), not by relative path.",
             },

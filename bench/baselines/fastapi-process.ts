@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { freePort, ServerProcess } from '@sightline/gateway/process';
+import { freePort, ServerProcess } from '@sightline/harness/process';
 import type { FrameStages } from '@sightline/shared/model';
 
 const HERE = fileURLToPath(new URL('./fastapi/', import.meta.url));

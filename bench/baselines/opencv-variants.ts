@@ -12,7 +12,7 @@
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError } from 'commander';
-import { freePort, ServerProcess, startGatewayProcess, type GatewayProcess } from '@sightline/gateway/process';
+import { freePort, ServerProcess, startGatewayProcess, type GatewayProcess } from '@sightline/harness/process';
 import { spreadStaggerMs } from '../client/pacing.ts';
 import { fmt, type RunSummary } from '../client/report.ts';
 import { Runner } from '../matrix/runner.ts';

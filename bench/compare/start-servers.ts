@@ -12,7 +12,7 @@ import {
   type GatewayProcess,
   type ServerProcess,
   type TritonProcess,
-} from '@sightline/gateway/process';
+} from '@sightline/harness/process';
 import { setupPythonPeers, startPythonPeer } from '../baselines/fastapi-process.ts';
 import type { ServerPlan } from './plans.ts';
 

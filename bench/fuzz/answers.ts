@@ -4,7 +4,7 @@
  * with nothing else in between, and every message or close put in the runner's vocabulary of outcomes
  * (fuzz-case.ts).
  */
-import { WireClient, type WireEvent } from '@sightline/gateway/client';
+import { WireClient, type WireEvent } from '@sightline/harness/client';
 import type { Observation } from './fuzz-case.ts';
 import { encodeValue } from './wire-input.ts';
 

@@ -4,7 +4,7 @@
  * real frame is detected), unless the case closed it, in which case a new connection must work. HTTP and
  * raw-TCP cases are followed by a health check. Stops early only if the gateway dies.
  */
-import type { WireClient, WireEvent } from '@sightline/gateway/client';
+import type { WireClient, WireEvent } from '@sightline/harness/client';
 import { MODELS_PATH } from '@sightline/shared/protocol';
 import { realClock, type PacingClock } from '../client/pacing.ts';
 import { isRunning, readRssKb } from '../reliability/process-stats.ts';

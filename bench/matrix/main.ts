@@ -18,9 +18,10 @@ import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError } from 'commander';
-import { DEFAULT_CONFIG, readModelSpecs, type ModelSpec } from '@sightline/gateway';
-import { startGatewayProcess, type GatewayProcess, type ServerProcess } from '@sightline/gateway/process';
+import { DEFAULT_CONFIG } from '@sightline/gateway';
+import { startGatewayProcess, type GatewayProcess, type ServerProcess } from '@sightline/harness/process';
 import type { HelloMessage, ModelsResponse } from '@sightline/shared/protocol';
+import { benchModelSpec } from '../bare/model-specs.ts';
 import { parseArgs } from '../client/args.ts';
 import { BENCHMARKS_DOC, replaceSection } from '../doc-section.ts';
 import { loadInputs } from '../client/inputs.ts';
@@ -311,12 +312,6 @@ async function sectionPatterns(runner: Runner): Promise<string> {
   ].join('\n');
 }
 
-function modelSpec(modelName: string): ModelSpec {
-  const spec = readModelSpecs(MODELS_DIR).find((s) => s.manifest.name === modelName);
-  if (!spec) throw new Error(`no manifest for model ${modelName} under ${MODELS_DIR}`);
-  return spec;
-}
-
 // ---------------------------------------------------------------------------------------------------------
 // Document
 
@@ -405,7 +400,7 @@ async function main(): Promise<number> {
         startedPeers = peers.map((p) => p.peer);
         sections.push(
           await sectionClients(runner, {
-            spec: modelSpec(models.defaultModel),
+            spec: await benchModelSpec(models.defaultModel, MODELS_DIR),
             threads: options.threads,
             workers: options.workers,
             scale: options.scale,

@@ -3,7 +3,7 @@
  * against the gateway the matrix started (or another server named by --url), with the inputs prepared
  * once per size. Keeps the commands to print and counts what went unanswered or failed.
  */
-import type { GatewayProcess } from '@sightline/gateway/process';
+import type { GatewayProcess } from '@sightline/harness/process';
 import { parseArgs } from '../client/args.ts';
 import { loadInputs } from '../client/inputs.ts';
 import { fmt, summarizeBench, summarizeSamples, type BenchSummary } from '../client/report.ts';

@@ -1,6 +1,6 @@
 /**
  * The gateway a reliability scenario measures. Started by the scenario itself through the gateway's own
- * process helper (`@sightline/gateway/process`), from this repository's gateway/ or another checkout's (so
+ * process helper (`@sightline/harness/process`), from this repository's gateway/ or another checkout's (so
  * an older version can be measured with today's scripts), on a free loopback port, ready once /healthz
  * answers ok, logging at `info` (the gateway's default, so its log volume is an operator's). The scenario
  * owns the process: it can signal it, read its memory, and count what it logs (lines, and lines carrying
@@ -11,7 +11,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startGatewayProcess, type GatewayProcess } from '@sightline/gateway/process';
+import { startGatewayProcess, type GatewayProcess } from '@sightline/harness/process';
 import { HEALTH_PATH } from '@sightline/shared/protocol';
 import { readRssKb } from './process-stats.ts';
 

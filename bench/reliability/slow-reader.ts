@@ -7,7 +7,7 @@
  * after --episode seconds whatever happens.
  */
 import { Command } from 'commander';
-import { WireClient } from '@sightline/gateway/client';
+import { WireClient } from '@sightline/harness/client';
 import { METRICS_PATH } from '@sightline/shared/protocol';
 import { summarize } from '@sightline/shared/stats';
 import { fmt } from '../client/report.ts';

@@ -10,7 +10,7 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { startGatewayProcess, type GatewayProcess, type ServerProcess } from '@sightline/gateway/process';
+import { startGatewayProcess, type GatewayProcess, type ServerProcess } from '@sightline/harness/process';
 import { PEERS, setupPythonPeers, startPythonPeer, type PythonPeer } from '../baselines/fastapi-process.ts';
 import { parseArgs } from '../client/args.ts';
 import { loadInputs } from '../client/inputs.ts';

@@ -12,7 +12,7 @@ import { availableParallelism, cpus, loadavg } from 'node:os';
 import { Command } from 'commander';
 import sharp from 'sharp';
 import { createLogger, parseConfig, startGateway } from '@sightline/gateway';
-import { WireClient } from '@sightline/gateway/client';
+import { WireClient } from '@sightline/harness/client';
 import { readPhoto } from '@sightline/shared/fixtures';
 import type { DetectionsMessage, StageTimings } from '@sightline/shared/protocol';
 import { percentile } from '@sightline/shared/stats';

@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { ensurePythonEnv, type PythonEnv } from '@sightline/gateway/process';
+import { ensurePythonEnv, type PythonEnv } from '@sightline/harness/process';
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
 const run = promisify(execFile);

@@ -15,7 +15,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ensurePythonEnv } from '@sightline/gateway/process';
+import { ensurePythonEnv } from '@sightline/harness/process';
 import { TRITON_RELEASE, tritonThreadCount } from './support/triton.ts';
 import { at, flagValue, loadYaml, REPO, validatorVenv, type Json } from './support/yaml.ts';
 

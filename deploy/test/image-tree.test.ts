@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, ServerProcess } from '@sightline/gateway/process';
+import { freePort, ServerProcess } from '@sightline/harness/process';
 import { readPhoto } from '@sightline/shared/fixtures';
 import { validateServerMessage } from '@sightline/shared/validation';
 

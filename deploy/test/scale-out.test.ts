@@ -17,7 +17,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, GatewayProcess } from '@sightline/gateway/process';
+import { freePort, GatewayProcess } from '@sightline/harness/process';
 import { readPhoto } from '@sightline/shared/fixtures';
 import { CLOSE_CODES } from '@sightline/shared/protocol';
 import { percentile } from '@sightline/shared/stats';

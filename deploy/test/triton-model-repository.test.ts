@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensurePythonEnv, freePort, TRITON_REQUIREMENTS, type PythonEnv } from '@sightline/gateway/process';
+import { ensurePythonEnv, freePort, TRITON_REQUIREMENTS, type PythonEnv } from '@sightline/harness/process';
 import { TRITON_RELEASE } from './support/triton.ts';
 import { REPO } from './support/yaml.ts';
 

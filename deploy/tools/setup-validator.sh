@@ -6,8 +6,8 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 venv="${1:-${XDG_CACHE_HOME:-$HOME/.cache}/sightline/venv-kubernetes-validate}"
-# shellcheck source=../../gateway/scripts/pinned-venv.sh
-source "$here/../../gateway/scripts/pinned-venv.sh"
+# shellcheck source=../../bench/harness/scripts/pinned-venv.sh
+source "$here/../../bench/harness/scripts/pinned-venv.sh"
 
 ensure_pinned_venv "$venv" "$here/requirements.txt" bin/kubernetes-validate
 echo "$venv"

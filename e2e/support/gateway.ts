@@ -1,13 +1,13 @@
 /**
- * The real gateway as a child process (the gateway's own helper, `@sightline/gateway/process`) with the
+ * The real gateway as a child process (the harness's `@sightline/harness/process`) with the
  * suite's settings: logs at info level in e2e/artifacts/gateway-*.log, the dashboard build of this run
  * (WEB_DIST), 60 s to become healthy. Started on a free port, stoppable and restartable on the same port
  * (reconnect tests).
  */
-import { GatewayProcess as Gateway, type GatewayProcessOptions } from '@sightline/gateway/process';
+import { GatewayProcess as Gateway, type GatewayProcessOptions } from '@sightline/harness/process';
 import { ARTIFACTS_DIR, WEB_DIST } from './paths.ts';
 
-export { freePort } from '@sightline/gateway/process';
+export { freePort } from '@sightline/harness/process';
 
 export type GatewayOptions = Pick<GatewayProcessOptions, 'port' | 'env' | 'name' | 'host' | 'https' | 'token'>;
 

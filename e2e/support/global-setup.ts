@@ -1,17 +1,18 @@
 /**
  * Once per run: build the dashboard the gateway serves (web/dist), write the fake camera videos (the
  * photo pans and the tracking clip with its truth) and make the Ultralytics-layout ONNX fixtures
- * (support/onnx-fixtures.ts; reused while current, a few seconds to remake once the venv exists).
+ * (`@sightline/harness/onnx-fixtures`, the builder the gateway's tests use; reused while current, a few
+ * seconds to remake once the venv exists).
  * It builds into e2e/artifacts/web-dist (WEB_DIST), not web/dist, so a rebuild by someone working on the
  * dashboard cannot pull the page away mid-test. E2E_SKIP_BUILD=1 reuses an existing build (local iteration only).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { ensureOnnxFixtures } from '@sightline/harness/onnx-fixtures';
 import { makeAllFakeCameras, TEST_CAMERAS } from '../scripts/make-fake-camera.ts';
 import { makeTrackingClip } from '../scripts/make-tracking-clip.ts';
 import { chromiumExecutable } from './browser.ts';
-import { makeOnnxFixtures, ONNX_FIXTURES_DIR } from './onnx-fixtures.ts';
 import { ARTIFACTS_DIR, REPO_ROOT, SCREENSHOTS_DIR, WEB_DIST } from './paths.ts';
 
 export default async function globalSetup(): Promise<void> {
@@ -50,6 +51,6 @@ export default async function globalSetup(): Promise<void> {
   const trackingClip = await makeTrackingClip();
   console.log(`[e2e] fake cameras ready in ${Date.now() - started} ms: ${[...Object.values(cameras), trackingClip].join(', ')}`);
 
-  const fixturesMs = await makeOnnxFixtures();
-  console.log(`[e2e] ONNX fixtures ${fixturesMs === 0 ? 'current' : `made in ${fixturesMs} ms`}: ${ONNX_FIXTURES_DIR}`);
+  const fixtures = await ensureOnnxFixtures();
+  console.log(`[e2e] ONNX fixtures ${fixtures.madeMs === 0 ? 'current' : `made in ${fixtures.madeMs} ms`}: ${fixtures.dir}`);
 }

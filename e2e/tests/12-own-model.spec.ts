@@ -12,16 +12,18 @@
  * gateway on a temporary copy of models/ (support/models-dir.ts), so what it adds is seen by no other spec.
  */
 import type { Page } from '@playwright/test';
+import { onnxFixtures } from '@sightline/harness/onnx-fixtures';
 import type { ModelsResponse } from '@sightline/shared/protocol';
 import { validateModelsResponse } from '@sightline/shared/validation';
 import type { Dashboard } from '../support/dashboard.ts';
 import { expect, test as base } from '../support/fixtures.ts';
 import { GatewayProcess } from '../support/gateway.ts';
 import { makeModelsDir, type ModelsDir } from '../support/models-dir.ts';
-import { referenceDetections, wrappedSsd } from '../support/onnx-fixtures.ts';
 
 const DEFAULT_MODEL = 'ssdlite-mobilenetv2-coco';
 const MY_MODEL = 'my-yolo';
+/** Made by the global setup (`ensureOnnxFixtures`); only their paths here. */
+const fixtures = onnxFixtures();
 /** The fake camera (`dog`) is a slow 8 % zoom over dog.jpg. */
 const PHOTO = 'dog.jpg';
 /**
@@ -33,7 +35,8 @@ const PHOTO = 'dog.jpg';
 function expectedLabels(): string[] {
   return [
     ...new Set(
-      referenceDetections('yolov8', PHOTO)
+      fixtures
+        .referenceFor('yolov8', PHOTO)
         .filter((d) => d.score >= 0.5)
         .map((d) => d.label),
     ),
@@ -99,7 +102,7 @@ test('a YOLOv8 export dropped into the models folder while the dashboard is open
   await expect(modelOption(dashboard, MY_MODEL)).toHaveCount(0);
   await markDocument(page);
 
-  models.addModel(MY_MODEL, wrappedSsd('yolov8'));
+  models.addModel(MY_MODEL, fixtures.wrappedSsd('yolov8'));
   // The gateway notices the folder (watch, ~1 s), the dashboard its list (refreshed every few seconds).
   await expect(modelOption(dashboard, MY_MODEL)).toHaveCount(1, { timeout: 60_000 });
   expect(await sameDocument(page), 'the page was not reloaded').toBe(true);
@@ -150,7 +153,7 @@ test('a broken model folder is shown as not served, with the gateway’s reason;
   test.setTimeout(240_000);
   await dashboard.openConnected();
   await markDocument(page);
-  models.addModel(MY_MODEL, wrappedSsd('yolov8'));
+  models.addModel(MY_MODEL, fixtures.wrappedSsd('yolov8'));
   await expect(modelOption(dashboard, MY_MODEL)).toHaveCount(1, { timeout: 60_000 });
   await dashboard.selectModel(MY_MODEL);
   await expectDetections(dashboard, MY_MODEL, 'gateway', 90_000);

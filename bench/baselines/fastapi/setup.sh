@@ -6,8 +6,8 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../../.." && pwd)"
 venv="${1:-$repo/bench-results/.venv-fastapi}"
-# shellcheck source=../../../gateway/scripts/pinned-venv.sh
-source "$repo/gateway/scripts/pinned-venv.sh"
+# shellcheck source=../../harness/scripts/pinned-venv.sh
+source "$repo/bench/harness/scripts/pinned-venv.sh"
 
 ensure_pinned_venv "$venv" "$here/requirements.txt" bin/python --upgrade-pip
 if [[ "$PINNED_VENV_STATE" == current ]]; then

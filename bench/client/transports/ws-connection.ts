@@ -1,11 +1,11 @@
 /**
- * One benchmark WebSocket to the gateway: the shared wire client (`@sightline/gateway/client`, recording
+ * One benchmark WebSocket to the gateway: the shared wire client (`@sightline/harness/client`, recording
  * nothing, so a run of minutes holds only its results) with what the benchmark measures on top: connect and
  * upgrade time, bytes per message on the wire, each answer matched to its frame by id with its latency,
  * ping round trips, and sends kept under the gateway's message-rate limit. Used by the serial, pipelined,
  * open-loop and short-connection drivers and by the reliability scenarios.
  */
-import { WireClient, type WireEvent } from '@sightline/gateway/client';
+import { WireClient, type WireEvent } from '@sightline/harness/client';
 import type { Codec, DetectionsMessage, FrameMessage, HelloMessage, ServerMessage } from '@sightline/shared/protocol';
 import { authHeaders, tlsOptions, unauthorizedHint, type ClientAccess } from '../access.ts';
 import { RateCap } from '../pacing.ts';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import type { PythonEnv } from '@sightline/gateway/process';
+import type { PythonEnv } from '@sightline/harness/process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatMotDetections, parseMot } from '../../tracking/mot-file.ts';
 import { DEFAULT_NOISE, makeNoisyDetections } from '../../tracking/noisy-detections.ts';

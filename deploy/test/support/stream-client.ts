@@ -2,7 +2,7 @@
  * A client that streams frames as the dashboard does, through a load balancer: up to `window` frames in
  * flight (the dashboard's K in flight), each answer followed after a pause by the next frame, and a
  * reconnect (with a little jitter) whenever the connection closes, each connection the shared wire client
- * (`@sightline/gateway/client`). Every connection is recorded as a session: which gateway served it
+ * (`@sightline/harness/client`). Every connection is recorded as a session: which gateway served it
  * (`hello.instance`), what was sent, what was answered, how it closed.
  *
  * Each frame is followed by a ping. The gateway reads a connection's messages in order and answers a ping
@@ -10,7 +10,7 @@
  * answered, even by a gateway that is shutting down. A frame sent after the last pong may have crossed
  * the gateway's close on the wire and never been read; it is counted apart.
  */
-import { WireClient, type WireEvent } from '@sightline/gateway/client';
+import { WireClient, type WireEvent } from '@sightline/harness/client';
 import { WS_PATH } from '@sightline/shared/protocol';
 
 /** What a frame got: `detections`, `dropped:<reason>` or `error:<code>`. */

@@ -5,12 +5,12 @@
  * the rest is served. A replacement that cannot be opened leaves the previous version serving. Syncs never
  * overlap: a change during one is picked up by the next.
  */
-import { readdirSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename } from 'node:path';
 import type { Logger } from '../logger.ts';
 import type { InferenceExecutor } from '../inference/inference-executor.ts';
 import { readModelFolder, type FolderModel, type FolderOptions } from './model-folder.ts';
 import type { ModelRegistry } from './model-registry.ts';
+import { modelFolders } from './models-dir.ts';
 
 export interface SyncReport {
   loaded: string[];
@@ -122,10 +122,7 @@ export class ModelSync {
   /** The model folders, or undefined when the directory cannot be read now. */
   private folders(): string[] | undefined {
     try {
-      return readdirSync(this.modelsDir, { withFileTypes: true })
-        .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.') && entry.name !== 'node_modules')
-        .map((entry) => join(this.modelsDir, entry.name))
-        .sort();
+      return modelFolders(this.modelsDir);
     } catch (error) {
       this.logger.warn({ modelsDir: this.modelsDir, err: error }, 'models directory cannot be read; serving what was loaded');
       return undefined;

@@ -11,11 +11,11 @@ import sharp from 'sharp';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { CLOSE_CODES, DETECT_PATH } from '@sightline/shared/protocol';
-import { GatewayProcess } from '../../src/process/index.ts';
+import { GatewayProcess } from '@sightline/harness/process';
 import { photo } from '../support/images.ts';
 import { InferenceHold } from '../support/inference-hold.ts';
 import { startTestGateway } from '../support/test-gateway.ts';
-import { WireClient as TestClient } from '../../src/client/index.ts';
+import { WireClient as TestClient } from '@sightline/harness/client';
 
 const DEADLINE_MS = 4000;
 

@@ -24,7 +24,7 @@ import {
   type OutputTensor,
 } from '@sightline/shared/model';
 import { KserveClient, KserveError } from '../../src/engines/kserve-client.ts';
-import { freePort, startTritonProcess, type TritonProcess } from '../../src/process/index.ts';
+import { freePort, startTritonProcess, type TritonProcess } from '@sightline/harness/process';
 import { inferBatch } from '../support/kserve-batch.ts';
 
 const MODEL = 'ssdlite-mobilenetv2-coco';

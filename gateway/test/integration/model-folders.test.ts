@@ -13,7 +13,7 @@ import type { RunningGateway } from '../../src/gateway.ts';
 import { photo } from '../support/images.ts';
 import { InferenceHold } from '../support/inference-hold.ts';
 import { startTestGateway } from '../support/test-gateway.ts';
-import { WireClient as TestClient } from '../../src/client/index.ts';
+import { WireClient as TestClient } from '@sightline/harness/client';
 
 const SHIPPED = fileURLToPath(new URL('../../../models/', import.meta.url));
 const SSD = 'ssdlite-mobilenetv2-coco';

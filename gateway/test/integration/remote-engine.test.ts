@@ -9,9 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectedLabels, readPhoto } from '@sightline/shared/fixtures';
 import { iou } from '@sightline/shared/model';
 import { READY_PATH, type DetectionsMessage, type ErrorMessage, type ServerMessage } from '@sightline/shared/protocol';
-import { WireClient } from '../../src/client/index.ts';
+import { WireClient } from '@sightline/harness/client';
 import type { RunningGateway } from '../../src/gateway.ts';
-import { startTritonProcess, type TritonProcess } from '../../src/process/index.ts';
+import { startTritonProcess, type TritonProcess } from '@sightline/harness/process';
 import { startTestGateway } from '../support/test-gateway.ts';
 
 const MODELS = ['ssdlite-mobilenetv2-coco', 'blazeface-back-256'];

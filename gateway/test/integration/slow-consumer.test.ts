@@ -10,9 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { encodeMessage } from '@sightline/shared/codec';
 import { CLOSE_CODES } from '@sightline/shared/protocol';
-import { GatewayProcess } from '../../src/process/index.ts';
+import { GatewayProcess } from '@sightline/harness/process';
 import { photo } from '../support/images.ts';
-import { WireClient as TestClient } from '../../src/client/index.ts';
+import { WireClient as TestClient } from '@sightline/harness/client';
 
 const HEARTBEAT_MS = 1000;
 

@@ -13,7 +13,7 @@ import { photo, pngBombHeader } from '../support/images.ts';
 import { InferenceHold } from '../support/inference-hold.ts';
 import { missingLabels } from '../support/labels.ts';
 import { startTestGateway } from '../support/test-gateway.ts';
-import { WireClient as TestClient } from '../../src/client/index.ts';
+import { WireClient as TestClient } from '@sightline/harness/client';
 
 const MAX_MESSAGE_BYTES = 1024 * 1024;
 let gateway: RunningGateway;

@@ -13,9 +13,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readPhoto } from '@sightline/shared/fixtures';
 import { iou } from '@sightline/shared/model';
 import { MODELS_PATH, type DetectionsMessage, type ModelsResponse } from '@sightline/shared/protocol';
-import { WireClient } from '../../src/client/index.ts';
+import { WireClient } from '@sightline/harness/client';
 import type { RunningGateway } from '../../src/gateway.ts';
-import { ensureOnnxFixtures, ONNX_FIXTURES_TIMEOUT_MS, YOLO_LAYOUTS, type OnnxFixtures } from '../support/onnx-fixtures.ts';
+import { ensureOnnxFixtures, ONNX_FIXTURES_TIMEOUT_MS, YOLO_LAYOUTS, type OnnxFixtures } from '@sightline/harness/onnx-fixtures';
 import { startTestGateway } from '../support/test-gateway.ts';
 
 let dir: string;

@@ -4,14 +4,14 @@
  * every stage ran and each frame took the decoder the gateway's plan gives it: speed is measured by the
  * matrix, never by tests.
  */
-import * as gateway from '@sightline/gateway';
+import { DEFAULT_CONFIG } from '@sightline/gateway';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
+import { benchModelSpec } from '../../../bare/model-specs.ts';
 import { barePipeline } from '../../../bare/pipeline.ts';
 import { loadInputs } from '../../../client/inputs.ts';
 
-const { DEFAULT_CONFIG, readModelSpecs } = gateway;
-const spec = readModelSpecs(DEFAULT_CONFIG.modelsDir).find((s) => s.manifest.name === 'ssdlite-mobilenetv2-coco')!;
+const spec = await benchModelSpec('ssdlite-mobilenetv2-coco');
 
 async function frames(width: number, height: number, count = 2): Promise<Uint8Array[]> {
   const inputs = await loadInputs({ source: { kind: 'default' }, resize: { width, height }, quality: 80 });

@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startGatewayProcess, type GatewayProcess } from '@sightline/gateway/process';
+import { startGatewayProcess, type GatewayProcess } from '@sightline/harness/process';
 import { readPhoto } from '@sightline/shared/fixtures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadAccess } from '../../../client/access.ts';

@@ -4,7 +4,7 @@
  * images), error messages bounded, the connection usable after each case (or a new one after a close),
  * and the gateway alive at the end.
  */
-import { startGatewayProcess, type GatewayProcess } from '@sightline/gateway/process';
+import { startGatewayProcess, type GatewayProcess } from '@sightline/harness/process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CATEGORIES, MAX_ERROR_MESSAGE_CHARS } from '../../../fuzz/fuzz-case.ts';
 import { formatFuzzReport, groupFailures } from '../../../fuzz/fuzz-report.ts';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { modelNameFrom, modelsAdd } from '../../../src/cli/models-add.ts';
 import { readModelSpec } from '../../../src/models/manifest.ts';
-import { ensureOnnxFixtures, ONNX_FIXTURES_TIMEOUT_MS, type OnnxFixtures } from '../../support/onnx-fixtures.ts';
+import { ensureOnnxFixtures, ONNX_FIXTURES_TIMEOUT_MS, type OnnxFixtures } from '@sightline/harness/onnx-fixtures';
 
 let fixtures: OnnxFixtures;
 let dir: string;

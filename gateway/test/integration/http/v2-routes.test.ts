@@ -13,7 +13,7 @@ import { photoPath, readPhoto } from '@sightline/shared/fixtures';
 import type { DetectionsMessage } from '@sightline/shared/protocol';
 import { decodeInferResponse, encodeInferRequest, type EncodedMessage, type TensorToSend } from '../../../src/engines/kserve-codec.ts';
 import type { RunningGateway } from '../../../src/gateway.ts';
-import { ensurePythonEnv, TRITON_REQUIREMENTS, type PythonEnv } from '../../../src/process/index.ts';
+import { ensurePythonEnv, TRITON_REQUIREMENTS, type PythonEnv } from '@sightline/harness/process';
 import { startTestGateway } from '../../support/test-gateway.ts';
 
 const run = promisify(execFile);

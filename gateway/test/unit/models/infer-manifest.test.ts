@@ -9,7 +9,7 @@ import {
   ONNX_FIXTURES_TIMEOUT_MS,
   YOLO_LAYOUTS,
   type OnnxFixtures,
-} from '../../support/onnx-fixtures.ts';
+} from '@sightline/harness/onnx-fixtures';
 
 const SHA = 'ab'.repeat(32);
 

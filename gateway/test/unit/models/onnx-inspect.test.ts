@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { inspectOnnxBytes, inspectOnnxFile, inspectOnnxSource, OnnxInspectError } from '../../../src/models/onnx-inspect.ts';
-import { ensureOnnxFixtures, ONNX_FIXTURES_TIMEOUT_MS, type OnnxFixtures } from '../../support/onnx-fixtures.ts';
+import { ensureOnnxFixtures, ONNX_FIXTURES_TIMEOUT_MS, type OnnxFixtures } from '@sightline/harness/onnx-fixtures';
 
 const MODELS_DIR = fileURLToPath(new URL('../../../../models/', import.meta.url));
 const SSD = join(MODELS_DIR, 'ssdlite-mobilenetv2-coco', 'model.onnx');

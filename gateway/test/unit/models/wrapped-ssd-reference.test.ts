@@ -29,7 +29,7 @@ import {
   YOLO_LAYOUTS,
   type OnnxFixtures,
   type ReferenceDetection,
-} from '../../support/onnx-fixtures.ts';
+} from '@sightline/harness/onnx-fixtures';
 
 const WEAK = 0.3;
 const box4 = (b: readonly number[]) => [b[0]!, b[1]!, b[2]!, b[3]!] as [number, number, number, number];

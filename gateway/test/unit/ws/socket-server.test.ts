@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { CLOSE_CODES, PROTOCOL_VERSION, type HelloMessage } from '@sightline/shared/protocol';
-import { WireClient } from '../../../src/client/index.ts';
+import { WireClient } from '@sightline/harness/client';
 import { createMetrics, type Metrics } from '../../../src/metrics.ts';
 import { ReceiveBudget } from '../../../src/scheduling/receive-budget.ts';
 import { AccessPolicy } from '../../../src/security/access-policy.ts';

@@ -1,7 +1,7 @@
 /**
- * `@sightline/gateway/process`: servers as child processes, for the packages that drive the gateway from
- * outside (the e2e suite, the benchmarks). Kept apart from the main entry so importing it loads none of
- * the gateway itself.
+ * `@sightline/harness/process`: servers as child processes, for whatever drives the gateway from outside
+ * (the gateway's own integration tests, the e2e suite, the benchmarks, the deploy tests), and the Python
+ * venvs of the peers they start. Nothing here imports the gateway: it runs it, as a user would.
  */
 export { freePort } from './free-port.ts';
 export { GatewayProcess, startGatewayProcess, type GatewayProcessOptions } from './gateway-process.ts';

@@ -2,9 +2,10 @@
 # Runs the production image under a real memory limit through hostile and overload traffic, and says
 # whether it holds (issue 18, "Proven under a real limit"). Podman, loopback only, every load bounded in time.
 #
-#   deploy/tools/memory-under-limit.sh                              build sightline:memtest, 1 GiB, the image's workers
-#   deploy/tools/memory-under-limit.sh --memory 512m --workers 1    the small configuration
-#   deploy/tools/memory-under-limit.sh --help
+#   pnpm bench:memory-under-limit                                   build sightline:memtest, 1 GiB, the image's workers
+#   pnpm bench:memory-under-limit --memory 512m --workers 1         the small configuration
+#   pnpm bench:memory-under-limit --help
+# (the same as bench/memory-under-limit/memory-under-limit.sh [options])
 #
 # The container runs as docker-compose.yml runs it (read-only, no capabilities, 2 CPUs, published on
 # 127.0.0.1 only, SIGHTLINE_TLS=off and SIGHTLINE_AUTH=none, as compose's "local only" settings), with
@@ -32,7 +33,7 @@ set -euo pipefail
 
 usage() {
   cat <<'EOF'
-usage: deploy/tools/memory-under-limit.sh [options]
+usage: pnpm bench:memory-under-limit [options]   (or bench/memory-under-limit/memory-under-limit.sh)
 
   --image NAME            run this image (default: build sightline:memtest from this checkout first)
   --memory LIMIT          podman --memory and --memory-swap (default 1g: the limit compose and Kubernetes set)
@@ -108,20 +109,21 @@ for number in "$warm_clients" "$warm_seconds" "$fuzz_cases" "$large_rounds" "$la
 done
 for kv in "${extra_env[@]}"; do [[ $kv == *=* ]] || { echo "--env takes KEY=VALUE, not $kv" >&2; exit 2; }; done
 
-repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/../.." && pwd)
 # The workspace's Node 24 (the `node` devDependency), whatever node the machine has.
 export PATH="$repo/node_modules/.bin:$PATH"
 command -v podman >/dev/null || { echo 'podman is not installed (docs/DEPLOY.md, "The image")' >&2; exit 2; }
-[[ -d $repo/gateway/node_modules/tsx ]] || { echo "the workspace is not installed: pnpm install in $repo" >&2; exit 2; }
+[[ -d $repo/bench/node_modules/tsx ]] || { echo "the workspace is not installed: pnpm install in $repo" >&2; exit 2; }
 out=${out:-${TMPDIR:-/tmp}/memory-under-limit-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$out/results"
 : >"$out/checks.tsv"
 : >"$out/meta.tsv"
-# This folder's helpers (TypeScript), on the gateway package's tsx (--import resolves it from the working
-# directory; the deploy package does not depend on tsx), run by the node binary itself (node_modules/.bin/node
-# is a shell wrapper, which would not pass a signal on). `tool SECONDS file.ts args` ends it after SECONDS.
+# This folder's helpers (TypeScript), on the bench package's tsx (--import resolves it from the working
+# directory), run by the node binary itself (node_modules/.bin/node is a shell wrapper, which would not pass
+# a signal on). `tool SECONDS file.ts args` ends it after SECONDS.
 node_bin=$(node -p process.execPath)
-tool() { (cd "$repo/gateway" && exec timeout -s INT "$1" "$node_bin" --import tsx "$repo/deploy/tools/memory-under-limit/$2" "${@:3}"); }
+tool() { (cd "$repo/bench" && exec timeout -s INT "$1" "$node_bin" --import tsx "$here/$2" "${@:3}"); }
 say() { printf '== %s %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 check() { printf '%s\t%s\t%s\n' "$1" "$2" "$3" >>"$out/checks.tsv"; }
 meta() { printf '%s\t%s\n' "$1" "$2" >>"$out/meta.tsv"; }
@@ -214,7 +216,7 @@ meta out "$out"
 
 echo warm-up >"$out/phase"
 # Started without `tool`: a function in the background is a subshell of its own, and $! would name it, not node.
-(cd "$repo/gateway" && exec "$node_bin" --import tsx "$repo/deploy/tools/memory-under-limit/sampler.ts" \
+(cd "$repo/bench" && exec "$node_bin" --import tsx "$here/sampler.ts" \
   --cgroup "$cgroup" --pid "$node_pid" --phase-file "$out/phase" --out "$out/samples.jsonl") &
 sampler_pid=$!
 
@@ -281,7 +283,7 @@ fi
 if [[ $combined == true ]]; then
   phase large+flood
   # Not through `tool`: in the background a function is a subshell of its own, and $! would name it.
-  (cd "$repo/gateway" && exec timeout -s INT 1200 "$node_bin" --import tsx "$repo/deploy/tools/memory-under-limit/loads.ts" large \
+  (cd "$repo/bench" && exec timeout -s INT 1200 "$node_bin" --import tsx "$here/loads.ts" large \
     --phase large+flood --url "$url" --out "$out/results/combined-large.json" --corpus-dir "$corpus_dir" \
     --connections "$large_connections" --rounds 1 --frame-cap-mb "$frame_cap" --deadline-s 900 >>"$out/loads.log" 2>&1) &
   large_pid=$!

@@ -16,7 +16,7 @@
  */
 import { randomFillSync } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { WireClient, type Received } from '@sightline/gateway/client';
+import { WireClient, type Received } from '@sightline/harness/client';
 import { encodeMessage } from '@sightline/shared/codec';
 import type { Codec, ServerMessage } from '@sightline/shared/protocol';
 import { CORPUS, cameraFrame, loadCorpus } from './image-corpus.ts';

@@ -1,4 +1,4 @@
-# Sourced, not run: `ensure_pinned_venv`, the shell twin of ensurePythonEnv (gateway/src/process/python-env.ts)
+# Sourced, not run: `ensure_pinned_venv`, the shell twin of ensurePythonEnv (bench/harness/src/process/python-env.ts)
 # for the scripts people run by hand that keep their venv elsewhere than .venvs/ (bench/baselines/fastapi/setup.sh,
 # deploy/tools/setup-validator.sh). The requirements file's SHA-256 is stamped in the venv, so a second run with
 # the same file does nothing.

@@ -8,25 +8,9 @@
  * (size, channels, depth, interlace) so the corpus is what its names say.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import sharp, { type Sharp } from 'sharp';
 import { readPhoto } from '@sightline/shared/fixtures';
-
-/** The slice of sharp's API used here. */
-interface SharpImage {
-  resize(width: number, height: number, options: { fit: 'fill'; kernel: 'nearest' }): SharpImage;
-  ensureAlpha(): SharpImage;
-  toColourspace(space: 'srgb' | 'rgb16' | 'cmyk'): SharpImage;
-  jpeg(options: { quality: number; progressive: boolean; chromaSubsampling: '4:2:0' | '4:4:4' }): SharpImage;
-  png(options: { progressive: boolean; compressionLevel: number }): SharpImage;
-  webp(options: { lossless: true; effort: number }): SharpImage;
-  metadata(): Promise<{ width?: number; height?: number; channels?: number; depth?: string; isProgressive?: boolean; space?: string }>;
-  toBuffer(): Promise<Buffer>;
-}
-type Sharp = (input: Buffer) => SharpImage;
-
-// sharp is the gateway's dependency (the image ships it), not the deploy package's: load the gateway's copy.
-const sharp = createRequire(new URL('../../../gateway/package.json', import.meta.url))('sharp') as Sharp;
 
 export interface CorpusImage {
   name: string;
@@ -37,17 +21,16 @@ export interface CorpusImage {
    * (*Where the memory goes*): an independent statement of the gateway's budget, to judge its answers.
    */
   decodeBytesPerPixel: number;
-  encode: (image: SharpImage) => SharpImage;
+  encode: (image: Sharp) => Sharp;
   /** Upscale the photo from this width (default: as it is, 640 px): coarser blocks compress better. */
   sourceWidth?: number;
   /** What sharp must read back from the file. */
   check: { channels: number; depth: 'uchar' | 'ushort'; progressive: boolean; space?: string };
 }
 
-const progressiveJpeg = (chroma: '4:2:0' | '4:4:4') => (i: SharpImage) =>
-  i.jpeg({ quality: 90, progressive: true, chromaSubsampling: chroma });
-const baselineJpeg = (i: SharpImage) => i.jpeg({ quality: 90, progressive: false, chromaSubsampling: '4:2:0' });
-const png = (interlaced: boolean) => (i: SharpImage) => i.png({ progressive: interlaced, compressionLevel: 6 });
+const progressiveJpeg = (chroma: '4:2:0' | '4:4:4') => (i: Sharp) => i.jpeg({ quality: 90, progressive: true, chromaSubsampling: chroma });
+const baselineJpeg = (i: Sharp) => i.jpeg({ quality: 90, progressive: false, chromaSubsampling: '4:2:0' });
+const png = (interlaced: boolean) => (i: Sharp) => i.png({ progressive: interlaced, compressionLevel: 6 });
 
 /** Interlaced PNG is decoded whole: 1.3 x bytes per pixel; progressive JPEG keeps 2 bytes a sample of every component. */
 export const CORPUS: readonly CorpusImage[] = [

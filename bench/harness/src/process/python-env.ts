@@ -12,14 +12,13 @@ import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { REPO_ROOT } from '../repo-root.ts';
 import { withDirLock } from './dir-lock.ts';
 
 const run = promisify(execFile);
 
-const REPO = fileURLToPath(new URL('../../../', import.meta.url));
-export const PYTHON_ENVS_DIR = process.env.SIGHTLINE_PYTHON_ENVS ?? join(REPO, '.venvs');
+export const PYTHON_ENVS_DIR = process.env.SIGHTLINE_PYTHON_ENVS ?? join(REPO_ROOT, '.venvs');
 
 export interface PythonEnvSpec {
   /** Folder name under PYTHON_ENVS_DIR. */

@@ -1,7 +1,7 @@
 /**
- * The real gateway as a child process, for the packages that drive it from outside (the e2e suite, the
- * benchmarks). It runs what `pnpm --filter @sightline/gateway start` runs (`node --import tsx src/main.ts`
- * in the gateway's folder), but without pnpm in between, so the pid signalled is the gateway's own.
+ * The real gateway as a child process, for whatever drives it from outside (its own integration tests, the
+ * e2e suite, the benchmarks). It runs what `pnpm --filter @sightline/gateway start` runs (`node --import tsx
+ * src/main.ts` in the gateway's folder), but without pnpm in between, so the pid signalled is the gateway's own.
  *
  * A GatewayProcess holds one loopback port: started, stopped (gracefully or killed) and started again on
  * that same port, as reconnect tests need. It is ready when GET /healthz answers ok (models loaded and
@@ -9,12 +9,12 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { REPO_ROOT } from '../repo-root.ts';
 import { freePort } from './free-port.ts';
 import { DEFAULT_START_TIMEOUT_MS, ServerProcess, type ProcessExit } from './server-process.ts';
 
 /** The gateway package's folder, where `src/main.ts` runs from. */
-const GATEWAY_DIR = fileURLToPath(new URL('../../', import.meta.url));
+const GATEWAY_DIR = join(REPO_ROOT, 'gateway');
 
 export interface GatewayProcessOptions {
   /** Fixed port; a free one when absent. */

@@ -14,16 +14,15 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, dirname, extname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { KserveClient } from '../engines/kserve-client.ts';
+import { REPO_ROOT } from '../repo-root.ts';
 import { freePort } from './free-port.ts';
+import { kserveReadiness } from './kserve-readiness.ts';
 import { ensurePythonEnv, type PythonEnv } from './python-env.ts';
 import { DEFAULT_START_TIMEOUT_MS, ServerProcess } from './server-process.ts';
 
-const REPO = fileURLToPath(new URL('../../../', import.meta.url));
-export const TRITON_DIR = join(REPO, 'deploy', 'triton');
+export const TRITON_DIR = join(REPO_ROOT, 'deploy', 'triton');
 export const TRITON_REQUIREMENTS = join(TRITON_DIR, 'requirements.txt');
-const DEFAULT_MODELS_DIR = join(REPO, 'models');
+const DEFAULT_MODELS_DIR = join(REPO_ROOT, 'models');
 
 /** SIGTERM lets Triton finish what is in flight (serve.py gives it 5 s) and unload; then SIGKILL. */
 const STOP_GRACE_MS = 20_000;
@@ -223,22 +222,17 @@ export class TritonProcess {
       // pytriton wants a folder that does not exist yet; its parent is ours to remove after a kill.
       ...['--workspace', join(workspace, 'pytriton')],
     ];
-    const probe = new KserveClient({ url: this.url, timeoutMs: 2000 });
     try {
       this.server = await ServerProcess.start({
         name: 'Triton',
         command: this.python.python,
         args,
-        cwd: REPO,
+        cwd: REPO_ROOT,
         port: this.httpPort,
         env: { ...this.python.env, PYTHONUNBUFFERED: '1', ...env },
         ...(this.options.logFile ? { logFile: this.logFile(this.options.logFile) } : {}),
         startTimeoutMs: timeoutMs,
-        ready: async () => {
-          if (!(await probe.serverReady())) return `${this.url}/v2/health/ready is not 200 yet`;
-          for (const model of this.models) if (!(await probe.modelReady(model))) return `model ${model} is not ready yet`;
-          return true;
-        },
+        ready: () => kserveReadiness(this.url, this.models),
       });
     } catch (error) {
       // The start's own error is the one to report; a port still held is secondary.

@@ -1,0 +1,4 @@
+import { defineConfig } from 'vitest/config';
+import { gatewayTestProjects } from '../../vitest.projects.ts';
+
+export default defineConfig({ test: { projects: gatewayTestProjects() } });

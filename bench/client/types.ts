@@ -22,8 +22,11 @@ export type Outcome = 'ok' | 'dropped' | 'error' | 'timeout' | 'failed' | 'held'
 
 export const UNANSWERED: ReadonlySet<Outcome> = new Set<Outcome>(['timeout', 'failed']);
 
-/** What a transport reports for one frame. */
-export interface FrameResult {
+/**
+ * What a transport reports for one frame: how it was answered, how long it took, the bytes both ways (a
+ * measurement of the client, not the model's FrameResult of @sightline/shared/model).
+ */
+export interface FrameReport {
   outcome: Outcome;
   /** Full-process latency: from just before encoding the request to the decoded reply; NaN when unanswered. */
   latencyMs: number;
@@ -55,7 +58,7 @@ export interface FrameResult {
 }
 
 /** One frame as the run measured it: what came back, and which client sent it when. */
-export interface FrameMeasurement extends FrameResult {
+export interface FrameMeasurement extends FrameReport {
   repeat: number;
   client: number;
   /** Frame number within its client and phase. */
@@ -93,7 +96,7 @@ export interface Workload {
 
 /** How a transport hands results back to the run. */
 export interface Recorder {
-  frame(item: { seq: number; input: FrameInput }, startedAt: number, result: FrameResult): void;
+  frame(item: { seq: number; input: FrameInput }, startedAt: number, result: FrameReport): void;
   net(kind: NetKind, ms: number): void;
   /** A WebSocket was opened and greeted by `instance` (undefined: the server does not name itself). */
   connection?(instance: string | undefined): void;

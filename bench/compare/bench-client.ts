@@ -13,6 +13,7 @@ import { PROTOCOL_VERSION, SUPPORTED_PROTOCOLS } from '@sightline/shared/protoco
 import * as args from '../client/args.ts';
 import * as inputs from '../client/inputs.ts';
 import * as run from '../client/run.ts';
+import type { ClientMode } from './options.ts';
 import type { ServerPlan } from './plans.ts';
 
 export interface BenchClient {
@@ -96,9 +97,6 @@ export async function checkoutClient(gatewayDir: string, speaks: number, why = '
     fetchModels: r.fetchModels as BenchClient['fetchModels'],
   };
 }
-
-export const CLIENT_MODES = ['same', 'own'] as const;
-export type ClientMode = (typeof CLIENT_MODES)[number];
 
 /** One client per plan, in the plans' order: see the module's comment for which. */
 export async function clientsFor(plans: readonly ServerPlan[], mode: ClientMode): Promise<BenchClient[]> {

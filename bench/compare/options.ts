@@ -7,12 +7,15 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { BENCHMARKS_DOC } from '../doc-section.ts';
-import { CLIENT_MODES, type ClientMode } from './bench-client.ts';
 import { type CliOutput, parseWithoutExit, SILENT_OUTPUT } from '../client/parse-without-exit.ts';
 import { callerPath } from '../reliability/scenario-options.ts';
 
 export const PRESETS = ['ab', 'engine'] as const;
 export type Preset = (typeof PRESETS)[number];
+
+/** --client: which checkout's benchmark client drives the older gateway of an A/B (bench-client.ts). */
+export const CLIENT_MODES = ['same', 'own'] as const;
+export type ClientMode = (typeof CLIENT_MODES)[number];
 
 export interface CompareOptions {
   preset: Preset;

@@ -14,7 +14,7 @@ import { DETECT_PATH } from '@sightline/shared/protocol';
 import { fmt } from '../client/report.ts';
 import { pacedLoop } from '../client/transports/ws-paced.ts';
 import { WsConnection } from '../client/transports/ws-connection.ts';
-import type { FrameInput, FrameResult, Recorder, Workload } from '../client/types.ts';
+import type { FrameInput, FrameReport, Recorder, Workload } from '../client/types.ts';
 import { httpProbe } from '../fuzz/http-probe.ts';
 import { OwnedGateway } from './gateway-under-test.ts';
 import { countBy, formatCounts } from './load-stats.ts';
@@ -60,7 +60,7 @@ const exitTimeoutMs = num(o.exitTimeout, 'exit-timeout', 1) * 1000;
 interface FrameRecord {
   client: number;
   due: number;
-  result: FrameResult;
+  result: FrameReport;
 }
 
 interface DrainRun {
@@ -81,7 +81,7 @@ interface DrainRun {
 }
 
 /** An outcome as the table shows it. */
-function kind(result: FrameResult): string {
+function kind(result: FrameReport): string {
   if (result.outcome === 'ok') return 'detections';
   if (result.outcome === 'dropped') return `dropped ${result.errorCode}`;
   if (result.outcome === 'error') return `error ${result.errorCode}`;

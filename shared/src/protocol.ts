@@ -1,141 +1,17 @@
 /**
- * Sightline wire protocol: every constant both ends share. The messages themselves are zod schemas in
- * schemas.ts, and their TypeScript types are inferred from those schemas (re-exported here), so a type
- * and the check that enforces it cannot drift apart. docs/PROTOCOL.md describes the bytes.
+ * Sightline wire protocol, as clients and the gateway import it (`@sightline/shared/protocol`): every constant
+ * both ends share (protocol-constants.ts) and the TypeScript types of the messages. The messages themselves
+ * are zod schemas in schemas.ts and their types are inferred from those schemas (re-exported here), so a type
+ * and the check that enforces it cannot drift apart. Imports run one way, protocol.ts -> schemas.ts ->
+ * protocol-constants.ts, so modules inside shared/ import constants from protocol-constants.ts, never from here.
+ * docs/PROTOCOL.md describes the bytes.
  *
  * Transport rules (see docs/PROTOCOL.md):
- * - WebSocket at {@link WS_PATH}. A binary message is MessagePack, a text message is JSON with the image
+ * - WebSocket at `WS_PATH`. A binary message is MessagePack, a text message is JSON with the image
  *   as Base64. Every reply goes out in the codec its request came in.
- * - HTTP: POST {@link DETECT_PATH}, GET {@link MODELS_PATH}, GET {@link MODEL_FILE_PATH}, GET {@link HEALTH_PATH}.
+ * - HTTP: POST `DETECT_PATH`, GET `MODELS_PATH`, GET `MODEL_FILE_PATH`, GET `HEALTH_PATH`.
  */
-
-/**
- * Bumped whenever the protocol changes. 2 added tracking (TRACK_QUERY_PARAM, `trackId`), `retryAfterMs` on
- * refusals and the models a gateway cannot serve; a client of version 1 is still served (every addition is
- * a field it may ignore or a query it does not send).
- */
-export const PROTOCOL_VERSION = 2;
-/** The versions a gateway of this build serves (`?protocol=`). */
-export const SUPPORTED_PROTOCOLS: readonly number[] = [1, 2];
-
-export const WS_PATH = '/ws';
-export const DETECT_PATH = '/api/detect';
-export const MODELS_PATH = '/api/models';
-export const HEALTH_PATH = '/healthz';
-/** Liveness for orchestrators: the process can serve (no inference is run to answer it). */
-export const LIVE_PATH = '/livez';
-/** Readiness for orchestrators and load balancers: models loaded, workers up, not draining; 503 otherwise. */
-export const READY_PATH = '/readyz';
-export const METRICS_PATH = '/metrics';
-/** The Open Inference Protocol's (KServe v2) health paths; its model paths live under /v2/models (docs/PROTOCOL.md). */
-export const V2_LIVE_PATH = '/v2/health/live';
-export const V2_READY_PATH = '/v2/health/ready';
-/** How to reach this gateway from other devices (dashboard: LAN URL and QR code). */
-export const ACCESS_PATH = '/api/access';
-/**
- * A model's ONNX file, for clients that run the model themselves (GET; Express route syntax, `:name` a
- * model name from GET /api/models). Same access rules as the rest of /api; its ETag is its sha256.
- */
-export const MODEL_FILE_PATH = '/api/models/:name/model.onnx';
-
-/** MODEL_FILE_PATH for one model. */
-export function modelFilePath(name: string): string {
-  return MODEL_FILE_PATH.replace(':name', encodeURIComponent(name));
-}
-
-/** Query parameter a WebSocket client may set to the version it speaks; a mismatch closes the socket. */
-export const PROTOCOL_QUERY_PARAM = 'protocol';
-/**
- * `?track=1` on the WebSocket: the gateway tracks objects across this connection's frames (per model, the
- * frames' `ts` taken as their capture times, ms) and each detection of a confirmed track carries `trackId`.
- */
-export const TRACK_QUERY_PARAM = 'track';
-
-export const MSGPACK_CONTENT_TYPE = 'application/msgpack';
-export const JSON_CONTENT_TYPE = 'application/json';
-/** Raw image bodies POST /api/detect accepts (besides JSON and MessagePack). */
-export const IMAGE_CONTENT_TYPES = ['image/jpeg', 'image/png', 'image/webp'] as const;
-
-export const CODECS = ['json', 'msgpack'] as const;
-export type Codec = (typeof CODECS)[number];
-
-/**
- * WebSocket close codes the gateway sends, and the standard ones a client may see. Both ends import
- * them from here; docs/PROTOCOL.md has the table of what a client should do on each.
- */
-export const CLOSE_CODES = {
-  /** The client closed on purpose (the dashboard when it stops). */
-  normal: 1000,
-  /** The gateway is shutting down: every frame sent before was answered; reconnect (to another replica, or once it is back). */
-  goingAway: 1001,
-  /** A text message that is not UTF-8 (RFC 6455 requires the close). */
-  invalidPayload: 1007,
-  /** The client kept sending above the message-rate limit after `rate_limited` errors: slow down, then reconnect. */
-  policyViolation: 1008,
-  /** A message above the hard ceiling (4x maxMessageBytes). */
-  messageTooBig: 1009,
-  /** The gateway has no room for another connection now: retry after a delay. */
-  tryAgainLater: 1013,
-  /** The client closes when the gateway's `hello` names another protocol version. */
-  protocolMismatch: 4000,
-  /** The gateway does not speak the version the client asked for in `?protocol=`: do not retry. */
-  unsupportedProtocol: 4001,
-  /** The client did not read its answers: more than the per-connection cap waited to be sent. Read, then reconnect. */
-  slowConsumer: 4002,
-} as const;
-export type CloseCode = (typeof CLOSE_CODES)[keyof typeof CLOSE_CODES];
-
-/** Why a frame was answered `dropped` instead of being detected. */
-export const DROP_REASONS = [
-  /** A newer frame from the same connection took its place in the queue (the newest frame wins). */
-  'superseded',
-  /** The gateway is shutting down: frames still waiting are not started. */
-  'shutting_down',
-  /** The gateway could not start the frame within its latency budget: the client should just send its next frame. */
-  'overloaded',
-] as const;
-export type DropReason = (typeof DROP_REASONS)[number];
-
-export const ERROR_CODES = [
-  /** Not a message of this protocol: undecodable bytes, bad JSON, wrong field types, bad Base64. */
-  'bad_message',
-  /** The image bytes are not a JPEG, PNG or WebP that can be decoded. */
-  'bad_image',
-  /** The message or the decoded image exceeds a limit of the gateway. */
-  'too_large',
-  /** `model` names no model of this gateway. */
-  'unknown_model',
-  /** The gateway has no room for the frame now (too many waiting); try again later. */
-  'overloaded',
-  /** The connection sent messages faster than its rate limit; slow down (persisting closes the connection). */
-  'rate_limited',
-  /** No access token, or a wrong one, where the gateway requires one (HTTP and WebSocket upgrades). */
-  'unauthorized',
-  /** The request names a host or comes from an origin this gateway does not serve. */
-  'forbidden',
-  /** The model's serving engine (SIGHTLINE_INFERENCE_URL) cannot be reached now: send again after `retryAfterMs`. */
-  'unavailable',
-  /** A fault of the gateway, not of the request. */
-  'internal',
-] as const;
-export type ErrorCode = (typeof ERROR_CODES)[number];
-
-/** HTTP status for each error code on POST /api/detect. */
-export const HTTP_STATUS_BY_ERROR: Readonly<Record<ErrorCode, number>> = {
-  bad_message: 400,
-  bad_image: 415,
-  too_large: 413,
-  unknown_model: 404,
-  overloaded: 503,
-  rate_limited: 429,
-  unauthorized: 401,
-  forbidden: 403,
-  unavailable: 503,
-  internal: 500,
-};
-
-export const MODEL_KINDS = ['objects', 'faces'] as const;
-export type ModelKind = (typeof MODEL_KINDS)[number];
+export * from './protocol-constants.ts';
 
 export type {
   Box,

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { base64ToBytes } from './base64.ts';
 import { modelInputSchema } from './model/manifest.ts';
-import { DROP_REASONS, ERROR_CODES, MODEL_KINDS } from './protocol.ts';
+import { DROP_REASONS, ERROR_CODES, MODEL_KINDS } from './protocol-constants.ts';
 
 export const messageId = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 export const timestamp = z.number().refine(Number.isFinite, 'must be a finite number');

@@ -14,14 +14,14 @@ import { Header } from './components/Header.tsx';
 import { LatencyChart } from './components/LatencyChart.tsx';
 import { MediaStage } from './components/MediaStage.tsx';
 import { ModelControls } from './components/ModelControls.tsx';
-import { PathComparison } from './components/PathComparison.tsx';
+import { RouteComparison } from './components/RouteComparison.tsx';
 import { RunOnControls } from './components/RunOnControls.tsx';
 import { SourceControls } from './components/SourceControls.tsx';
 import { StageBreakdown } from './components/StageBreakdown.tsx';
 import { StreamControls } from './components/StreamControls.tsx';
 import { Toasts } from './components/Toasts.tsx';
 import { TrackingPanel } from './components/TrackingPanel.tsx';
-import { VERDICT_WINDOW } from './ui/path-comparison.ts';
+import { VERDICT_WINDOW } from './ui/route-comparison.ts';
 
 export function App() {
   const [controller] = useState(() => new DashboardController());
@@ -94,7 +94,7 @@ export function App() {
   const sourceSize =
     snapshot.source.width && snapshot.source.height ? { width: snapshot.source.width, height: snapshot.source.height } : undefined;
   const activeCodecs = settings.abMode ? (['json', 'msgpack'] as const) : [settings.codec];
-  const activePaths = settings.runOn === 'both' ? (['gateway', 'device'] as const) : [settings.runOn];
+  const activeRoutes = settings.runOn === 'both' ? (['gateway', 'device'] as const) : [settings.runOn];
   const retryDevice = useCallback(() => controller.retryOnDevice(), [controller]);
 
   return (
@@ -180,7 +180,12 @@ export function App() {
             id="paths-title"
             actions={<span className="panel__note">per frame, median of the last {VERDICT_WINDOW}</span>}
           >
-            <PathComparison comparison={snapshot.comparison} paths={snapshot.paths} pingMs={snapshot.pingMs} activePaths={activePaths} />
+            <RouteComparison
+              comparison={snapshot.comparison}
+              routes={snapshot.routes}
+              pingMs={snapshot.pingMs}
+              activeRoutes={activeRoutes}
+            />
           </Panel>
           <Panel
             title="Codec comparison"

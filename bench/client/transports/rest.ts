@@ -12,7 +12,7 @@ import { DETECT_PATH, MSGPACK_CONTENT_TYPE } from '@sightline/shared/protocol';
 import { validateServerMessage } from '@sightline/shared/validation';
 import { authHeaders, tlsOptions, unauthorizedHint, type ClientAccess } from '../access.ts';
 import type { ClientCodec } from '../args.ts';
-import type { ClientDriver, FrameInput, FrameResult, Recorder, Workload } from '../types.ts';
+import type { ClientDriver, FrameInput, FrameReport, Recorder, Workload } from '../types.ts';
 import { detectionsResult, resultFromReply } from './ws-connection.ts';
 
 export interface RestOptions {
@@ -60,7 +60,7 @@ export function interpretResponse(
   latencyMs: number,
   bytesUp: number,
   bytesDown: number,
-): FrameResult {
+): FrameReport {
   const codec = contentType?.startsWith(MSGPACK_CONTENT_TYPE) ? 'msgpack' : 'json';
   let value: unknown;
   try {
@@ -123,7 +123,7 @@ export class RestDriver implements ClientDriver {
     }
   }
 
-  request(input: FrameInput, startedAt = performance.now()): Promise<FrameResult> {
+  request(input: FrameInput, startedAt = performance.now()): Promise<FrameReport> {
     const body = encodeBody(input, this.options);
     const headers: http.OutgoingHttpHeaders = {
       'Content-Type': body.contentType,
@@ -133,7 +133,7 @@ export class RestDriver implements ClientDriver {
     };
     if (!this.options.keepAlive) headers.Connection = 'close';
     const request = (this.url.protocol === 'https:' ? https : http).request;
-    return new Promise<FrameResult>((resolve) => {
+    return new Promise<FrameReport>((resolve) => {
       let settled = false;
       let socket: net.Socket | undefined;
       let written0 = 0;
@@ -144,7 +144,7 @@ export class RestDriver implements ClientDriver {
         up: socket ? socket.bytesWritten - written0 : 0,
         down: socket ? socket.bytesRead - read0 : 0,
       });
-      const finish = (result: FrameResult) => {
+      const finish = (result: FrameReport) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
@@ -153,7 +153,7 @@ export class RestDriver implements ClientDriver {
         resolve(result);
       };
       /** No answer to read: the bytes that went each way, and why. */
-      const finishUnanswered = (outcome: FrameResult['outcome'], errorCode: string, errorMessage: string) => {
+      const finishUnanswered = (outcome: FrameReport['outcome'], errorCode: string, errorMessage: string) => {
         const c = counted();
         finish({ outcome, latencyMs: Number.NaN, bytesUp: c.up, bytesDown: c.down, errorCode, errorMessage });
       };

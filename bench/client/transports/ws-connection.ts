@@ -9,7 +9,7 @@ import { WireClient, type WireEvent } from '@sightline/harness/client';
 import type { Codec, DetectionsMessage, FrameMessage, HelloMessage, ServerMessage } from '@sightline/shared/protocol';
 import { authHeaders, tlsOptions, unauthorizedHint, type ClientAccess } from '../access.ts';
 import { RateCap } from '../pacing.ts';
-import type { FrameInput, FrameResult } from '../types.ts';
+import type { FrameInput, FrameReport } from '../types.ts';
 
 export interface WsConnectionOptions {
   /** Gateway base URL, http(s)://host:port. */
@@ -35,10 +35,10 @@ interface Pending {
   startedAt: number;
   bytesUp: number;
   timer: NodeJS.Timeout;
-  resolve: (result: FrameResult) => void;
+  resolve: (result: FrameReport) => void;
 }
 
-export function resultFromReply(message: ServerMessage, latencyMs: number, bytesUp: number, bytesDown: number): FrameResult {
+export function resultFromReply(message: ServerMessage, latencyMs: number, bytesUp: number, bytesDown: number): FrameReport {
   switch (message.type) {
     case 'detections':
       return detectionsResult(message, latencyMs, bytesUp, bytesDown);
@@ -67,7 +67,7 @@ export function detectionsResult(
   latencyMs: number,
   bytesUp: number,
   bytesDown: number,
-): FrameResult {
+): FrameReport {
   const t = message.timings;
   return {
     outcome: 'ok',
@@ -216,7 +216,7 @@ export class WsConnection {
     this.settle(id, resultFromReply(message, answeredAt - entry.startedAt, entry.bytesUp, bytesDown));
   }
 
-  private settle(id: number, result: FrameResult): void {
+  private settle(id: number, result: FrameReport): void {
     const entry = this.pending.get(id);
     if (!entry) return;
     this.pending.delete(id);
@@ -251,7 +251,7 @@ export class WsConnection {
    * to the decoded answer; `startedAt` may be given to start the clock earlier (short mode: before connecting;
    * open loop: when the frame was due).
    */
-  request(input: FrameInput, startedAt = this.now()): Promise<FrameResult> {
+  request(input: FrameInput, startedAt = this.now()): Promise<FrameReport> {
     const client = this.client;
     if (!client?.open) {
       return Promise.resolve({
@@ -267,7 +267,7 @@ export class WsConnection {
     const message: FrameMessage = { type: 'frame', id, ts: startedAt, image: input.bytes };
     if (this.options.model !== undefined) message.model = this.options.model;
     if (this.options.threshold !== undefined) message.threshold = this.options.threshold;
-    return new Promise<FrameResult>((resolve) => {
+    return new Promise<FrameReport>((resolve) => {
       // The answer cannot come before this turn ends: the frame is registered right after it goes out.
       const data = client.send(message, this.options.codec, (error) => {
         if (error)

@@ -5,14 +5,14 @@
  * was due.
  */
 import { delayUntil, realClock, scheduledAt, type PacingClock } from '../pacing.ts';
-import type { FrameInput, FrameResult, Recorder, Workload } from '../types.ts';
+import type { FrameInput, FrameReport, Recorder, Workload } from '../types.ts';
 import type { WsConnectionOptions } from './ws-connection.ts';
 import { WsPersistentDriver } from './ws-serial.ts';
 
 /** What the loop needs of a connection: WsConnection, or a fake. `startedAt` is where latency counts from. */
 export interface FrameSender {
   readonly alive: boolean;
-  request(input: FrameInput, startedAt: number): Promise<FrameResult>;
+  request(input: FrameInput, startedAt: number): Promise<FrameReport>;
   /** How long the gateway's last refusal still holds frames back, ms. */
   heldMs?(): number;
 }

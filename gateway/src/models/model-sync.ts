@@ -7,7 +7,7 @@
  */
 import { basename } from 'node:path';
 import type { Logger } from '../logger.ts';
-import type { InferenceExecutor } from '../inference/inference-executor.ts';
+import type { ModelSpec } from './manifest.ts';
 import { readModelFolder, type FolderModel, type FolderOptions } from './model-folder.ts';
 import type { ModelRegistry } from './model-registry.ts';
 import { modelFolders } from './models-dir.ts';
@@ -17,6 +17,17 @@ export interface SyncReport {
   replaced: string[];
   removed: string[];
   unavailable: string[];
+}
+
+/**
+ * What a sync needs of whatever runs the models (the inference pool is one), defined here so the models
+ * layer does not import the layer above it.
+ */
+export interface ModelLoader {
+  /** Opens `spec`, replacing a model of the same name; rejects with the reason when it cannot be opened, leaving what was open as it was. */
+  load(spec: ModelSpec): Promise<void>;
+  /** Closes the model of that name. */
+  unload(name: string): Promise<void>;
 }
 
 export class ModelSync {
@@ -30,7 +41,7 @@ export class ModelSync {
   constructor(
     private readonly modelsDir: string,
     private readonly registry: ModelRegistry,
-    private readonly pool: Pick<InferenceExecutor, 'load' | 'unload'>,
+    private readonly loader: ModelLoader,
     private readonly logger: Logger,
     private readonly options: FolderOptions,
   ) {}
@@ -83,7 +94,7 @@ export class ModelSync {
         continue;
       }
       try {
-        await this.pool.load(read.spec);
+        await this.loader.load(read.spec);
       } catch (error) {
         this.markUnavailable(
           name,
@@ -102,7 +113,7 @@ export class ModelSync {
     for (const name of [...this.served.keys()].filter((n) => !seen.has(n))) {
       this.served.delete(name);
       this.registry.withdraw(name);
-      await this.pool.unload(name);
+      await this.loader.unload(name);
       report.removed.push(name);
       this.logger.info({ model: name }, 'model removed');
     }

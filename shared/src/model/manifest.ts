@@ -3,7 +3,7 @@
  * prepare its input and read its outputs. One schema for both; see models/README.md for the format.
  */
 import { z } from 'zod';
-import { MODEL_KINDS } from '../protocol.ts';
+import { MODEL_KINDS } from '../protocol-constants.ts';
 
 export const modelInputSchema = z.object({
   name: z.string(),

@@ -1,5 +1,5 @@
 /**
- * What the fate of a frame changes, whichever path served it and however it ended (answered, failed,
+ * What the fate of a frame changes, whichever route served it and however it ended (answered, failed,
  * given up): its sample, the latest result (the panels' "latest frame"), and the notices for problems of
  * the dashboard's own. The gateway's error answers go to the error log here too, including those that
  * settle no frame (an error about a ping). The boxes over the video come from the tracks
@@ -9,7 +9,7 @@ import type { ErrorMessage } from '@sightline/shared/protocol';
 import { Signal } from '../events/signal.ts';
 import { sampleFromOutcome } from '../metrics/frame-sample.ts';
 import type { SampleStore } from '../metrics/sample-store.ts';
-import type { FrameOutcome } from '../paths/frame-outcome.ts';
+import type { FrameOutcome } from '../frame-routes/frame-outcome.ts';
 import { latestResult, type LatestResult } from './dashboard-snapshot.ts';
 import type { EventLog } from './event-log.ts';
 
@@ -38,7 +38,7 @@ export class AnswerRecorder {
     return this.current;
   }
 
-  /** A frame settled on some path. */
+  /** A frame settled on some route. */
   record(outcome: FrameOutcome): void {
     this.options.samples.add(sampleFromOutcome(outcome, this.options.timeOrigin));
     const { notice } = outcome;
@@ -58,7 +58,7 @@ export class AnswerRecorder {
     this.changed.emit(undefined);
   }
 
-  /** The newest result, from any path, becomes the latest. */
+  /** The newest result, from any route, becomes the latest. */
   private show(result: LatestResult): void {
     // With several frames in flight answers can overtake each other: never go back in time.
     if (this.current && result.id < this.current.id) return;

@@ -10,7 +10,7 @@ export const EXPIRE_CHECK_MS = 500;
 
 export interface AnswerWatchdogOptions {
   clock: Pick<Clock, 'setTimeout' | 'clearTimeout'>;
-  /** Settles every frame unanswered for longer than `timeoutMs` as lost (GatewayPath.expire). */
+  /** Settles every frame unanswered for longer than `timeoutMs` as lost (GatewayRoute.expire). */
   expire: (timeoutMs: number) => void;
   timeoutMs?: number;
 }

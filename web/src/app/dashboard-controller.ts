@@ -1,8 +1,8 @@
 /**
  * The dashboard's engine outside React, as a composition root: it builds the units, wires what each
  * publishes to what must react, and holds the commands React calls. Source -> stream loop (encoder) ->
- * frame dispatcher -> a frame path: the gateway (frame sender, socket) or this device (the on-device
- * engine, the model in a worker); every path settles its frames into the answer recorder (samples,
+ * frame dispatcher -> a frame route: the gateway (frame sender, socket) or this device (the on-device
+ * engine, the model in a worker); every route settles its frames into the answer recorder (samples,
  * logs) and the live tracks (the overlay's boxes, the detection log), the gateway's also into the
  * rejection backoff; beside them the ping clock, the answer watchdog and the models loader.
  *
@@ -22,12 +22,12 @@ import { PingStore } from '../metrics/ping-store.ts';
 import { SampleStore } from '../metrics/sample-store.ts';
 import { debugHook, debugRequested, DrawLog } from '../overlay/draw-log.ts';
 import { OverlayRenderer } from '../overlay/overlay-renderer.ts';
-import { usesDevice } from '../paths/run-on.ts';
+import { usesDevice } from '../frame-routes/run-on.ts';
 import { browserClock } from '../time/clock.ts';
 import { lostModelText } from '../ui/models-text.ts';
 import { LiveTracks } from '../tracking/live-tracks.ts';
 import { ANSWER_TIMEOUT_MS, FrameSender } from '../transport/frame-sender.ts';
-import { GatewayPath } from '../transport/gateway-path.ts';
+import { GatewayRoute } from '../transport/gateway-route.ts';
 import { GatewaySocket } from '../transport/gateway-socket.ts';
 import { gatewaySocketUrl } from '../transport/gateway-url.ts';
 import { fetchModels } from '../transport/models-api.ts';
@@ -64,7 +64,7 @@ export class DashboardController {
   private readonly settingsChanged = new Signal<StreamSettings>();
   private readonly socket: GatewaySocket;
   private readonly sender: FrameSender;
-  private readonly gateway: GatewayPath;
+  private readonly gateway: GatewayRoute;
   private readonly onDevice: OnDeviceEngine;
   private readonly dispatcher: FrameDispatcher;
   private readonly answers: AnswerRecorder;
@@ -85,7 +85,7 @@ export class DashboardController {
     const nextId = (): number => ++this.messageId;
     const socket = (this.socket = new GatewaySocket({ url: gatewaySocketUrl(window.location), clock }));
     const sender = (this.sender = new FrameSender({ send: (data) => socket.send(data), nextId }));
-    const gateway = (this.gateway = new GatewayPath(socket, sender));
+    const gateway = (this.gateway = new GatewayRoute(socket, sender));
     const onDevice = (this.onDevice = new OnDeviceEngine({
       createWorker: createInferenceWorker,
       clock,
@@ -98,7 +98,7 @@ export class DashboardController {
       }),
     }));
     const dispatcher = (this.dispatcher = new FrameDispatcher({
-      paths: { gateway, device: onDevice },
+      routes: { gateway, device: onDevice },
       runOn: () => this.settings.runOn,
     }));
     const answers = (this.answers = new AnswerRecorder({
@@ -117,17 +117,17 @@ export class DashboardController {
       settings: () => this.settings,
       modelInput: () => modelFor(models.state.response, this.settings.model)?.input,
       holdMs: () => backoff.waitMs(),
-      // What may let the next frame go: a path greeted, loaded, or settling a frame; the picture; the settings; the backoff letting go.
+      // What may let the next frame go: a route greeted, loaded, or settling a frame; the picture; the settings; the backoff letting go.
       wakeOn: [dispatcher.changed, source.changed, settingsChanged, backoff.changed],
     }));
     const pingClock = (this.pingClock = new PingClock({ clock, link: socket, nextId, codec: () => this.settings.codec }));
     this.watchdog = new AnswerWatchdog({ clock, expire: (timeoutMs) => gateway.expire(timeoutMs) });
     this.exporter = new SampleExporter({ samples, pings, detections, settings: () => this.settings, onDevice: () => onDevice.state });
 
-    // Every frame's fate, on either path, is recorded and tracked; the gateway's answers also drive the rejection backoff.
-    for (const path of [gateway, onDevice]) {
-      path.settled.subscribe((outcome) => answers.record(outcome));
-      path.settled.subscribe((outcome) => tracks.record(outcome));
+    // Every frame's fate, on either route, is recorded and tracked; the gateway's answers also drive the rejection backoff.
+    for (const route of [gateway, onDevice]) {
+      route.settled.subscribe((outcome) => answers.record(outcome));
+      route.settled.subscribe((outcome) => tracks.record(outcome));
     }
     gateway.settled.subscribe((outcome) => backoff.track(outcome));
     tracks.identified.subscribe((answer) => detections.add(detectionRows(answer, performance.timeOrigin)));
@@ -208,7 +208,7 @@ export class DashboardController {
     if (!this.running) return;
     this.running = false;
     this.loop.stop();
-    // Closing settles every frame still out on the gateway as lost (GatewayPath).
+    // Closing settles every frame still out on the gateway as lost (GatewayRoute).
     this.socket.stop();
     this.pingClock.stop();
     this.watchdog.stop();

@@ -9,26 +9,26 @@ import type { OnDeviceState } from '../inference/on-device-engine.ts';
 import { latencySeries, type LatencySeries } from '../metrics/chart-data.ts';
 import type { PingStore } from '../metrics/ping-store.ts';
 import type { FrameStats, SampleStore } from '../metrics/sample-store.ts';
-import type { FrameOutcome, FrameResult } from '../paths/frame-outcome.ts';
-import type { FramePath, RunOn } from '../paths/run-on.ts';
+import type { FrameOutcome, RouteResult } from '../frame-routes/frame-outcome.ts';
+import type { FrameRoute, RunOn } from '../frame-routes/run-on.ts';
 import type { TrackingSummary } from '../tracking/live-tracks.ts';
 import type { FrameSender } from '../transport/frame-sender.ts';
 import type { ConnectionStatus } from '../transport/gateway-socket.ts';
-import { comparePaths, recentPingMs, VERDICT_WINDOW, type PathComparison } from '../ui/path-comparison.ts';
+import { compareRoutes, recentPingMs, VERDICT_WINDOW, type RouteComparison } from '../ui/route-comparison.ts';
 import type { EventLog, LogEntry } from './event-log.ts';
 import type { ModelsState } from './models-loader.ts';
 import type { RejectionBackoff } from './rejection-backoff.ts';
 import { CHART_WINDOW, type StreamSettings } from './settings.ts';
 import type { EncodeSummary } from './stream-loop.ts';
 
-/** `waiting-device`: the model is loading on this device, or cannot run here, and no other path may take frames. */
+/** `waiting-device`: the model is loading on this device, or cannot run here, and no other route may take frames. */
 export type StreamPhase = 'streaming' | 'paused' | 'waiting-gateway' | 'waiting-device' | 'waiting-source';
 
-/** The newest frame some path found detections in: its result (stages; the server's time on the gateway) and how it went. */
-export interface LatestResult extends FrameResult {
+/** The newest frame some route found detections in: its result (stages; the server's time on the gateway) and how it went. */
+export interface LatestResult extends RouteResult {
   id: number;
-  /** Which path computed it. */
-  path: FramePath;
+  /** Which route computed it. */
+  path: FrameRoute;
   /** Null for a frame that never went on the wire (this device). */
   codec: Codec | null;
   /** Gateway: send to answer. This device: hand-over to the worker to its detections. */
@@ -78,14 +78,14 @@ export interface DashboardSnapshot {
   lastEncode?: EncodeSummary;
   /** Where frames are computed. */
   runOn: RunOn;
-  /** The next frame's path; undefined while none can take it. */
-  nextPath?: FramePath;
+  /** The next frame's route; undefined while none can take it. */
+  nextRoute?: FrameRoute;
   /** On-device inference: model loading, loaded (backend, threads, download), failed. */
   onDevice: OnDeviceState;
-  /** Per path over the stats window: the gateway (both codecs) and this device. */
-  paths: Record<FramePath, FrameStats>;
-  /** Which is faster right now, over each path's last VERDICT_WINDOW frames. */
-  comparison: PathComparison;
+  /** Per route over the stats window: the gateway (both codecs) and this device. */
+  routes: Record<FrameRoute, FrameStats>;
+  /** Which is faster right now, over each route's last VERDICT_WINDOW frames. */
+  comparison: RouteComparison;
   /** The tracks: how far ahead the boxes are drawn, unique objects, counts now, the latest answer's track ids. */
   tracking: TrackingSummary;
   /** Detection rows kept for the detections export. */
@@ -94,7 +94,7 @@ export interface DashboardSnapshot {
 
 /**
  * Why frames are not going out, if they are not; a pause is named first because the person chose it.
- * "This device" needs the model loaded, not the gateway; "Both" streams while either path can take frames.
+ * "This device" needs the model loaded, not the gateway; "Both" streams while either route can take frames.
  */
 export function streamPhase(
   paused: boolean,
@@ -128,8 +128,8 @@ export interface SnapshotSources {
   backoff: Pick<RejectionBackoff, 'streak' | 'lastRejection'>;
   loop: { readonly lastEncode: EncodeSummary | undefined };
   onDevice: { readonly state: OnDeviceState };
-  /** Which path the next frame takes, and the frames out on every path. */
-  dispatcher: { nextPath(): FramePath | undefined; readonly inFlight: number };
+  /** Which route the next frame takes, and the frames out on every route. */
+  dispatcher: { nextRoute(): FrameRoute | undefined; readonly inFlight: number };
   tracks: { summary(): TrackingSummary };
   detections: { readonly size: number };
   /** performance.now(): the chart's time axis ends there. */
@@ -145,13 +145,13 @@ export function buildSnapshot(sources: SnapshotSources): DashboardSnapshot {
   const { runOn } = settings;
   const now = sources.now();
   const allPings = pings.all();
-  const nextPath = sources.dispatcher.nextPath();
+  const nextRoute = sources.dispatcher.nextRoute();
   const windows = [VERDICT_WINDOW, settings.statsWindow];
   const [deviceRecent, deviceStats] = samples.statsWindows({ path: 'device' }, windows);
   const [gatewayRecent, gatewayStats] = samples.statsWindows({ path: 'gateway' }, windows);
   const stats = {} as Record<Codec, FrameStats>;
   for (const codec of CODECS) stats[codec] = samples.stats({ path: 'gateway', codec }, settings.statsWindow);
-  const comparison = comparePaths(deviceRecent!, gatewayRecent!, {
+  const comparison = compareRoutes(deviceRecent!, gatewayRecent!, {
     runOn,
     now,
     pingMs: recentPingMs(allPings.map((ping) => ping.rttMs)),
@@ -178,9 +178,9 @@ export function buildSnapshot(sources: SnapshotSources): DashboardSnapshot {
     lastRejection: backoff.lastRejection,
     lastEncode: sources.loop.lastEncode,
     runOn,
-    ...(nextPath ? { nextPath } : {}),
+    ...(nextRoute ? { nextRoute } : {}),
     onDevice,
-    paths: { gateway: gatewayStats!, device: deviceStats! },
+    routes: { gateway: gatewayStats!, device: deviceStats! },
     comparison,
     tracking: sources.tracks.summary(),
     detectionsKept: sources.detections.size,

@@ -8,7 +8,7 @@
  * stream loop goes on by itself.
  */
 import { Signal } from '../events/signal.ts';
-import type { FrameOutcome } from '../paths/frame-outcome.ts';
+import type { FrameOutcome } from '../frame-routes/frame-outcome.ts';
 import type { Clock, TimerHandle } from '../time/clock.ts';
 
 export const REJECTION_DELAY_MIN_MS = 100;

@@ -8,7 +8,7 @@
  */
 import { isFrameSize } from '../capture/frame-size.ts';
 import { isThreadsSetting } from '../inference/threads.ts';
-import { isRunOn } from '../paths/run-on.ts';
+import { isRunOn } from '../frame-routes/run-on.ts';
 import { isBoxMode } from '../tracking/box-mode.ts';
 import { DEFAULT_SETTINGS, type StreamSettings } from './settings.ts';
 

@@ -2,7 +2,7 @@
 import type { Codec } from '@sightline/shared/protocol';
 import { DEFAULT_FRAME_SIZE, type FrameSize } from '../capture/frame-size.ts';
 import type { ThreadsSetting } from '../inference/threads.ts';
-import type { RunOn } from '../paths/run-on.ts';
+import type { RunOn } from '../frame-routes/run-on.ts';
 import type { BoxMode } from '../tracking/box-mode.ts';
 
 export interface StreamSettings {

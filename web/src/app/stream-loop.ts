@@ -1,14 +1,14 @@
 /**
  * The send loop: takes the source's newest picture, encodes it (one encode at a time) and hands it to the
- * frame dispatcher whenever flow control, a path, the source and the rejection backoff all allow. It
- * subscribes to what may let the next frame go (`wakeOn`: a path greeted, loaded or settling a frame, the
+ * frame dispatcher whenever flow control, a route, the source and the rejection backoff all allow. It
+ * subscribes to what may let the next frame go (`wakeOn`: a route greeted, loaded or settling a frame, the
  * source, the settings, the backoff running out) and pumps then; a pump with nothing to do returns, or
  * registers for the next video frame or picture it waits for.
  */
 import type { EncodedFrame, FrameSourceElement } from '../capture/frame-encoder.ts';
 import type { FrameSize, ModelInput } from '../capture/frame-size.ts';
 import { Signal, type Subscribable } from '../events/signal.ts';
-import type { FrameRequest } from '../paths/path-port.ts';
+import type { FrameRequest } from '../frame-routes/route-port.ts';
 import type { Clock, TimerHandle } from '../time/clock.ts';
 import type { StreamSettings } from './settings.ts';
 import { SkipCounter } from './skip-counter.ts';
@@ -36,7 +36,7 @@ export interface LoopEncoder {
   encode(element: FrameSourceElement, frameSize: FrameSize, quality: number, input?: ModelInput): Promise<EncodedFrame>;
 }
 
-/** Flow control: the frame dispatcher (gateway or this device), or one path alone. */
+/** Flow control: the frame dispatcher (gateway or this device), or one route alone. */
 export interface LoopSender {
   canSend(): boolean;
   /** Undefined when nothing was sent. */

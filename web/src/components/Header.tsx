@@ -30,7 +30,7 @@ function Logo() {
 function headline(snapshot: DashboardSnapshot): { fps: number; p50: number } {
   const { latest } = snapshot;
   if (latest?.path === 'device' || (!latest && snapshot.runOn === 'device')) {
-    return { fps: snapshot.paths.device.fps, p50: snapshot.paths.device.full.p50 };
+    return { fps: snapshot.routes.device.fps, p50: snapshot.routes.device.full.p50 };
   }
   const stats = snapshot.stats[latest?.codec ?? snapshot.nextCodec];
   return { fps: stats.fps, p50: stats.full.p50 };

@@ -1,5 +1,5 @@
 import type { StreamSettings } from '../app/settings.ts';
-import { RUN_ON_CHOICES, RUN_ON_HINTS, RUN_ON_LABELS, usesDevice } from '../paths/run-on.ts';
+import { RUN_ON_CHOICES, RUN_ON_HINTS, RUN_ON_LABELS, usesDevice } from '../frame-routes/run-on.ts';
 import type { OnDeviceState } from '../inference/on-device-engine.ts';
 import { isThreadsSetting, THREAD_CHOICES, wasmThreads, type ThreadsSetting } from '../inference/threads.ts';
 import { onDeviceNotes, onDeviceStatusText } from '../ui/on-device-text.ts';

@@ -7,7 +7,7 @@ interface Props {
   encoderPath: DashboardSnapshot['encoderPath'];
 }
 
-/** The frame function's stages, as every path reports them; the queue only where there is a server. */
+/** The frame function's stages, as every route reports them; the queue only where there is a server. */
 const STAGES = [
   { key: 'decodeMs', label: 'Decode', colour: '#f5a524' },
   { key: 'preprocessMs', label: 'Pre', colour: '#4cc9f0' },

@@ -2,7 +2,7 @@ import type { FrameStats } from '../metrics/sample-store.ts';
 import { rawValue } from '../ui/format.ts';
 import type { StatMetric } from '../ui/stat-metrics.ts';
 
-/** One column: a codec of the gateway, or a path. */
+/** One column: a codec of the gateway, or a route. */
 export interface StatsColumn {
   id: string;
   label: string;
@@ -14,7 +14,7 @@ export interface StatsColumn {
 interface Props {
   columns: readonly StatsColumn[];
   metrics: readonly StatMetric[];
-  /** data-testid prefixes: of a column (`stats-` + codec, `path-` + path) and of a cell (`stat-`, `path-stat-`). */
+  /** data-testid prefixes: of a column (`stats-` + codec, `path-` + route) and of a cell (`stat-`, `path-stat-`). */
   testIds: { column: string; cell: string };
   /** A class every column has besides `stats__codec`. */
   columnClass?: string;
@@ -24,7 +24,7 @@ interface Props {
 }
 
 /**
- * Statistics side by side, one column per codec or per path, from the one FrameStats type; every value
+ * Statistics side by side, one column per codec or per route, from the one FrameStats type; every value
  * also as a raw number in data-value.
  */
 export function StatsTable({ columns, metrics, testIds, columnClass, best, bestNote }: Props) {

@@ -6,7 +6,7 @@
  *
  * Written here rather than taken from a library: it runs for every frame, answer and pong, it is a dozen
  * lines, and its contract is exactly what the units rely on: listeners are called synchronously, in the
- * order they subscribed (a path settles a frame, the answer recorder records it, then the loop wakes).
+ * order they subscribed (a route settles a frame, the answer recorder records it, then the loop wakes).
  */
 
 export type Listener<T> = (value: T) => void;

@@ -1,13 +1,13 @@
 /**
- * The page's side of on-device inference, and the "This device" frame path: owns the inference worker,
+ * The page's side of on-device inference, and the "This device" frame route: owns the inference worker,
  * loads the selected model into it (again when the model or the thread count changes), runs one frame at
  * a time and settles each (result, error, or lost after a timeout, when the worker is replaced). Pure
  * logic around a worker-shaped object, so it is unit-tested with a fake.
  */
 import type { ModelInfo } from '@sightline/shared/protocol';
 import { Signal } from '../events/signal.ts';
-import type { FrameOutcome, SentFrame } from '../paths/frame-outcome.ts';
-import type { FrameRequest, PathPort } from '../paths/path-port.ts';
+import type { FrameOutcome, SentFrame } from '../frame-routes/frame-outcome.ts';
+import type { FrameRequest, RoutePort } from '../frame-routes/route-port.ts';
 import type { Clock, TimerHandle } from '../time/clock.ts';
 import { onDeviceSpec, type OnDeviceSpec } from './on-device-model.ts';
 import { wasmThreads, type ThreadEnvironment, type ThreadsSetting } from './threads.ts';
@@ -68,7 +68,7 @@ export function createInferenceWorker(): InferenceWorkerLike {
   return new Worker(new URL('./inference.worker.ts', import.meta.url), { type: 'module', name: 'inference' });
 }
 
-export class OnDeviceEngine implements PathPort {
+export class OnDeviceEngine implements RoutePort {
   readonly id = 'device';
   /** The state changed (load progress included). */
   readonly changed = new Signal<OnDeviceChange>();

@@ -1,6 +1,6 @@
 /** Rows for the latency chart: one per answered frame (gateway or this device), plus one per ping, on a shared time axis. */
 import { roundTo } from '@sightline/shared/stats';
-import type { FramePath } from '../paths/run-on.ts';
+import type { FrameRoute } from '../frame-routes/run-on.ts';
 import type { FrameSample } from './frame-sample.ts';
 import type { PingSample } from './ping-store.ts';
 
@@ -105,13 +105,13 @@ function deviceRow(sample: FrameSample): Omit<LatencyRow, 't'> {
 }
 
 /**
- * The rows of one path's lines: one per completed frame of that path, and a break row where that path
+ * The rows of one route's lines: one per completed frame of that route, and a break row where that route
  * had no answer for longer than its own gap threshold, or lost a frame between two answers. In Both the
- * other path's frames come in between and do not break the line: each path's line joins its own frames.
+ * other route's frames come in between and do not break the line: each route's line joins its own frames.
  */
-function pathRows(
+function routeRows(
   samples: readonly FrameSample[],
-  path: FramePath,
+  path: FrameRoute,
   row: (sample: FrameSample) => Omit<LatencyRow, 't'>,
   breakRow: Omit<LatencyRow, 't'>,
   at: (perf: number) => number,
@@ -150,7 +150,7 @@ function interleaved(completed: readonly FrameSample[]): boolean {
  * codec's full latency and an explicit null for the other codec, so each codec's line breaks exactly
  * where the other codec ran (A/B blocks). Where no frame was answered for longer than `gapThresholdMs`
  * (outage, pause, stalled gateway), or a frame was lost between two answers, a break row breaks that
- * path's lines; silences of every path at once are reported in `gaps`; the ping line breaks where pings
+ * route's lines; silences of every route at once are reported in `gaps`; the ping line breaks where pings
  * stopped for longer than PING_GAP_MS.
  */
 export function latencySeries(
@@ -172,8 +172,8 @@ export function latencySeries(
   }
   const last = completed[completed.length - 1];
   if (last && now - last.answeredPerf > threshold) gaps.push({ from: at(last.answeredPerf), to: 0, open: true });
-  const frames = pathRows(samples, 'gateway', gatewayRow, BREAK_ROW, at);
-  const device = pathRows(samples, 'device', deviceRow, DEVICE_BREAK_ROW, at);
+  const frames = routeRows(samples, 'gateway', gatewayRow, BREAK_ROW, at);
+  const device = routeRows(samples, 'device', deviceRow, DEVICE_BREAK_ROW, at);
 
   const pingRows: LatencyRow[] = [];
   let lastPing: PingSample | undefined;

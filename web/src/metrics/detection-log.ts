@@ -6,13 +6,13 @@
 import type { Detection } from '@sightline/shared/protocol';
 import { roundTo } from '@sightline/shared/stats';
 import { Signal } from '../events/signal.ts';
-import type { SentFrame } from '../paths/frame-outcome.ts';
-import type { FramePath } from '../paths/run-on.ts';
+import type { SentFrame } from '../frame-routes/frame-outcome.ts';
+import type { FrameRoute } from '../frame-routes/run-on.ts';
 
 export interface DetectionRow {
   /** The frame's message id: the `id` of its sample. */
   frameId: number;
-  path: FramePath;
+  path: FrameRoute;
   /** When the frame was taken, wall clock, ms since the epoch. */
   capturedAt: number;
   /** The dashboard's track for it (stable per object in a session); null while no confirmed track holds it. */

@@ -1,6 +1,6 @@
 /**
  * Samples out of the browser: CSV (one row per frame) and JSON, as file downloads. `path` says which
- * path served the frame (`gateway` or `device`); `codec` is empty for frames computed on this device.
+ * route served the frame (`gateway` or `device`); `codec` is empty for frames computed on this device.
  * Detections with their track ids go in a CSV of their own (one row per detection, `frameId` = the
  * frame's `id`) and in the JSON's `detections`.
  */

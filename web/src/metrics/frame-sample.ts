@@ -1,17 +1,17 @@
 /**
- * One row of measurement per frame, whichever path served it: what was sent, how it was answered, how
+ * One row of measurement per frame, whichever route served it: what was sent, how it was answered, how
  * long it took.
  */
 import type { Codec } from '@sightline/shared/protocol';
 import { roundTo } from '@sightline/shared/stats';
-import type { FrameOutcome, OutcomeKind } from '../paths/frame-outcome.ts';
-import type { FramePath } from '../paths/run-on.ts';
+import type { FrameOutcome, OutcomeKind } from '../frame-routes/frame-outcome.ts';
+import type { FrameRoute } from '../frame-routes/run-on.ts';
 
 export interface FrameSample {
   /** Message id (unique per page load). */
   id: number;
-  /** Which path served the frame: the gateway, or the model running on this device. */
-  path: FramePath;
+  /** Which route served the frame: the gateway, or the model running on this device. */
+  path: FrameRoute;
   /** Codec of the frame message; null for frames computed on this device (never on the wire). */
   codec: Codec | null;
   /** Model that answered, or the one requested when there was no answer. */
@@ -43,7 +43,7 @@ export interface FrameSample {
   skippedBefore: number;
 }
 
-/** One row for a frame's fate on any path; what a path does not have (a codec, bytes on the wire, a server) is null or 0. */
+/** One row for a frame's fate on any route; what a route does not have (a codec, bytes on the wire, a server) is null or 0. */
 export function sampleFromOutcome(outcome: FrameOutcome, timeOrigin: number): FrameSample {
   const { frame } = outcome;
   const result = outcome.kind === 'ok' ? outcome.result : undefined;

@@ -1,17 +1,17 @@
 /**
- * Every frame's sample, in answer order, whichever path served it: a rolling window feeds the charts and
- * the statistics, which one function computes for any group of samples (a path, or one codec of it), and
+ * Every frame's sample, in answer order, whichever route served it: a rolling window feeds the charts and
+ * the statistics, which one function computes for any group of samples (a route, or one codec of it), and
  * everything (up to a cap) is kept for export.
  */
 import type { Codec } from '@sightline/shared/protocol';
 import { mean, summarize, type Summary } from '@sightline/shared/stats';
 import { Signal } from '../events/signal.ts';
-import type { FramePath } from '../paths/run-on.ts';
+import type { FrameRoute } from '../frame-routes/run-on.ts';
 import type { FrameSample } from './frame-sample.ts';
 
-/** Which samples a figure is over: every frame of one path, or only those sent in one codec. */
+/** Which samples a figure is over: every frame of one route, or only those sent in one codec. */
 export interface SampleGroup {
-  path: FramePath;
+  path: FrameRoute;
   codec?: Codec;
 }
 
@@ -23,7 +23,7 @@ export interface FrameStats {
   full: Summary;
   /** The model's run alone. */
   inference: Summary;
-  /** The server's own time; empty on a path without one (this device). */
+  /** The server's own time; empty on a route without one (this device). */
   server: Summary;
   /** Network, socket buffers and client codec (full - server); empty without a server. */
   networkQueue: Summary;
@@ -54,7 +54,7 @@ export const DEFAULT_MAX_SAMPLES = 100_000;
 
 interface Entry {
   sample: FrameSample;
-  /** Time since the previous answer (of any path), credited to this sample's group; null after a break in the stream. */
+  /** Time since the previous answer (of any route), credited to this sample's group; null after a break in the stream. */
   intervalMs: number | null;
 }
 

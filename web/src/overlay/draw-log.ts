@@ -7,7 +7,7 @@
 import type { Box } from '@sightline/shared/protocol';
 import type { CaptureClock, PresentedFrame } from '../capture/frame-times.ts';
 import type { BoxMode } from '../tracking/box-mode.ts';
-import type { MediaSize } from './overlay-renderer.ts';
+import type { MediaSize } from './overlay-geometry.ts';
 import type { OverlayScene } from './overlay-scene.ts';
 
 export const DEBUG_QUERY_PARAM = 'debug';

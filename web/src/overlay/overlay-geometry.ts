@@ -6,6 +6,12 @@ import type { Box } from '@sightline/shared/protocol';
 
 export type ObjectFit = 'contain' | 'cover' | 'fill';
 
+/** A picture's intrinsic size (a video's or an image's natural width and height). */
+export interface MediaSize {
+  width: number;
+  height: number;
+}
+
 export interface Rect {
   x: number;
   y: number;

@@ -9,13 +9,8 @@ import type { PresentedFrame } from '../capture/frame-times.ts';
 import type { BoxMode } from '../tracking/box-mode.ts';
 import { drawScene } from './draw-boxes.ts';
 import { describeDraw, type DrawnFrame } from './draw-log.ts';
-import type { ObjectFit } from './overlay-geometry.ts';
+import type { MediaSize, ObjectFit } from './overlay-geometry.ts';
 import { STALE_AFTER_MS, type OverlayScene } from './overlay-scene.ts';
-
-export interface MediaSize {
-  width: number;
-  height: number;
-}
 
 export interface OverlaySources {
   /** The shown picture's intrinsic size, or undefined while there is none. */

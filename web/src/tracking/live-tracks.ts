@@ -12,7 +12,7 @@ import type { Detection } from '@sightline/shared/protocol';
 import { Tracker, type FrameSize, type TrackedBox } from '@sightline/shared/tracking';
 import { Signal } from '../events/signal.ts';
 import { STALE_AFTER_MS, type OverlayItem, type OverlayScene, type Point } from '../overlay/overlay-scene.ts';
-import type { FrameOutcome, SentFrame } from '../paths/frame-outcome.ts';
+import type { FrameOutcome, SentFrame } from '../frame-routes/frame-outcome.ts';
 import type { Clock } from '../time/clock.ts';
 import type { BoxMode } from './box-mode.ts';
 import { LeadWindow } from './lead-window.ts';
@@ -93,7 +93,7 @@ export class LiveTracks {
     return this.changes;
   }
 
-  /** A frame settled on some path: its detections, if any, update the tracks at the frame's capture time. */
+  /** A frame settled on some route: its detections, if any, update the tracks at the frame's capture time. */
   record(outcome: FrameOutcome): void {
     if (outcome.kind !== 'ok') return;
     const { frame, result, answeredAt } = outcome;

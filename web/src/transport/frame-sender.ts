@@ -5,7 +5,7 @@
  */
 import { encodeMessage, wireSize, type WireData } from '@sightline/shared/codec';
 import type { Codec, DetectionsMessage, DroppedMessage, ErrorMessage, FrameMessage } from '@sightline/shared/protocol';
-import type { FrameOutcome, FrameResult, SentFrame } from '../paths/frame-outcome.ts';
+import type { FrameOutcome, RouteResult, SentFrame } from '../frame-routes/frame-outcome.ts';
 import { codecForFrame, type CodecPolicy } from './codec-policy.ts';
 
 /**
@@ -176,8 +176,8 @@ function lostOutcome(frame: PendingFrame, at: number): GatewayOutcome {
   return { frame, kind: 'lost', answeredAt: at, bytesDown: 0, reason: 'no_answer' };
 }
 
-/** The gateway's answer as any path's result: its stages, plus its own time and queue wait. */
-function resultOf(answer: DetectionsMessage): FrameResult {
+/** The gateway's answer as any route's result: its stages, plus its own time and queue wait. */
+function resultOf(answer: DetectionsMessage): RouteResult {
   const { queueMs, decodeMs, preprocessMs, inferenceMs, postprocessMs, serverMs } = answer.timings;
   return {
     model: answer.model,

@@ -1,7 +1,7 @@
 /**
  * The rows of the statistics tables (components/StatsTable.tsx): per codec of the gateway's frames, and
- * per path. Both read the one FrameStats type; a row may apply to some columns only (the server's own
- * time, to a path with a server). Pure, so the wording and the winner rule are unit-tested.
+ * per route. Both read the one FrameStats type; a row may apply to some columns only (the server's own
+ * time, to a route with a server). Pure, so the wording and the winner rule are unit-tested.
  */
 import type { FrameStats } from '../metrics/sample-store.ts';
 import { ANSWER_TIMEOUT_MS } from '../transport/frame-sender.ts';
@@ -86,8 +86,8 @@ export const CODEC_METRICS: readonly StatMetric[] = [
   },
 ];
 
-/** Per path: the time a frame costs end to end, the model's run, the gateway's own time and the network, throughput, failures. */
-export const PATH_METRICS: readonly StatMetric[] = [
+/** Per route: the time a frame costs end to end, the model's run, the gateway's own time and the network, throughput, failures. */
+export const ROUTE_METRICS: readonly StatMetric[] = [
   frames,
   {
     key: 'p50',

@@ -1,10 +1,10 @@
 import { encodeMessage } from '@sightline/shared/codec';
 import type { ServerMessage } from '@sightline/shared/protocol';
 import { Signal } from '../../src/events/signal.ts';
-import type { GatewayLink } from '../../src/transport/gateway-path.ts';
+import type { GatewayLink } from '../../src/transport/gateway-route.ts';
 import type { ConnectionStatus, IncomingMessage } from '../../src/transport/gateway-socket.ts';
 
-/** The gateway's socket as the gateway path sees it: a status and decoded messages, published when told. */
+/** The gateway's socket as the gateway route sees it: a status and decoded messages, published when told. */
 export class FakeLink implements GatewayLink {
   readonly statusChanged = new Signal<ConnectionStatus>();
   readonly messages = new Signal<IncomingMessage>();

@@ -1,4 +1,4 @@
-import type { FrameOutcome, FrameResult, SentFrame } from '../../src/paths/frame-outcome.ts';
+import type { FrameOutcome, RouteResult, SentFrame } from '../../src/frame-routes/frame-outcome.ts';
 
 /** A frame handed to this device at `sentAt`. */
 export function deviceFrame(id: number, sentAt: number, overrides: Partial<SentFrame> = {}): SentFrame {
@@ -6,7 +6,7 @@ export function deviceFrame(id: number, sentAt: number, overrides: Partial<SentF
 }
 
 /** What this device found: one dog, its stages with `inferenceMs`. */
-export function deviceResult(inferenceMs = 30, overrides: Partial<FrameResult> = {}): FrameResult {
+export function deviceResult(inferenceMs = 30, overrides: Partial<RouteResult> = {}): RouteResult {
   return {
     model: 'ssd',
     width: 400,
@@ -17,7 +17,7 @@ export function deviceResult(inferenceMs = 30, overrides: Partial<FrameResult> =
   };
 }
 
-/** A frame of any path settled with an error (`code`, in words `message`) at `answeredAt`. */
+/** A frame of any route settled with an error (`code`, in words `message`) at `answeredAt`. */
 export function errorOutcome(frame: SentFrame, answeredAt: number, code = 'overloaded', message = `${code}!`): FrameOutcome {
   return { frame, kind: 'error', answeredAt, reason: code, message };
 }

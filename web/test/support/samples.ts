@@ -1,6 +1,6 @@
 import type { Codec } from '@sightline/shared/protocol';
 import type { FrameSample } from '../../src/metrics/frame-sample.ts';
-import type { OutcomeKind } from '../../src/paths/frame-outcome.ts';
+import type { OutcomeKind } from '../../src/frame-routes/frame-outcome.ts';
 
 let nextId = 1;
 /** A sample answered at `answeredPerf` after `fullMs`; server, inference and network+queue derived from fullMs. */

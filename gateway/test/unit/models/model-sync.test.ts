@@ -9,11 +9,11 @@ import { ProtocolError } from '@sightline/shared/validation';
 import { createLogger } from '../../../src/logger.ts';
 import type { ModelSpec } from '../../../src/models/manifest.ts';
 import { ModelRegistry } from '../../../src/models/model-registry.ts';
-import { ModelSync } from '../../../src/models/model-sync.ts';
+import { ModelSync, type ModelLoader } from '../../../src/models/model-sync.ts';
 import { TempModelsDir } from '../../support/model-folder-fixtures.ts';
 
 /** The pool's side of a sync: loads and unloads, recorded in order. */
-class RecordingPool {
+class RecordingPool implements ModelLoader {
   readonly loads: string[] = [];
   readonly unloads: string[] = [];
   /** Weights (as text) onnxruntime "cannot open", with its reason. */

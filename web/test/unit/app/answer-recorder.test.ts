@@ -4,7 +4,7 @@ import { AnswerRecorder } from '../../../src/app/answer-recorder.ts';
 import type { LatestResult } from '../../../src/app/dashboard-snapshot.ts';
 import { EventLog } from '../../../src/app/event-log.ts';
 import { SampleStore } from '../../../src/metrics/sample-store.ts';
-import type { FrameOutcome } from '../../../src/paths/frame-outcome.ts';
+import type { FrameOutcome } from '../../../src/frame-routes/frame-outcome.ts';
 import { FrameSender } from '../../../src/transport/frame-sender.ts';
 import { deviceFrame, deviceResult } from '../../support/outcomes.ts';
 import { detectionsMessage } from '../../support/gateway-messages.ts';
@@ -87,7 +87,7 @@ describe('AnswerRecorder', () => {
     expect(h.noticeLog.list()).toEqual([]);
   });
 
-  it("notes a path's problems, one entry for repeats, with the frame's id", () => {
+  it("notes a route's problems, one entry for repeats, with the frame's id", () => {
     const h = setup();
     const notice = { code: 'no_answer', message: 'A frame got no answer within 5 s: counted as lost, the stream goes on.' };
     for (const frame of [h.send(), h.send()]) {

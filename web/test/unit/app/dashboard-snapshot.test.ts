@@ -48,7 +48,7 @@ describe('buildSnapshot', () => {
       backoff,
       loop: { lastEncode: { width: 400, height: 300, bytes: 20_000, encodeMs: 4 } },
       onDevice: { state: { status: 'off' } },
-      dispatcher: { nextPath: () => 'gateway', inFlight: 0 },
+      dispatcher: { nextRoute: () => 'gateway', inFlight: 0 },
       tracks: { summary: () => ({ leadMs: 120, unique: 3, counts: [{ label: 'dog', count: 2 }] }) },
       detections: { size: 7 },
       now: () => 5000,
@@ -98,7 +98,7 @@ describe('buildSnapshot', () => {
     expect(streamPhase(true, open, ready, 'device', false)).toBe('paused');
   });
 
-  it("reports each path's stats, the next path, the on-device state and the verdict", () => {
+  it("reports each route's stats, the next route, the on-device state and the verdict", () => {
     const { parts, samples } = sources();
     for (let i = 0; i < 6; i++) {
       samples.add(sample('msgpack', 4000 + i * 100, 20));
@@ -108,11 +108,11 @@ describe('buildSnapshot', () => {
       ...parts,
       settings: () => ({ paused: false, statsWindow: 500, runOn: 'both' }),
       onDevice: { state: { status: 'ready', backend: 'wasm', threads: 2 } },
-      dispatcher: { nextPath: () => 'device', inFlight: 1 },
+      dispatcher: { nextRoute: () => 'device', inFlight: 1 },
     });
-    expect(snapshot).toMatchObject({ runOn: 'both', nextPath: 'device', onDevice: { status: 'ready', threads: 2 }, inFlight: 1 });
-    expect(snapshot.paths.gateway.count).toBe(6);
-    expect(snapshot.paths.device.count).toBe(6);
+    expect(snapshot).toMatchObject({ runOn: 'both', nextRoute: 'device', onDevice: { status: 'ready', threads: 2 }, inFlight: 1 });
+    expect(snapshot.routes.gateway.count).toBe(6);
+    expect(snapshot.routes.device.count).toBe(6);
     expect(snapshot.comparison).toMatchObject({ faster: 'gateway', gatewayMs: 20, deviceMs: 60, current: true });
     expect(snapshot.chart.device).toHaveLength(6);
   });

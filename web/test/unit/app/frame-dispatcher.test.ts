@@ -1,16 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { FrameDispatcher } from '../../../src/app/frame-dispatcher.ts';
 import { Signal } from '../../../src/events/signal.ts';
-import type { FrameOutcome, SentFrame } from '../../../src/paths/frame-outcome.ts';
-import type { FrameRequest, PathPort } from '../../../src/paths/path-port.ts';
-import type { RunOn } from '../../../src/paths/run-on.ts';
+import type { FrameOutcome, SentFrame } from '../../../src/frame-routes/frame-outcome.ts';
+import type { FrameRequest, RoutePort } from '../../../src/frame-routes/route-port.ts';
+import type { RunOn } from '../../../src/frame-routes/run-on.ts';
 import { FrameSender } from '../../../src/transport/frame-sender.ts';
-import { GatewayPath } from '../../../src/transport/gateway-path.ts';
+import { GatewayRoute } from '../../../src/transport/gateway-route.ts';
 import { FakeLink } from '../../support/fake-link.ts';
 import { deviceFrame, deviceResult } from '../../support/outcomes.ts';
 
-/** A path as the dispatcher sees it (this device's, say): available or not, one frame at a time. */
-class FakePath implements PathPort {
+/** A route as the dispatcher sees it (this device's, say): available or not, one frame at a time. */
+class FakeRoute implements RoutePort {
   readonly id = 'device';
   readonly changed = new Signal<void>();
   readonly settled = new Signal<FrameOutcome>();
@@ -47,10 +47,10 @@ function setup(runOn: RunOn, maxInFlight = 1) {
   const link = new FakeLink();
   link.open();
   const sender = new FrameSender({ send: () => true, nextId: () => ++id, maxInFlight });
-  const gateway = new GatewayPath(link, sender);
-  const device = new FakePath();
+  const gateway = new GatewayRoute(link, sender);
+  const device = new FakeRoute();
   const settings = { runOn };
-  const dispatcher = new FrameDispatcher({ paths: { gateway, device }, runOn: () => settings.runOn });
+  const dispatcher = new FrameDispatcher({ routes: { gateway, device }, runOn: () => settings.runOn });
   let wakeUps = 0;
   dispatcher.changed.subscribe(() => wakeUps++);
   const image = new Uint8Array(100);
@@ -67,7 +67,7 @@ function setup(runOn: RunOn, maxInFlight = 1) {
 }
 
 describe('FrameDispatcher', () => {
-  it('Gateway: every frame goes to the gateway path, with its flow control', () => {
+  it('Gateway: every frame goes to the gateway route, with its flow control', () => {
     const h = setup('gateway', 2);
     expect(h.dispatcher.sendFrame(h.image, h.request())).toMatchObject({ path: 'gateway' });
     expect(h.dispatcher.sendFrame(h.image, h.request())).toBeDefined();
@@ -76,7 +76,7 @@ describe('FrameDispatcher', () => {
     expect(h.device.runs).toHaveLength(0);
   });
 
-  it('This device: every frame goes to that path, one at a time, with the threshold and skips; the socket does not matter', () => {
+  it('This device: every frame goes to that route, one at a time, with the threshold and skips; the socket does not matter', () => {
     const h = setup('device');
     h.link.drop();
     expect(h.dispatcher.isOpen).toBe(true);
@@ -92,23 +92,23 @@ describe('FrameDispatcher', () => {
     const h = setup('device');
     h.device.available = false;
     expect(h.dispatcher.isOpen).toBe(false);
-    expect(h.dispatcher.nextPath()).toBeUndefined();
+    expect(h.dispatcher.nextRoute()).toBeUndefined();
     expect(h.dispatcher.sendFrame(h.image, h.request())).toBeUndefined();
   });
 
-  it('Both: alternates gateway, device, gateway…, each frame waiting for the previous on either path', () => {
+  it('Both: alternates gateway, device, gateway…, each frame waiting for the previous on either route', () => {
     const h = setup('both', 4);
-    const paths: string[] = [];
+    const routes: string[] = [];
     for (let i = 0; i < 6; i++) {
-      const path = h.dispatcher.nextPath()!;
+      const route = h.dispatcher.nextRoute()!;
       const sent = h.dispatcher.sendFrame(h.image, h.request())!;
-      paths.push(path);
+      routes.push(route);
       // Nothing else goes until this one is answered, even with room in the gateway's window.
       expect(h.dispatcher.canSend()).toBe(false);
-      if (path === 'gateway') h.answerGateway(sent.id);
+      if (route === 'gateway') h.answerGateway(sent.id);
       else h.device.finish();
     }
-    expect(paths).toEqual(['gateway', 'device', 'gateway', 'device', 'gateway', 'device']);
+    expect(routes).toEqual(['gateway', 'device', 'gateway', 'device', 'gateway', 'device']);
   });
 
   it('Both: the gateway alone while the model loads, then in turn; a new setting starts with the gateway again', () => {
@@ -119,12 +119,12 @@ describe('FrameDispatcher', () => {
     h.answerGateway(first.id);
     h.device.available = true;
     // Turn 1: this device's.
-    expect(h.dispatcher.nextPath()).toBe('device');
+    expect(h.dispatcher.nextRoute()).toBe('device');
     h.dispatcher.reset();
-    expect(h.dispatcher.nextPath()).toBe('gateway');
+    expect(h.dispatcher.nextRoute()).toBe('gateway');
   });
 
-  it('says when the next frame may go: a path became available or unavailable, or settled a frame', () => {
+  it('says when the next frame may go: a route became available or unavailable, or settled a frame', () => {
     const h = setup('both');
     const sent = h.dispatcher.sendFrame(h.image, h.request())!;
     expect(h.wakeUps()).toBe(0);

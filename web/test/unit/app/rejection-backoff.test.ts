@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RejectionBackoff, rejectionDelay } from '../../../src/app/rejection-backoff.ts';
-import type { FrameOutcome } from '../../../src/paths/frame-outcome.ts';
+import type { FrameOutcome } from '../../../src/frame-routes/frame-outcome.ts';
 import { FakeClock } from '../../support/fake-clock.ts';
 import { deviceFrame, deviceResult, errorOutcome } from '../../support/outcomes.ts';
 

@@ -101,7 +101,7 @@ function setup(options: { maxInFlight?: number; still?: boolean } = {}) {
   });
   const settings: LoopSettings = { paused: false, frameSize: 'auto', jpegQuality: 0.8, model: 'ssd', threshold: 0.5 };
   const backoff = new RejectionBackoff(clock);
-  /** What the loop subscribes to besides the backoff: a stand-in for the paths' and the settings' changes. */
+  /** What the loop subscribes to besides the backoff: a stand-in for the routes' and the settings' changes. */
   const changed = new Signal<void>();
   const errors: string[] = [];
   const loop = new StreamLoop({

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { OnDeviceEngine, type InferenceWorkerLike, type OnDeviceChange } from '../../../src/inference/on-device-engine.ts';
 import type { LoadedReply, WorkerReply, WorkerRequest } from '../../../src/inference/worker-protocol.ts';
-import type { FrameOutcome } from '../../../src/paths/frame-outcome.ts';
-import type { FrameRequest } from '../../../src/paths/path-port.ts';
+import type { FrameOutcome } from '../../../src/frame-routes/frame-outcome.ts';
+import type { FrameRequest } from '../../../src/frame-routes/route-port.ts';
 import { FakeClock } from '../../support/fake-clock.ts';
 import { modelInfo } from '../../support/models.ts';
 

@@ -106,7 +106,7 @@ describe('latencySeries', () => {
     expect(rows[3]!.t).toBe(-4.5);
   });
 
-  it("charts this device's frames on their own lines, each path joining its own frames in Both", () => {
+  it("charts this device's frames on their own lines, each route joining its own frames in Both", () => {
     const samples = [
       sample('msgpack', 1000, 20),
       deviceSample(1100, 60),
@@ -121,11 +121,11 @@ describe('latencySeries', () => {
       { t: -0.7, device: 66, deviceInference: 50 },
     ]);
     expect(series.gaps).toEqual([]);
-    // Alternating paths is not the codec A/B mode: the gateway's lines stay lines.
+    // Alternating routes is not the codec A/B mode: the gateway's lines stay lines.
     expect(series.codecsInterleaved).toBe(false);
   });
 
-  it("breaks this device's line where one of its frames was lost, and shades silences of every path", () => {
+  it("breaks this device's line where one of its frames was lost, and shades silences of every route", () => {
     const samples = [1000, 1100, 1200, 1300, 1400, 9000].map((at) => deviceSample(at, 60, at === 1100 ? 'lost' : 'ok'));
     const series = latencySeries(samples, [], 9000);
     expect(series.device.filter((row) => row.device === null)).toHaveLength(2);

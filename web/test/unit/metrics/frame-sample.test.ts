@@ -79,7 +79,7 @@ describe('sampleFromOutcome', () => {
     expect(sampleFromOutcome({ frame, kind: 'dropped', answeredAt: 5, reason: 'superseded' }, 0).reason).toBe('superseded');
   });
 
-  it('records a frame computed on this device: its path, no codec, no bytes on the wire, no gateway time', () => {
+  it('records a frame computed on this device: its route, no codec, no bytes on the wire, no gateway time', () => {
     const frame = deviceFrame(9, 2000, { skippedBefore: 1 });
     const ok = sampleFromOutcome(
       { frame, kind: 'ok', answeredAt: 2036, result: deviceResult(31.25, { detections: [] }) },

@@ -124,7 +124,7 @@ describe('SampleStore', () => {
     expect(Number.isNaN(store.stats({ path: 'gateway', codec: 'json' }, 10).full.p50)).toBe(true);
   });
 
-  it('computes stats per path: the gateway (both codecs) apart from this device', () => {
+  it('computes stats per route: the gateway (both codecs) apart from this device', () => {
     const store = new SampleStore();
     let t = 0;
     for (let i = 0; i < 4; i++) {
@@ -142,7 +142,7 @@ describe('SampleStore', () => {
     expect(device.full.p50).toBe(60);
     expect(device.inference.p50).toBe(20);
     expect(device.server.count).toBe(0);
-    // Each answer's interval to the previous one is this path's: 100 ms each, the first has none.
+    // Each answer's interval to the previous one is this route's: 100 ms each, the first has none.
     expect(device.fps).toBe(10);
     // The codec stats leave this device's frames out.
     expect(store.stats({ path: 'gateway', codec: 'msgpack' }, 100).count + store.stats({ path: 'gateway', codec: 'json' }, 100).count).toBe(

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SampleStore } from '../../../src/metrics/sample-store.ts';
-import { bestColumn, CODEC_METRICS, PATH_METRICS, pingMetric, type StatMetric } from '../../../src/ui/stat-metrics.ts';
+import { bestColumn, CODEC_METRICS, ROUTE_METRICS, pingMetric, type StatMetric } from '../../../src/ui/stat-metrics.ts';
 import { sample } from '../../support/samples.ts';
 
 /** json and msgpack columns from `count` frames each, `jsonMs` and `msgpackMs` each. */
@@ -30,7 +30,7 @@ describe('bestColumn', () => {
 });
 
 describe('the rows', () => {
-  it('holds every figure of the UI contract, per codec and per path', () => {
+  it('holds every figure of the UI contract, per codec and per route', () => {
     expect(CODEC_METRICS.map((m) => m.key)).toEqual([
       'count',
       'p50',
@@ -46,11 +46,11 @@ describe('the rows', () => {
       'bytes-up',
       'bytes-down',
     ]);
-    expect(PATH_METRICS.map((m) => m.key)).toEqual(['count', 'p50', 'p95', 'inference', 'server', 'network', 'fps', 'errors']);
+    expect(ROUTE_METRICS.map((m) => m.key)).toEqual(['count', 'p50', 'p95', 'inference', 'server', 'network', 'fps', 'errors']);
   });
 
   it("shows the gateway's own time, the network and the ping beside the gateway only", () => {
-    const gatewayOnly = [...PATH_METRICS, pingMetric(3)].filter((m) => m.columns).map((m) => [m.key, m.columns]);
+    const gatewayOnly = [...ROUTE_METRICS, pingMetric(3)].filter((m) => m.columns).map((m) => [m.key, m.columns]);
     expect(gatewayOnly).toEqual([
       ['server', ['gateway']],
       ['network', ['gateway']],
@@ -59,6 +59,6 @@ describe('the rows', () => {
     const [json] = columns(40, 20);
     expect(pingMetric(3).value(json!.stats)).toBe(3);
     expect(pingMetric(undefined).value(json!.stats)).toBeNaN();
-    expect(metric('errors', PATH_METRICS).label).toBe('Errors + lost');
+    expect(metric('errors', ROUTE_METRICS).label).toBe('Errors + lost');
   });
 });

@@ -5,7 +5,7 @@ import { encodeMessage, parseWire } from '@sightline/shared/codec';
 import type { PacingClock } from '../../../../client/pacing.ts';
 import { pacedLoop, type FrameSender } from '../../../../client/transports/ws-paced.ts';
 import { WsConnection } from '../../../../client/transports/ws-connection.ts';
-import type { FrameInput, FrameResult, Recorder, Workload } from '../../../../client/types.ts';
+import type { FrameInput, FrameReport, Recorder, Workload } from '../../../../client/types.ts';
 
 const input: FrameInput = { name: 'x.jpg', bytes: new Uint8Array([0xff, 0xd8, 0xff]), contentType: 'image/jpeg', width: 1, height: 1 };
 
@@ -14,8 +14,8 @@ function countWorkload(count: number): Workload {
   return { next: () => (seq < count ? { seq: seq++, input } : undefined) };
 }
 
-function recorded(): { recorder: Recorder; frames: Array<{ seq: number; due: number; result: FrameResult }> } {
-  const frames: Array<{ seq: number; due: number; result: FrameResult }> = [];
+function recorded(): { recorder: Recorder; frames: Array<{ seq: number; due: number; result: FrameReport }> } {
+  const frames: Array<{ seq: number; due: number; result: FrameReport }> = [];
   return { frames, recorder: { frame: (item, due, result) => frames.push({ seq: item.seq, due, result }), net: () => {} } };
 }
 
@@ -99,7 +99,7 @@ describe('open-loop (paced) driver', () => {
     let calls = 0;
     const sender = {
       alive: true,
-      request: async (): Promise<FrameResult> => {
+      request: async (): Promise<FrameReport> => {
         if (++calls === 2) sender.alive = false;
         return { outcome: 'ok', latencyMs: 1, bytesUp: 1, bytesDown: 1 };
       },

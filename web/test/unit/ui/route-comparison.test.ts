@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { SampleStore, type FrameStats } from '../../../src/metrics/sample-store.ts';
-import { comparePaths, formatRatio, MIN_FRAMES_TO_COMPARE, recentPingMs, STALE_AFTER_MS } from '../../../src/ui/path-comparison.ts';
+import { compareRoutes, formatRatio, MIN_FRAMES_TO_COMPARE, recentPingMs, STALE_AFTER_MS } from '../../../src/ui/route-comparison.ts';
 import { deviceSample, sample } from '../../support/samples.ts';
 
-/** Path stats from `count` frames of each path, `deviceMs` and `gatewayMs` each, in turn, the last at `end`. */
+/** Route stats from `count` frames of each route, `deviceMs` and `gatewayMs` each, in turn, the last at `end`. */
 function stats(deviceMs: number, gatewayMs: number, count = 10, end = 10_000): { device: FrameStats; gateway: FrameStats } {
   const store = new SampleStore();
   for (let i = count; i > 0; i--) {
@@ -15,10 +15,10 @@ function stats(deviceMs: number, gatewayMs: number, count = 10, end = 10_000): {
 
 const now = 10_000;
 
-describe('comparePaths', () => {
+describe('compareRoutes', () => {
   it('says plainly that the gateway is faster right now, and by how much, with the link round trip', () => {
     const { device, gateway } = stats(57, 21);
-    const result = comparePaths(device, gateway, { runOn: 'both', now, pingMs: 2.5 });
+    const result = compareRoutes(device, gateway, { runOn: 'both', now, pingMs: 2.5 });
     expect(result).toMatchObject({ faster: 'gateway', deviceMs: 57, gatewayMs: 21, savedMs: 36, current: true });
     expect(result.ratio).toBeCloseTo(57 / 21, 6);
     expect(result.text).toBe(
@@ -28,7 +28,7 @@ describe('comparePaths', () => {
 
   it('says when this device is faster', () => {
     const { device, gateway } = stats(30, 48);
-    const result = comparePaths(device, gateway, { runOn: 'both', now });
+    const result = compareRoutes(device, gateway, { runOn: 'both', now });
     expect(result.faster).toBe('device');
     expect(result.text).toBe(
       'This device is faster right now: 30.0 ms per frame here against 48.0 ms through the gateway, 1.6× as fast, 18.0 ms less per frame.',
@@ -37,26 +37,26 @@ describe('comparePaths', () => {
 
   it('calls medians within 5 % of each other even', () => {
     const { device, gateway } = stats(40, 41);
-    const result = comparePaths(device, gateway, { runOn: 'both', now });
+    const result = compareRoutes(device, gateway, { runOn: 'both', now });
     expect(result.faster).toBe('even');
     expect(result.text).toBe('About even right now: 40.0 ms per frame on this device, 41.0 ms through the gateway.');
   });
 
-  it('says "when last compared" once either path stopped being measured', () => {
+  it('says "when last compared" once either route stopped being measured', () => {
     const { device, gateway } = stats(57, 21);
-    const later = comparePaths(device, gateway, { runOn: 'gateway', now: now + STALE_AFTER_MS + 20_000 });
+    const later = compareRoutes(device, gateway, { runOn: 'gateway', now: now + STALE_AFTER_MS + 20_000 });
     expect(later.current).toBe(false);
     expect(later.text).toMatch(/^The gateway is faster when last compared, 35 s ago:/);
-    expect(comparePaths(device, gateway, { runOn: 'gateway', now: now + 600_000 }).text).toMatch(/10 min ago/);
+    expect(compareRoutes(device, gateway, { runOn: 'gateway', now: now + 600_000 }).text).toMatch(/10 min ago/);
   });
 
-  it('asks for Both, or counts the frames still needed, until each path has enough', () => {
+  it('asks for Both, or counts the frames still needed, until each route has enough', () => {
     const none = new SampleStore();
     const empty = { device: none.stats({ path: 'device' }, 30), gateway: none.stats({ path: 'gateway' }, 30) };
-    const hint = comparePaths(empty.device, empty.gateway, { runOn: 'gateway', now });
+    const hint = compareRoutes(empty.device, empty.gateway, { runOn: 'gateway', now });
     expect(hint).toEqual({ current: false, text: expect.stringMatching(/^Pick Run on: Both to compare/) });
     const { device, gateway } = stats(50, 20, 2);
-    expect(comparePaths(device, gateway, { runOn: 'both', now }).text).toBe(
+    expect(compareRoutes(device, gateway, { runOn: 'both', now }).text).toBe(
       `Measuring both paths: ${MIN_FRAMES_TO_COMPARE - 2} more on this device and ${MIN_FRAMES_TO_COMPARE - 2} more through the gateway before comparing.`,
     );
   });

@@ -1,15 +1,15 @@
 /**
- * The gateway as a frame path: frames go out through the frame sender (flow control, codec per message)
+ * The gateway as a frame route: frames go out through the frame sender (flow control, codec per message)
  * on the gateway's socket, and come back as the answers the socket decodes. It settles every frame it sent
  * exactly once: answered (`detections`, `dropped`, `error`), lost when the connection ends, or given up
  * when the answer watchdog calls expire().
  */
 import { Signal, type Subscribable } from '../events/signal.ts';
-import type { FrameRequest, PathPort } from '../paths/path-port.ts';
+import type { FrameRequest, RoutePort } from '../frame-routes/route-port.ts';
 import { ANSWER_TIMEOUT_MS, type FrameSender, type GatewayOutcome, type PendingFrame } from './frame-sender.ts';
 import type { ConnectionStatus, IncomingMessage } from './gateway-socket.ts';
 
-/** The part of the GatewaySocket the path uses. */
+/** The part of the GatewaySocket the route uses. */
 export interface GatewayLink {
   /** Open and greeted. */
   readonly isOpen: boolean;
@@ -17,7 +17,7 @@ export interface GatewayLink {
   readonly messages: Subscribable<IncomingMessage>;
 }
 
-export class GatewayPath implements PathPort {
+export class GatewayRoute implements RoutePort {
   readonly id = 'gateway';
   /** The socket's status changed: open (greeted), or gone with every frame out on it. */
   readonly changed = new Signal<ConnectionStatus>();

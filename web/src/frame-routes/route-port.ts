@@ -1,12 +1,12 @@
 /**
- * What a frame path is to the rest of the dashboard: somewhere an encoded frame can be computed. The
- * gateway (transport/gateway-path.ts) and this device (inference/on-device-engine.ts) are the two there
+ * What a frame route is to the rest of the dashboard: somewhere an encoded frame can be computed. The
+ * gateway (transport/gateway-route.ts) and this device (inference/on-device-engine.ts) are the two there
  * are; a remote engine or a tracker joins by implementing this, and the dispatcher, the answer recorder,
  * the samples and the statistics take it as they take those two.
  */
 import type { Subscribable } from '../events/signal.ts';
 import type { FrameOutcome, SentFrame } from './frame-outcome.ts';
-import type { FramePath } from './run-on.ts';
+import type { FrameRoute } from './run-on.ts';
 
 /** What goes with a frame's bytes. */
 export interface FrameRequest {
@@ -20,8 +20,8 @@ export interface FrameRequest {
   capturedAt: number;
 }
 
-export interface PathPort {
-  readonly id: FramePath;
+export interface RoutePort {
+  readonly id: FrameRoute;
   /** Can take frames at all now: the gateway's socket open and greeted, the model loaded on this device. */
   readonly available: boolean;
   /** Frames handed over and not yet settled. */

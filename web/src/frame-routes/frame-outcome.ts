@@ -1,20 +1,21 @@
 /**
- * A frame's fate on any path: the gateway over the WebSocket, the model on this device, and whatever joins
+ * A frame's fate on any route: the gateway over the WebSocket, the model on this device, and whatever joins
  * them (a remote engine, a tracker). One type, so samples, the latest result, the overlay, the logs and the
- * statistics read every path the same way; what only a path on the wire has (codec, bytes, the server's
+ * statistics read every route the same way; what only a route on the wire has (codec, bytes, the server's
  * own time) is optional, not a second type.
  */
-import type { FrameStages } from '@sightline/shared/model';
-import type { Codec, Detection } from '@sightline/shared/protocol';
-import type { FramePath } from './run-on.ts';
+import type { FrameResult } from '@sightline/shared/model';
+import type { Codec } from '@sightline/shared/protocol';
+import type { FrameRoute } from './run-on.ts';
 
 export type OutcomeKind = 'ok' | 'dropped' | 'error' | 'lost';
 
-/** A frame handed to a path. */
+/** A frame handed to a route. */
 export interface SentFrame {
-  /** Message id, unique per page load across every path (and the pings). */
+  /** Message id, unique per page load across every route (and the pings). */
   id: number;
-  path: FramePath;
+  /** The route it took; `path` is that route's name in samples, exports and the page's `data-path`. */
+  path: FrameRoute;
   /** The model asked for; undefined: the gateway's default. */
   model: string | undefined;
   threshold: number | undefined;
@@ -24,23 +25,21 @@ export interface SentFrame {
   skippedBefore: number;
   /** When the picture was taken, page clock (capture/frame-times.ts): the answer belongs to that moment, not to its arrival. */
   capturedAt: number;
-  /** Paths on the wire: the message's codec, its size, and the time spent encoding it. */
+  /** Routes on the wire: the message's codec, its size, and the time spent encoding it. */
   codec?: Codec;
   bytesUp?: number;
   encodeMs?: number;
 }
 
-/** What a path found in a frame, and where the time went. */
-export interface FrameResult {
+/**
+ * What a route found in a frame, and where the time went: the shared frame function's result (less which
+ * decoder made the pixels, which no route reports) with the model that ran and, on a route with a server,
+ * its own times.
+ */
+export interface RouteResult extends Omit<FrameResult, 'decoder'> {
   /** The model that ran. */
   model: string;
-  /** Size of the submitted image: the space the boxes are in. */
-  width: number;
-  height: number;
-  detections: Detection[];
-  /** The frame function's stages (decode, tensor, inference, boxes), under the protocol's names. */
-  stages: FrameStages;
-  /** Paths with a server: receipt to reply, and the wait before decoding began. */
+  /** Routes with a server: receipt to reply, and the wait before decoding began. */
   serverMs?: number;
   queueMs?: number;
 }
@@ -55,13 +54,13 @@ interface OutcomeBase<F extends SentFrame> {
   frame: F;
   /** performance.now() when the answer arrived, or the frame was given up. */
   answeredAt: number;
-  /** Size of the answer on the wire (paths on the wire; 0 when there was none). */
+  /** Size of the answer on the wire (routes on the wire; 0 when there was none). */
   bytesDown?: number;
   notice?: FrameNotice;
 }
 
 export type FrameOutcome<F extends SentFrame = SentFrame> =
-  | (OutcomeBase<F> & { kind: 'ok'; result: FrameResult })
+  | (OutcomeBase<F> & { kind: 'ok'; result: RouteResult })
   | (OutcomeBase<F> & {
       kind: Exclude<OutcomeKind, 'ok'>;
       /** The error code, the drop reason, or `no_answer` for a lost frame. */

@@ -1,23 +1,28 @@
 import type { FrameStats } from '../metrics/sample-store.ts';
-import { PATH_LABELS, type FramePath } from '../paths/run-on.ts';
+import { ROUTE_LABELS, type FrameRoute } from '../frame-routes/run-on.ts';
 import { rawValue } from '../ui/format.ts';
-import type { PathComparison as Comparison } from '../ui/path-comparison.ts';
-import { PATH_METRICS, pingMetric } from '../ui/stat-metrics.ts';
+import type { RouteComparison as Comparison } from '../ui/route-comparison.ts';
+import { ROUTE_METRICS, pingMetric } from '../ui/stat-metrics.ts';
 import { StatsTable } from './StatsTable.tsx';
 
 interface Props {
   comparison: Comparison;
-  paths: Record<FramePath, FrameStats>;
+  routes: Record<FrameRoute, FrameStats>;
   /** The latest ping round trip on the frames' socket. */
   pingMs: number | undefined;
-  activePaths: readonly FramePath[];
+  activeRoutes: readonly FrameRoute[];
 }
 
-const SHOWN: readonly FramePath[] = ['device', 'gateway'];
+const SHOWN: readonly FrameRoute[] = ['device', 'gateway'];
 
-/** Gateway or this device: the verdict in one sentence, and each path's figures side by side. */
-export function PathComparison({ comparison, paths, pingMs, activePaths }: Props) {
-  const columns = SHOWN.map((path) => ({ id: path, label: PATH_LABELS[path], stats: paths[path], active: activePaths.includes(path) }));
+/** Gateway or this device: the verdict in one sentence, and each route's figures side by side. */
+export function RouteComparison({ comparison, routes, pingMs, activeRoutes }: Props) {
+  const columns = SHOWN.map((route) => ({
+    id: route,
+    label: ROUTE_LABELS[route],
+    stats: routes[route],
+    active: activeRoutes.includes(route),
+  }));
   return (
     <div className="path-comparison">
       <p
@@ -32,7 +37,7 @@ export function PathComparison({ comparison, paths, pingMs, activePaths }: Props
       </p>
       <StatsTable
         columns={columns}
-        metrics={[...PATH_METRICS, pingMetric(pingMs)]}
+        metrics={[...ROUTE_METRICS, pingMetric(pingMs)]}
         testIds={{ column: 'path-', cell: 'path-stat-' }}
         columnClass="stats__path"
         best={(metric, column) => comparison.faster === column.id && metric.key === 'p50'}

@@ -1,28 +1,28 @@
 /**
  * Gateway or this device: which is faster right now on this device and link, and by how much, in one
- * plain sentence. Per frame means the median, over each path's last frames, of what a frame costs end
+ * plain sentence. Per frame means the median, over each route's last frames, of what a frame costs end
  * to end: through the gateway, the frame message sent to its answer decoded (network both ways, the
  * gateway's queue, decode, inference, boxes); on this device, the frame handed to the inference worker
  * to its detections (image decode, tensor, inference, boxes). Pure, so the wording is unit-tested.
  */
 import { percentile } from '@sightline/shared/stats';
-import type { FramePath, RunOn } from '../paths/run-on.ts';
+import type { FrameRoute, RunOn } from '../frame-routes/run-on.ts';
 import type { FrameStats } from '../metrics/sample-store.ts';
 import { formatMs } from './format.ts';
 
-/** Frames each path needs in the window before they are compared. */
+/** Frames each route needs in the window before they are compared. */
 export const MIN_FRAMES_TO_COMPARE = 5;
 /** Medians closer than this fraction of the slower one are "about even". */
 export const EVEN_WITHIN = 0.05;
-/** When either path's newest frame is older than this, the sentence says "when last compared" instead of "right now". */
+/** When either route's newest frame is older than this, the sentence says "when last compared" instead of "right now". */
 export const STALE_AFTER_MS = 15_000;
-/** Frames per path the verdict is taken over: recent enough to say "right now". */
+/** Frames per route the verdict is taken over: recent enough to say "right now". */
 export const VERDICT_WINDOW = 30;
 
-export type Faster = FramePath | 'even';
+export type Faster = FrameRoute | 'even';
 
-export interface PathComparison {
-  /** Undefined until both paths have MIN_FRAMES_TO_COMPARE frames. */
+export interface RouteComparison {
+  /** Undefined until both routes have MIN_FRAMES_TO_COMPARE frames. */
   faster?: Faster;
   /** Median per-frame time on this device and through the gateway, ms. */
   deviceMs?: number;
@@ -31,7 +31,7 @@ export interface PathComparison {
   ratio?: number;
   /** Slower median - faster median, ms. */
   savedMs?: number;
-  /** Both paths measured within STALE_AFTER_MS of now. */
+  /** Both routes measured within STALE_AFTER_MS of now. */
   current: boolean;
   /** The sentence shown. */
   text: string;
@@ -56,7 +56,7 @@ function ago(ms: number): string {
   return `${Math.round(seconds / 60)} min ago`;
 }
 
-export function comparePaths(device: FrameStats, gateway: FrameStats, context: ComparisonContext): PathComparison {
+export function compareRoutes(device: FrameStats, gateway: FrameStats, context: ComparisonContext): RouteComparison {
   const needDevice = Math.max(0, MIN_FRAMES_TO_COMPARE - device.count);
   const needGateway = Math.max(0, MIN_FRAMES_TO_COMPARE - gateway.count);
   if (needDevice > 0 || needGateway > 0) {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { DetectionsMessage } from '@sightline/shared/protocol';
-import type { FrameOutcome } from '../../../src/paths/frame-outcome.ts';
+import type { FrameOutcome } from '../../../src/frame-routes/frame-outcome.ts';
 import { ANSWER_TIMEOUT_MS, FrameSender } from '../../../src/transport/frame-sender.ts';
-import { GatewayPath } from '../../../src/transport/gateway-path.ts';
+import { GatewayRoute } from '../../../src/transport/gateway-route.ts';
 import { FakeLink } from '../../support/fake-link.ts';
 import { detectionsMessage } from '../../support/gateway-messages.ts';
 
@@ -11,13 +11,13 @@ function setup() {
   let id = 0;
   const link = new FakeLink();
   const sender = new FrameSender({ send: () => link.isOpen, nextId: () => ++id, now: () => now, maxInFlight: 4 });
-  const path = new GatewayPath(link, sender);
+  const route = new GatewayRoute(link, sender);
   const settled: FrameOutcome[] = [];
   let changes = 0;
-  path.settled.subscribe((outcome) => settled.push(outcome));
-  path.changed.subscribe(() => changes++);
-  const send = () => path.send(new Uint8Array(8), { model: 'ssd', threshold: 0.5, skippedBefore: 2, capturedAt: now })!;
-  return { link, sender, path, settled, changes: () => changes, send, tick: (ms: number) => (now += ms), now: () => now };
+  route.settled.subscribe((outcome) => settled.push(outcome));
+  route.changed.subscribe(() => changes++);
+  const send = () => route.send(new Uint8Array(8), { model: 'ssd', threshold: 0.5, skippedBefore: 2, capturedAt: now })!;
+  return { link, sender, route, settled, changes: () => changes, send, tick: (ms: number) => (now += ms), now: () => now };
 }
 
 const detections = (id: number): DetectionsMessage =>
@@ -26,14 +26,14 @@ const detections = (id: number): DetectionsMessage =>
     timings: { queueMs: 1, decodeMs: 2, preprocessMs: 3, inferenceMs: 10, postprocessMs: 1, serverMs: 20 },
   });
 
-describe('GatewayPath', () => {
+describe('GatewayRoute', () => {
   it('is available while the socket is open and greeted, and says when that changes', () => {
     const h = setup();
-    expect(h.path.available).toBe(false);
+    expect(h.route.available).toBe(false);
     h.link.open();
-    expect(h.path.available).toBe(true);
+    expect(h.route.available).toBe(true);
     h.link.drop();
-    expect(h.path.available).toBe(false);
+    expect(h.route.available).toBe(false);
     expect(h.changes()).toBe(2);
   });
 
@@ -42,7 +42,7 @@ describe('GatewayPath', () => {
     h.link.open();
     const frame = h.send();
     expect(frame).toMatchObject({ path: 'gateway', model: 'ssd', threshold: 0.5, skippedBefore: 2, codec: 'msgpack' });
-    expect(h.path.inFlight).toBe(1);
+    expect(h.route.inFlight).toBe(1);
     h.tick(40);
     h.link.receive(detections(frame.id), h.now(), 300);
     expect(h.settled).toEqual([
@@ -62,7 +62,7 @@ describe('GatewayPath', () => {
         },
       },
     ]);
-    expect(h.path.inFlight).toBe(0);
+    expect(h.route.inFlight).toBe(0);
   });
 
   it('settles drops and errors with their reason; an error or late answer about no frame of its own settles nothing', () => {
@@ -87,13 +87,13 @@ describe('GatewayPath', () => {
     h.send();
     h.send();
     const order: string[] = [];
-    h.path.settled.subscribe((outcome) => order.push(outcome.kind));
-    h.path.changed.subscribe(() => order.push('changed'));
+    h.route.settled.subscribe((outcome) => order.push(outcome.kind));
+    h.route.changed.subscribe(() => order.push('changed'));
     h.link.drop();
     expect(order).toEqual(['lost', 'lost', 'changed']);
     expect(h.settled.map((outcome) => outcome.kind === 'lost' && outcome.reason)).toEqual(['no_answer', 'no_answer']);
     expect(h.settled.every((outcome) => outcome.notice === undefined)).toBe(true);
-    expect(h.path.inFlight).toBe(0);
+    expect(h.route.inFlight).toBe(0);
   });
 
   it('gives up on overdue frames when the watchdog says so, each with the same notice', () => {
@@ -103,9 +103,9 @@ describe('GatewayPath', () => {
     h.tick(1000);
     const recent = h.send();
     h.tick(ANSWER_TIMEOUT_MS - 500);
-    h.path.expire(ANSWER_TIMEOUT_MS);
+    h.route.expire(ANSWER_TIMEOUT_MS);
     expect(h.settled).toMatchObject([{ kind: 'lost', notice: { code: 'no_answer', message: expect.stringMatching(/within 5 s/) } }]);
-    expect(h.path.inFlight).toBe(1);
+    expect(h.route.inFlight).toBe(1);
     expect(h.sender.isPending(recent.id)).toBe(true);
   });
 });

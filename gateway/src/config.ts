@@ -156,14 +156,14 @@ export const SETTINGS = {
     defaultText: CPUS_AVAILABLE,
     flag: '--workers <n>',
     env: 'SIGHTLINE_WORKERS',
-    help: 'inference workers: frames inferred side by side once frames queue up, on an equal share of the threads each',
+    help: 'inference workers, the places frames are processed on (decode to boxes): a frame alone gets every thread, frames that start together run side by side on an equal share each',
   }),
   maxBatch: setting({
     schema: integer(1, 64),
     default: 1,
     flag: '--max-batch <n>',
     env: 'SIGHTLINE_MAX_BATCH',
-    help: 'frames of one model that queue up run as one batch, up to this many, where the graph takes a batch dimension (1: every frame alone)',
+    help: 'frames of one model that start together run as one batch, up to this many, where the graph takes a batch dimension (1: every frame alone)',
   }),
   inferenceUrl: setting({
     schema: z.string().url().optional(),
@@ -205,14 +205,7 @@ export const SETTINGS = {
     default: 64,
     flag: '--max-pending <n>',
     env: 'SIGHTLINE_MAX_PENDING',
-    help: 'frames waiting across all connections before new ones get `overloaded`',
-  }),
-  maxProcessing: setting({
-    schema: integer(1, 256).optional(),
-    defaultText: 'workers + 1',
-    flag: '--max-processing <n>',
-    env: 'SIGHTLINE_MAX_PROCESSING',
-    help: 'frames processed at once across the gateway (decode to reply); the rest wait, round-robin by connection',
+    help: 'frames waiting across all connections before new ones are answered `dropped` / `overloaded`, with `retryAfterMs`',
   }),
   queueBudgetMs: setting({
     schema: integer(0, 60_000),

@@ -22,7 +22,7 @@ import type { FrameService } from '../frames/frame-service.ts';
 import type { InferenceExecutor } from '../inference/inference-executor.ts';
 import type { ReceiveBudget } from '../scheduling/receive-budget.ts';
 import type { AccessPolicy } from '../security/access-policy.ts';
-import { httpGuard } from '../security/http-guard.ts';
+import { httpGuard } from './http-guard.ts';
 import { securityHeaders } from '../security/security-headers.ts';
 import { detectRouter } from './detect-route.ts';
 import { v2Router } from './v2-routes.ts';

@@ -44,7 +44,7 @@ describe('setting rows', () => {
     const help = settingsCli('x', 'x', SETTINGS).helpInformation().replace(/\s+/g, ' ');
     expect(help).toContain('(default: 8080, env: PORT)');
     expect(help).toContain("(default: CPUs available, a container's CPU quota included, env: SIGHTLINE_THREADS)");
-    expect(help).toContain('(default: workers + 1, env: SIGHTLINE_MAX_PROCESSING)');
+    expect(help).toContain('(default: host name and pid, env: SIGHTLINE_INSTANCE)');
     expect(help).toContain('(env: SIGHTLINE_TLS_CERT)');
     expect(help).toContain('--host alone (or HOST=0.0.0.0)');
     expect(help).not.toContain('`');

@@ -7,9 +7,9 @@
 import type { NextFunction, Request, Response } from 'express';
 import { serialize } from 'cookie';
 import { ProtocolError } from '@sightline/shared/validation';
-import { sendMessage } from '../http/error-response.ts';
+import { sendMessage } from './error-response.ts';
 import { errorReply } from '../frames/replies.ts';
-import { TOKEN_COOKIE, TOKEN_QUERY_PARAM, type AccessPolicy, type Verdict } from './access-policy.ts';
+import { TOKEN_COOKIE, TOKEN_QUERY_PARAM, type AccessPolicy, type Verdict } from '../security/access-policy.ts';
 
 const TOKEN_PAGE = `<!doctype html><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Sightline: access token needed</title>

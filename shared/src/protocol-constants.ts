@@ -46,6 +46,12 @@ export const PROTOCOL_QUERY_PARAM = 'protocol';
  * frames' `ts` taken as their capture times, ms) and each detection of a confirmed track carries `trackId`.
  */
 export const TRACK_QUERY_PARAM = 'track';
+/**
+ * `?model=` and `?threshold=` on the WebSocket: the model and score threshold of the frames sent as raw images
+ * (a binary message holding a JPEG, PNG or WebP file as it is), which carry no fields of their own.
+ */
+export const MODEL_QUERY_PARAM = 'model';
+export const THRESHOLD_QUERY_PARAM = 'threshold';
 
 export const MSGPACK_CONTENT_TYPE = 'application/msgpack';
 export const JSON_CONTENT_TYPE = 'application/json';

@@ -1,24 +1,28 @@
 /**
  * Whether a frame arriving now is queued or refused on receipt, and when a refused client should send again:
- * a pure function of the queue's state (counts, the round-robin order, how long a frame holds a place), so
- * it can be tested at any service time with no clock and no workers.
+ * a pure function of the queue's state (counts, the order lanes are served in, how long a frame holds a
+ * place now), so it can be tested at any service time with no clock and no workers.
  *
- * A frame is refused on receipt, not after waiting: its wait is predicted from where it would stand in the
- * round-robin order (the waiting frames of the lanes served before its own, its lane's own backlog) and how
- * long a frame holds a place now. A frame predicted to start within its limit is accepted; any other is
- * answered `dropped` / `overloaded` at once, before a byte of it is decoded, with `retryAfterMs`: when its
- * lane's turn in that order comes round (or its predicted wait has cleared, whichever is later). The limit is
- * the budget, except for a lane's only frame (nothing of it in flight or waiting) while one round of the
- * other lanes sending is short (at most SHARE_FACTOR budgets: the lanes that sent within ACTIVE_WINDOW_MS,
- * each holding a place for the mean service time): then it is SHARE_FACTOR budgets. A camera sending faster
- * than its share learns when its next frame has a place instead of uploading frames to be refused.
+ * Two kinds of sender, told apart by counts alone:
+ * - **Closed loop.** A lane that has never sent a frame while another of its frames was in flight or waiting
+ *   (stop-and-wait: the next frame when an answer comes). Its frame is always queued: it holds one place, so
+ *   the wait is bounded by the number of such lanes, whatever the machine's speed, and refusing it would only
+ *   make the client upload it again (a naive client resends within a millisecond).
+ * - **Open loop or pipelining.** A lane that has (a camera sending at its own rate, a client keeping several
+ *   frames in flight). Its frame is queued when it is predicted to start within the freshness limit, the
+ *   larger of the latency budget and one service time (so a slower host does not turn its own service time
+ *   into refusals); otherwise it is answered `dropped` / `overloaded` at once, before a byte of it is decoded,
+ *   with `retryAfterMs`: when its lane's turn comes round (or its predicted wait has cleared, whichever is
+ *   later).
+ *
+ * Lanes are served least-served first (then served longest ago, then registered first), so senders that keep
+ * sending get even shares by count however their frames' arrivals fall; a lane that starts sending (again)
+ * joins at the count of the least-served lane sending now, so it neither starves the others nor waits behind
+ * their history.
  */
 import { retryAfterFrom } from './retry-pacer.ts';
 
-/** A lane's only frame is accepted with a wait of up to this many budgets while one round is as short. */
-export const SHARE_FACTOR = 3;
-
-/** A lane that sent a frame within this long shares the round (ms): the longest retryAfterMs, a refused client's pause. */
+/** A lane that sent a frame within this long is sending now (ms): the longest retryAfterMs, a refused client's pause. */
 export const ACTIVE_WINDOW_MS = 1000;
 
 /** What the policy reads of a lane. */
@@ -26,12 +30,14 @@ export interface LaneState {
   /** Its frames being processed now. */
   readonly inFlight: number;
   readonly waitingCount: number;
+  /** Frames of it started, counted from where it joined (see `joinCount`). */
+  readonly served: number;
   /** The scheduler's turn counter when it last started a frame (lower = served longer ago). */
   readonly lastTurn: number;
   /** When it last pushed a frame (scheduler clock); -Infinity before its first. */
   readonly lastPushAt: number;
-  /** When its oldest waiting frame arrived; undefined when none waits. */
-  readonly headSince: number | undefined;
+  /** It has never sent a frame while another of its frames was in flight or waiting. */
+  readonly closedLoop: boolean;
 }
 
 /** What the policy reads of the queue as a whole. */
@@ -44,27 +50,62 @@ export interface QueueState {
   readonly places: number;
   /** How long a frame holds a place now (ms, a recent mean; 0 before any has finished). */
   readonly serviceMs: number;
-  /** Longest predicted wait a frame is accepted with (ms). */
+  /** The latency budget (ms): the least wait an open-loop frame may be queued with. */
   readonly budgetMs: number;
   /** The scheduler's clock (ms). */
   readonly now: number;
 }
 
-/** Undefined: queue it. A number: refuse it, and tell the client to send again in that many ms. */
-export type Admission = number | undefined;
+/** Queue it, with how long it is expected to wait; or refuse it, telling the client when to send again. */
+export type Admission = { queue: true; predictedWaitMs: number } | { queue: false; retryAfterMs: number };
+
+/** The longest predicted wait an open-loop frame is queued with: the budget, or one service time on a slower host. */
+export function freshnessLimitMs(queue: QueueState): number {
+  return Math.max(queue.budgetMs, queue.serviceMs);
+}
 
 /**
- * How long a frame of `lane` arriving now would wait for a place: the frames that start before it under
- * round-robin (one per lane served before this one, then, for each of its own frames already waiting, a
- * whole round), beyond the places free now, each taking one place's share of the service time.
+ * Whether `other` is served before `lane`: fewer frames served, or as many and served longer ago, or both
+ * equal and registered earlier (`otherFirst`: it comes before `lane` in the queue's registration order).
+ */
+export function servedBefore(other: LaneState, lane: LaneState, otherFirst: boolean): boolean {
+  if (other.served !== lane.served) return other.served < lane.served;
+  if (other.lastTurn !== lane.lastTurn) return other.lastTurn < lane.lastTurn;
+  return otherFirst;
+}
+
+/** Whether a lane pushed a frame within the active window. */
+export function sendingNow(queue: QueueState, lane: LaneState): boolean {
+  return lane.lastPushAt >= queue.now - ACTIVE_WINDOW_MS;
+}
+
+/**
+ * The count a lane that starts sending (again) joins at: the least served of the lanes sending now, so it
+ * takes its turn among them; its own count when that is higher. 0 when nobody is sending.
+ */
+export function joinCount(queue: QueueState, lane: LaneState): number {
+  let least = Infinity;
+  for (const other of queue.lanes) if (other !== lane && sendingNow(queue, other)) least = Math.min(least, other.served);
+  return least === Infinity ? lane.served : Math.max(lane.served, least);
+}
+
+/**
+ * How long a frame of `lane` arriving now would wait for a place: the frames that start before it in the
+ * serving order (one per waiting lane served before this one, then, for each of its own frames already
+ * waiting, a whole round), beyond the places free now, each taking one place's share of the service time.
  */
 export function predictWait(queue: QueueState, lane: LaneState): number {
   let lanesBefore = 0;
   let lanesWaiting = 0;
+  let first = true;
   for (const other of queue.lanes) {
-    if (other === lane || other.waitingCount === 0) continue;
+    if (other === lane) {
+      first = false;
+      continue;
+    }
+    if (other.waitingCount === 0) continue;
     lanesWaiting++;
-    if (other.lastTurn < lane.lastTurn || (other.lastTurn === lane.lastTurn && other.headSince !== undefined)) lanesBefore++;
+    if (servedBefore(other, lane, first)) lanesBefore++;
   }
   const ahead = lanesBefore + lane.waitingCount * (lanesWaiting + 1);
   if (ahead < queue.freePlaces) return 0;
@@ -72,45 +113,30 @@ export function predictWait(queue: QueueState, lane: LaneState): number {
 }
 
 /**
- * How many lanes sending now (within ACTIVE_WINDOW_MS) come before `lane` in the round-robin order: served
- * longer ago, or as long ago and registered earlier. A refused client is told to come back when its turn
- * comes round, not at the next free slot: slots handed out first come, first served spread the clients'
- * pauses at random (of 50 cameras, one held 1 s, the next 20 ms), and their shares of the detections with
- * them; by turn, the lane served last waits longest (docs/RELIABILITY.md, Fairness).
+ * How many lanes sending now come before `lane` in the serving order. A refused client is told to come back
+ * when its turn comes round, not at the next free slot, so the lane served last waits longest and shares stay
+ * even (docs/RELIABILITY.md, Fairness).
  */
 export function turnsAhead(queue: QueueState, lane: LaneState): number {
-  const since = queue.now - ACTIVE_WINDOW_MS;
   let ahead = 0;
-  let registeredBefore = true;
+  let first = true;
   for (const other of queue.lanes) {
     if (other === lane) {
-      registeredBefore = false;
+      first = false;
       continue;
     }
-    if (other.lastPushAt < since) continue;
-    if (other.lastTurn < lane.lastTurn || (other.lastTurn === lane.lastTurn && registeredBefore)) ahead++;
+    if (sendingNow(queue, other) && servedBefore(other, lane, first)) ahead++;
   }
   return ahead;
-}
-
-/**
- * Whether a frame of `lane` arriving now is its only one, and one round of the other lanes sending, each
- * holding a place for the mean service time, takes at most SHARE_FACTOR budgets.
- */
-export function withinShortRound(queue: QueueState, lane: LaneState): boolean {
-  if (lane.inFlight > 0 || lane.waitingCount > 0) return false;
-  const since = queue.now - ACTIVE_WINDOW_MS;
-  let others = 0;
-  for (const other of queue.lanes) if (other !== lane && other.lastPushAt >= since) others++;
-  return (others * queue.serviceMs) / queue.places <= queue.budgetMs * SHARE_FACTOR;
 }
 
 /** Queue the frame of `lane` arriving now, or refuse it with when to send again. */
 export function admission(queue: QueueState, lane: LaneState): Admission {
   const waitMs = predictWait(queue, lane);
-  if (waitMs <= queue.budgetMs) return undefined;
-  const limitMs = withinShortRound(queue, lane) ? queue.budgetMs * SHARE_FACTOR : queue.budgetMs;
-  if (waitMs <= limitMs) return undefined;
+  const alone = lane.inFlight === 0 && lane.waitingCount === 0;
+  if (lane.closedLoop && alone) return { queue: true, predictedWaitMs: waitMs };
+  const limitMs = freshnessLimitMs(queue);
+  if (waitMs <= limitMs) return { queue: true, predictedWaitMs: waitMs };
   const untilTurnMs = (turnsAhead(queue, lane) * queue.serviceMs) / queue.places;
-  return retryAfterFrom(Math.max(waitMs - limitMs, untilTurnMs));
+  return { queue: false, retryAfterMs: retryAfterFrom(Math.max(waitMs - limitMs, untilTurnMs)) };
 }

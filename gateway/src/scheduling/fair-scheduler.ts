@@ -20,11 +20,23 @@
  * budgets (the prediction was wrong: a stalled worker).
  */
 import type { DropReason } from '@sightline/shared/protocol';
-import { admission, predictWait, type LaneState, type QueueState } from '../admission/admission-policy.ts';
+import {
+  admission,
+  freshnessLimitMs,
+  joinCount,
+  predictWait,
+  sendingNow,
+  servedBefore,
+  type LaneState,
+  type QueueState,
+} from '../admission/admission-policy.ts';
 import { RetryPacer } from '../admission/retry-pacer.ts';
 import { ServiceTime } from './service-time.ts';
 
-/** An accepted frame still waiting after this many budgets is dropped after all (the prediction failed). */
+/**
+ * An accepted frame still waiting this many times longer than it was expected to (its predicted wait, and
+ * at least the freshness limit) is dropped after all: the prediction failed (a stalled worker).
+ */
 export const LATE_FACTOR = 4;
 
 /** A place to run frames on, as the executor hands it out; good until the executor's next call. */
@@ -79,14 +91,18 @@ export type PushResult = 'accepted' | 'refused';
 interface Waiting<T> {
   item: T;
   since: number;
+  /** When it is dropped as late if it has not started (scheduler clock). */
+  lateAt: number;
   cost: number;
 }
 
 export class Lane<T, R> implements LaneState {
   readonly waiting: Waiting<T>[] = [];
   inFlight = 0;
+  served = 0;
   lastTurn = 0;
   lastPushAt = -Infinity;
+  closedLoop = true;
   private closedWith: DropReason | undefined;
   private idleWaiters: (() => void)[] = [];
 
@@ -106,18 +122,23 @@ export class Lane<T, R> implements LaneState {
       this.options.drop(item, this.closedWith);
       return 'accepted';
     }
+    const state = this.scheduler.state;
+    // A sender that sends while a frame of its own is still out is not waiting for answers: open loop, for good.
+    if (this.inFlight > 0 || this.waiting.length > 0) this.closedLoop = false;
+    if (!sendingNow(state, this)) this.served = joinCount(state, this);
     if (this.waiting.length > 0 && this.waiting.length >= this.options.queueLength) {
       this.scheduler.forget(1);
       this.options.drop(this.waiting.shift()!.item, 'superseded');
     }
-    const retryAfterMs = admission(this.scheduler.state, this);
-    this.lastPushAt = this.scheduler.now();
-    if (retryAfterMs !== undefined) {
-      this.options.drop(item, 'overloaded', retryAfterMs);
+    const decision = admission(this.scheduler.state, this);
+    this.lastPushAt = state.now;
+    if (!decision.queue) {
+      this.options.drop(item, 'overloaded', decision.retryAfterMs);
       return 'accepted';
     }
     if (!this.scheduler.admit()) return 'refused';
-    this.waiting.push({ item, since: this.scheduler.now(), cost: this.options.cost?.(item) ?? 0 });
+    const lateMs = LATE_FACTOR * Math.max(freshnessLimitMs(state), decision.predictedWaitMs);
+    this.waiting.push({ item, since: state.now, lateAt: state.now + lateMs, cost: this.options.cost?.(item) ?? 0 });
     this.scheduler.schedule();
     return 'accepted';
   }
@@ -126,8 +147,11 @@ export class Lane<T, R> implements LaneState {
     return this.waiting.length;
   }
 
-  get headSince(): number | undefined {
-    return this.waiting[0]?.since;
+  /** When the earliest of its waiting frames turns late; undefined when none waits. */
+  get nextLateAt(): number | undefined {
+    let earliest: number | undefined;
+    for (const { lateAt } of this.waiting) earliest = earliest === undefined ? lateAt : Math.min(earliest, lateAt);
+    return earliest;
   }
 
   get headCost(): number {
@@ -167,15 +191,14 @@ export class Lane<T, R> implements LaneState {
     return this.waiting.length > 0 && this.inFlight < this.options.maxInFlight;
   }
 
-  /** @internal Answers the waiting frames that have waited `lateMs`: accepted, but the prediction failed. */
-  expire(now: number, lateMs: number): void {
-    let expired = 0;
-    while (this.waiting.length > 0 && now - this.waiting[0]!.since >= lateMs) {
-      this.scheduler.forget(1);
-      this.options.drop(this.waiting.shift()!.item, 'overloaded', this.scheduler.retryAfterMs());
-      expired++;
-    }
-    if (expired > 0) this.settleIdle();
+  /** @internal Answers the waiting frames that turned late: accepted, but the prediction failed. */
+  expire(now: number): void {
+    const late = this.waiting.filter((waiting) => now >= waiting.lateAt);
+    if (late.length === 0) return;
+    this.waiting.splice(0, this.waiting.length, ...this.waiting.filter((waiting) => now < waiting.lateAt));
+    this.scheduler.forget(late.length);
+    for (const { item } of late) this.options.drop(item, 'overloaded', this.scheduler.retryAfterMs());
+    this.settleIdle();
   }
 
   /** @internal With no queue, a frame that could not start in this round is answered now. */
@@ -308,8 +331,7 @@ export class FairScheduler<T, R> {
   /** Starts waiting frames while the executor has a place, least recently served lane first. */
   private pump(): void {
     const now = this.now();
-    const lateMs = this.options.budgetMs * LATE_FACTOR;
-    for (const lane of this.lanes) lane.expire(now, lateMs);
+    for (const lane of this.lanes) lane.expire(now);
     for (;;) {
       const lane = this.nextLane();
       if (!lane) break;
@@ -318,7 +340,7 @@ export class FairScheduler<T, R> {
       this.start(place, this.batchFrom(lane), now);
     }
     for (const lane of this.lanes) lane.refuseUnstarted();
-    this.scheduleExpiry(this.earliestDeadline(lateMs));
+    this.scheduleExpiry(this.earliestLateAt());
   }
 
   private get room(): number {
@@ -332,12 +354,13 @@ export class FairScheduler<T, R> {
     return ready;
   }
 
-  /** The lane served longest ago whose head frame may start now and fits the memory left. */
+  /** The lane first in the serving order whose head frame may start now and fits the memory left. */
   private nextLane(): Lane<T, R> | undefined {
     let best: Lane<T, R> | undefined;
     for (const lane of this.lanes) {
       if (!lane.ready || !this.fits(lane.headCost)) continue;
-      if (!best || lane.lastTurn < best.lastTurn) best = lane;
+      // Lanes are visited in registration order, so a tie goes to the one registered first.
+      if (!best || servedBefore(lane, best, false)) best = lane;
     }
     return best;
   }
@@ -352,7 +375,10 @@ export class FairScheduler<T, R> {
     const batch = [this.take(first)];
     const limit = this.executor.batchLimit(batch[0]!.item);
     if (limit <= 1) return batch;
-    const others = [...this.lanes].filter((lane) => lane !== first).sort((a, b) => a.lastTurn - b.lastTurn);
+    const registered = [...this.lanes];
+    const others = registered
+      .filter((lane) => lane !== first)
+      .sort((a, b) => (servedBefore(a, b, registered.indexOf(a) < registered.indexOf(b)) ? -1 : 1));
     for (const lane of others) {
       if (batch.length >= limit) break;
       if (!lane.ready || !this.fits(lane.headCost) || !this.executor.batchesWith(batch[0]!.item, lane.waiting[0]!.item)) continue;
@@ -366,6 +392,7 @@ export class FairScheduler<T, R> {
     this.waitingTotal--;
     this.memoryInUse += cost;
     lane.inFlight++;
+    lane.served++;
     lane.lastTurn = ++this.turn;
     return { lane, item, cost };
   }
@@ -391,11 +418,9 @@ export class FairScheduler<T, R> {
       .then(finish, (error: unknown) => finish(batch.map(() => (error instanceof Error ? error : new Error(String(error))))));
   }
 
-  private earliestDeadline(lateMs: number): number {
+  private earliestLateAt(): number {
     let earliest = Infinity;
-    for (const lane of this.lanes) {
-      if (lane.headSince !== undefined) earliest = Math.min(earliest, lane.headSince + lateMs);
-    }
+    for (const lane of this.lanes) earliest = Math.min(earliest, lane.nextLateAt ?? Infinity);
     return earliest;
   }
 

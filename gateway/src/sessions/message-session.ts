@@ -15,6 +15,7 @@ import {
   type Limits,
   type ServerMessage,
 } from '@sightline/shared/protocol';
+import { sniffFormat } from '../decode/image-header.ts';
 import type { FrameService } from '../frames/frame-service.ts';
 import type { FrameStream } from '../frames/frame-stream.ts';
 import type { FrameAnswer } from '../frames/pending-frame.ts';
@@ -39,6 +40,8 @@ export interface MessageSessionOptions {
   protocol?: number;
   /** The way in, for metrics: `ws`, `webrtc`. */
   transport: string;
+  /** The model and threshold of frames sent as raw images (`?model=`, `?threshold=`); the defaults when unset. */
+  rawFrames?: { model?: string | undefined; threshold?: number | undefined };
   logger: Logger;
   metrics: Metrics;
 }
@@ -47,6 +50,8 @@ export class MessageSession {
   private readonly stream: FrameStream;
   private readonly rate: MessageRateLimiter;
   private closing = false;
+  /** Raw-image frames numbered in the order they arrived: their `id`. */
+  private rawFrameCount = 0;
 
   constructor(
     private readonly channel: MessageChannel,
@@ -80,10 +85,17 @@ export class MessageSession {
       this.closeForRate();
       return;
     }
-    const codec: Codec = isBinary ? 'msgpack' : 'json';
+    // A binary message that is an image file as it is (no MessagePack frame map starts with those magic bytes):
+    // the simplest client's frame, answered in JSON.
+    const raw = isBinary && sniffFormat(data) !== undefined;
+    const codec: Codec = isBinary && !raw ? 'msgpack' : 'json';
     const { maxMessageBytes } = this.options.limits;
     if (data.byteLength > maxMessageBytes) {
       this.fail(codec, new ProtocolError('too_large', `message is ${data.byteLength} bytes; the limit is ${maxMessageBytes}`));
+      return;
+    }
+    if (raw) {
+      this.rawFrame(data, rate === 'limited', receivedAt);
       return;
     }
     let message;
@@ -138,6 +150,32 @@ export class MessageSession {
     // Whatever still waits cannot be answered on a closing channel.
     this.stream.detach();
     this.channel.close(code, reason);
+  }
+
+  /**
+   * A frame sent as a raw image: the model and threshold of the connection's URL, numbered by arrival (its
+   * `id`), its `ts` the gateway's clock at receipt (ms since the epoch); answered in JSON like any frame.
+   */
+  private rawFrame(image: Uint8Array, rateLimited: boolean, receivedAt: number): void {
+    const id = ++this.rawFrameCount;
+    if (rateLimited) {
+      const limit = this.options.maxMessagesPerSecond;
+      this.fail('json', new ProtocolError('rate_limited', `more than ${limit} messages per second on this connection; slow down`), id);
+      return;
+    }
+    const { model, threshold } = this.options.rawFrames ?? {};
+    this.frame(
+      {
+        type: 'frame',
+        id,
+        ts: Date.now(),
+        image,
+        ...(model === undefined ? {} : { model }),
+        ...(threshold === undefined ? {} : { threshold }),
+      },
+      'json',
+      receivedAt,
+    );
   }
 
   private frame(frame: FrameMessage, codec: Codec, receivedAt: number): void {

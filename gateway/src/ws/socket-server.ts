@@ -8,8 +8,16 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import proxyAddr from 'proxy-addr';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { CLOSE_CODES, PROTOCOL_QUERY_PARAM, SUPPORTED_PROTOCOLS, TRACK_QUERY_PARAM, WS_PATH } from '@sightline/shared/protocol';
-import { excerpt } from '@sightline/shared/validation';
+import {
+  CLOSE_CODES,
+  MODEL_QUERY_PARAM,
+  PROTOCOL_QUERY_PARAM,
+  SUPPORTED_PROTOCOLS,
+  THRESHOLD_QUERY_PARAM,
+  TRACK_QUERY_PARAM,
+  WS_PATH,
+} from '@sightline/shared/protocol';
+import { excerpt, ProtocolError, validateDetectQuery } from '@sightline/shared/validation';
 import type { Logger } from '../logger.ts';
 import { PeerLogLimiter } from '../logging/peer-log-limiter.ts';
 import type { Metrics } from '../metrics.ts';
@@ -42,7 +50,24 @@ export interface SocketServerOptions extends Omit<MessageSessionOptions, 'logger
 /** A message this much over the limit is still read and answered `too_large`; beyond it, close 1009. */
 export const OVERSIZE_ANSWERED_BYTES = 1024 * 1024;
 
-const STATUS_TEXT: Record<number, string> = { 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 503: 'Service Unavailable' };
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  503: 'Service Unavailable',
+};
+
+/** `?model=` and `?threshold=`, for frames sent as raw images; throws ProtocolError `bad_message` for a bad value. */
+function rawFrameQuery(url: URL): { model?: string; threshold?: number } {
+  const query: Record<string, string> = {};
+  for (const name of [MODEL_QUERY_PARAM, THRESHOLD_QUERY_PARAM]) {
+    const value = url.searchParams.get(name);
+    if (value !== null) query[name] = value;
+  }
+  const { model, threshold } = validateDetectQuery(query);
+  return { ...(model === undefined ? {} : { model }), ...(threshold === undefined ? {} : { threshold }) };
+}
 
 /** Refuses an upgrade before any WebSocket exists: a plain HTTP answer with the reason as its body. */
 function rejectUpgrade(socket: Duplex, status: number, reason: string): void {
@@ -93,6 +118,13 @@ export function attachSocketServer(server: Server, options: SocketServerOptions)
         rejectUpgrade(socket, verdict.status, verdict.reason);
         return;
       }
+    }
+    // After the access checks: nothing about the query is said to a client that may not connect.
+    try {
+      rawFrameQuery(url);
+    } catch (error) {
+      rejectUpgrade(socket, 400, error instanceof ProtocolError ? error.message : 'bad query');
+      return;
     }
     wss.handleUpgrade(request, socket, head, (ws) => {
       // Bytes arriving count toward the receive budget, and show that the peer is there even while its
@@ -154,6 +186,7 @@ export function attachSocketServer(server: Server, options: SocketServerOptions)
       transport: 'ws',
       logger: log,
       tracking,
+      rawFrames: rawFrameQuery(url),
       ...(requested === null ? {} : { protocol: Number(requested) }),
     });
     sessions.set(ws, session);

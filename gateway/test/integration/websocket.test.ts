@@ -2,10 +2,12 @@
  * The WebSocket endpoint end to end: a real gateway on an ephemeral port, real clients, real photos,
  * both codecs on one connection, pings, flow control, bad input, isolation between clients.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import sharp from 'sharp';
 import { hostname } from 'node:os';
 import WebSocket from 'ws';
 import { encode as msgpackEncode } from '@msgpack/msgpack';
+import { decodeServerMessage } from '@sightline/shared/codec';
 import { PROTOCOL_VERSION, type DetectionsMessage, type ErrorMessage } from '@sightline/shared/protocol';
 import type { GatewayConfig } from '../../src/config.ts';
 import type { RunningGateway } from '../../src/gateway.ts';
@@ -68,6 +70,49 @@ describe('WebSocket detection', () => {
       expect(t.serverMs).toBeGreaterThanOrEqual(t.decodeMs + t.preprocessMs + t.inferenceMs + t.postprocessMs);
     }
     client.close();
+  });
+
+  it('takes a raw image per binary message, as the simplest client sends it: numbered frames for the URL model, answered in JSON', async () => {
+    const ws = new WebSocket(`${wsUrl}?model=blazeface-back-256&threshold=0.5`);
+    const replies: Array<{ text: boolean; message: Record<string, unknown> }> = [];
+    ws.on('message', (data: Buffer, isBinary: boolean) =>
+      replies.push({
+        text: !isBinary,
+        message: decodeServerMessage(isBinary ? new Uint8Array(data) : data.toString()) as unknown as Record<string, unknown>,
+      }),
+    );
+    await new Promise((resolve) => ws.once('open', resolve));
+    const astronaut = photo('astronaut.jpg');
+    const png = await sharp(astronaut).png().toBuffer();
+    // Stop-and-wait, as such a script does: the next image once the previous one is answered.
+    for (const [i, image] of [astronaut, png, Buffer.from('GIF89a not an image we take')].entries()) {
+      ws.send(image, { binary: true });
+      await vi.waitFor(() => expect(replies.length).toBe(i + 2), { timeout: 30_000 });
+    }
+    ws.close();
+    // Images are answered in JSON; the last message, not an image, was read as MessagePack and answered so.
+    expect(replies.map((r) => r.text)).toEqual([true, true, true, false]);
+    const [, first, second, third] = replies.map((r) => r.message);
+    expect(first).toMatchObject({ type: 'detections', id: 1, model: 'blazeface-back-256' });
+    expect(second).toMatchObject({ type: 'detections', id: 2, model: 'blazeface-back-256' });
+    expect((first as unknown as DetectionsMessage).detections.map((d) => d.label)).toContain('face');
+    expect(Math.abs((first as { ts: number }).ts - Date.now())).toBeLessThan(60_000);
+    // Not an image by its magic bytes: read as MessagePack, which it is not either.
+    expect(third).toMatchObject({ type: 'error', code: 'bad_message' });
+  });
+
+  it('refuses an upgrade whose raw-frame query is bad, with the reason', async () => {
+    const answer = await new Promise<{ status: number; body: string }>((resolve) => {
+      const ws = new WebSocket(`${wsUrl}?threshold=7`);
+      ws.on('unexpected-response', (_request, response) => {
+        let body = '';
+        response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+      });
+      ws.on('error', () => {});
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.body).toMatch(/threshold/);
   });
 
   it('runs the face model when a frame names it', async () => {

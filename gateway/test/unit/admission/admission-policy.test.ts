@@ -1,99 +1,105 @@
 /**
  * The admission policy as a pure function of the queue's state: no clock, no workers, no scheduler. Each
- * case builds the lanes and the queue as they would stand when a frame arrives.
+ * case builds the lanes and the queue as they would stand when a frame arrives, at several service times
+ * (a fast host, a slow one, a very slow one), and checks the decision does not flip with the host's speed.
  */
 import { describe, expect, it } from 'vitest';
 import {
   ACTIVE_WINDOW_MS,
   admission,
+  freshnessLimitMs,
+  joinCount,
   predictWait,
-  SHARE_FACTOR,
+  servedBefore,
   turnsAhead,
-  withinShortRound,
   type LaneState,
   type QueueState,
 } from '../../../src/admission/admission-policy.ts';
 
 const NOW = 10_000;
+/** A fast host, this machine on a slow day, a very slow one. */
+const SERVICE_TIMES_MS = [5, 15, 30, 60, 250];
 
 function lane(state: Partial<LaneState> = {}): LaneState {
-  return { inFlight: 0, waitingCount: 0, lastTurn: 0, lastPushAt: -Infinity, headSince: undefined, ...state };
+  return { inFlight: 0, waitingCount: 0, served: 10, lastTurn: 0, lastPushAt: NOW - 1, closedLoop: true, ...state };
 }
 
 function queue(lanes: LaneState[], state: Partial<QueueState> = {}): QueueState {
-  return { lanes, freePlaces: 0, places: 1, serviceMs: 20, budgetMs: 25, now: NOW, ...state };
+  return { lanes, freePlaces: 0, places: 2, serviceMs: 20, budgetMs: 25, now: NOW, ...state };
 }
 
-/** A lane that sent a frame just now and has one waiting, served at `lastTurn`. */
-const sending = (lastTurn: number) => lane({ lastTurn, lastPushAt: NOW - 1, waitingCount: 1, headSince: NOW - 1 });
+/** A lane with one frame waiting, `served` frames served so far. */
+const waiting = (served: number, lastTurn = served) => lane({ served, lastTurn, waitingCount: 1 });
 
-describe('predictWait', () => {
-  it('is zero while a place is free for every frame ahead, then one place share of the service time per frame beyond', () => {
-    const me = lane({ lastTurn: 5 });
-    const others = [sending(1), sending(2)];
-    expect(predictWait(queue([me, ...others], { freePlaces: 3 }), me)).toBe(0);
-    // Two frames ahead, no place free: the second ahead starts after two services, this one after three.
-    expect(predictWait(queue([me, ...others], { freePlaces: 0, serviceMs: 20 }), me)).toBe(60);
-    // Two places share the work: half as long.
-    expect(predictWait(queue([me, ...others], { freePlaces: 0, places: 2, serviceMs: 20 }), me)).toBe(30);
-  });
-
-  it("puts a lane's own waiting frames a whole round behind: the others are served in between", () => {
-    const me = lane({ lastTurn: 5, waitingCount: 1, headSince: NOW - 2 });
-    const others = [sending(1), sending(2)];
-    // Two lanes before it, and its own waiting frame with a round of three after that.
-    expect(predictWait(queue([me, ...others]), me)).toBe((2 + 3 + 1) * 20);
-  });
-});
-
-describe('turnsAhead and withinShortRound', () => {
-  it('counts only the lanes that sent within the active window and come first in the order', () => {
-    const me = lane({ lastTurn: 5 });
-    const before = lane({ lastTurn: 2, lastPushAt: NOW - 10 });
-    const after = lane({ lastTurn: 9, lastPushAt: NOW - 10 });
-    const silent = lane({ lastTurn: 1, lastPushAt: NOW - ACTIVE_WINDOW_MS - 1 });
-    expect(turnsAhead(queue([me, before, after, silent]), me)).toBe(1);
-  });
-
-  it("holds for a lane's only frame while one round of the others takes at most SHARE_FACTOR budgets", () => {
-    const me = lane({ lastTurn: 5 });
-    const others = (n: number) => Array.from({ length: n }, (_, i) => lane({ lastTurn: i, lastPushAt: NOW - 5 }));
-    // Three others at 25 ms each is 75 ms = 3 budgets: short; a fourth makes it 100 ms.
-    expect(withinShortRound(queue([me, ...others(3)], { serviceMs: 25 }), me)).toBe(true);
-    expect(withinShortRound(queue([me, ...others(4)], { serviceMs: 25 }), me)).toBe(false);
-    // A lane with a frame in flight is not sending its only frame.
-    const busy = lane({ lastTurn: 5, inFlight: 1 });
-    expect(withinShortRound(queue([busy, ...others(1)], { serviceMs: 25 }), busy)).toBe(false);
-  });
-});
-
-describe('admission', () => {
-  it('queues a frame predicted to start within the budget at any service time, and one with a place free at once', () => {
-    for (const serviceMs of [1, 10, 25, 100, 1000]) {
-      const me = lane({ lastTurn: 5 });
-      expect(admission(queue([me], { freePlaces: 1, serviceMs }), me), `${serviceMs} ms`).toBeUndefined();
+describe('closed-loop lanes (stop-and-wait)', () => {
+  it('queues their only frame at any service time, however many lanes wait ahead: the wait is bounded by their count', () => {
+    for (const serviceMs of SERVICE_TIMES_MS) {
+      for (const ahead of [0, 5, 50]) {
+        const me = lane({ served: 20, lastTurn: 999 });
+        const others = Array.from({ length: ahead }, (_, i) => waiting(10, i));
+        const state = queue([me, ...others], { serviceMs });
+        const decision = admission(state, me);
+        expect(decision, `${serviceMs} ms, ${ahead} ahead`).toEqual({ queue: true, predictedWaitMs: predictWait(state, me) });
+        // Each lane ahead holds one place: the wait is at most one service share per lane.
+        expect(predictWait(state, me)).toBeLessThanOrEqual(((ahead + 1) * serviceMs) / 2);
+      }
     }
-    const me = lane({ lastTurn: 5 });
-    // One frame running, none waiting: this one waits one service of 20 ms, within 25.
-    expect(admission(queue([me], { serviceMs: 20 }), me)).toBeUndefined();
   });
 
-  it('refuses a frame predicted to wait past its limit, telling it to come back when its turn comes round', () => {
-    const me = lane({ lastTurn: 9, lastPushAt: NOW - 5, inFlight: 1 });
-    const others = [sending(1), sending(2), sending(3)];
-    // Three frames ahead of it, no place free: 4 x 20 = 80 ms > 25 (it has a frame in flight: the plain budget).
-    const retry = admission(queue([me, ...others], { serviceMs: 20 }), me);
-    // Its turn comes after the three lanes sending before it: 60 ms; its wait clears 55 ms later: the later one.
-    expect(retry).toBe(60);
+  it('stops counting a lane as closed loop once it sends with a frame of its own out: the policy reads the flag', () => {
+    const pipelining = lane({ closedLoop: false, served: 20, lastTurn: 999 });
+    const others = Array.from({ length: 5 }, (_, i) => waiting(10, i));
+    expect(admission(queue([pipelining, ...others], { serviceMs: 30 }), pipelining)).toMatchObject({ queue: false });
+  });
+});
+
+describe('open-loop lanes (cameras at their own rate, pipelining clients)', () => {
+  it('are queued while predicted to start within the freshness limit, and refused once stale, at every service time', () => {
+    for (const serviceMs of SERVICE_TIMES_MS) {
+      const camera = lane({ closedLoop: false, served: 20, lastTurn: 999 });
+      // One lane ahead and both places busy: it starts after one share of the service time.
+      const fresh = queue([camera, waiting(10)], { serviceMs });
+      expect(admission(fresh, camera), `${serviceMs} ms fresh`).toMatchObject({ queue: true });
+      // 24 lanes ahead: twelve service times for two places, past the budget on a fast host and one service on a slow one.
+      const stale = queue([camera, ...Array.from({ length: 24 }, (_, i) => waiting(10, i))], { serviceMs });
+      expect(admission(stale, camera), `${serviceMs} ms stale`).toMatchObject({ queue: false });
+    }
   });
 
-  it("accepts a lane's only frame with up to SHARE_FACTOR budgets of wait among a few senders, not among many", () => {
-    const me = lane({ lastTurn: 9 });
-    const few = [sending(1), sending(2)];
-    // 3 x 20 = 60 ms predicted: past the budget (25), within 3 budgets (75), one round of 2 x 20 = 40 ms is short.
-    expect(admission(queue([me, ...few], { serviceMs: 20 }), me)).toBeUndefined();
-    const many = Array.from({ length: 8 }, (_, i) => sending(i));
-    expect(admission(queue([me, ...many], { serviceMs: 20 }), me)).toBeGreaterThan(0);
-    expect(SHARE_FACTOR).toBe(3);
+  it('measure freshness in service times on a slow host and by the budget on a fast one', () => {
+    expect(freshnessLimitMs(queue([], { serviceMs: 5, budgetMs: 25 }))).toBe(25);
+    expect(freshnessLimitMs(queue([], { serviceMs: 60, budgetMs: 25 }))).toBe(60);
+  });
+
+  it('are told to come back when their turn comes round: the least served first, the most served last', () => {
+    const lanes = [lane({ served: 12 }), lane({ served: 10 }), lane({ served: 11 })];
+    const [a, b, c] = lanes.map((l) => ({ ...l, closedLoop: false, inFlight: 1 }));
+    const others = Array.from({ length: 6 }, (_, i) => waiting(5, i));
+    const state = queue([a!, b!, c!, ...others], { serviceMs: 40 });
+    const retry = (l: LaneState) => {
+      const decision = admission(state, l);
+      if (decision.queue) throw new Error('queued');
+      return decision.retryAfterMs;
+    };
+    expect(turnsAhead(state, b!)).toBeLessThan(turnsAhead(state, c!));
+    expect(retry(b!)).toBeLessThan(retry(c!));
+    expect(retry(c!)).toBeLessThan(retry(a!));
+  });
+});
+
+describe('the serving order', () => {
+  it('puts the least served first, then the one served longest ago, then the one registered first', () => {
+    expect(servedBefore(lane({ served: 3, lastTurn: 50 }), lane({ served: 4, lastTurn: 1 }), false)).toBe(true);
+    expect(servedBefore(lane({ served: 4, lastTurn: 1 }), lane({ served: 4, lastTurn: 2 }), false)).toBe(true);
+    expect(servedBefore(lane({ served: 4, lastTurn: 2 }), lane({ served: 4, lastTurn: 2 }), true)).toBe(true);
+    expect(servedBefore(lane({ served: 4, lastTurn: 2 }), lane({ served: 4, lastTurn: 2 }), false)).toBe(false);
+  });
+
+  it('lets a lane that starts sending join at the least served count of the lanes sending now, never below its own', () => {
+    const quiet = lane({ served: 0, lastPushAt: -Infinity });
+    const sending = [lane({ served: 40 }), lane({ served: 37 }), lane({ served: 2, lastPushAt: NOW - ACTIVE_WINDOW_MS - 1 })];
+    expect(joinCount(queue([quiet, ...sending]), quiet)).toBe(37);
+    expect(joinCount(queue([lane({ served: 50, lastPushAt: -Infinity }), ...sending]), lane({ served: 50 }))).toBe(50);
+    expect(joinCount(queue([quiet]), quiet)).toBe(0);
   });
 });

@@ -1,6 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { DropReason } from '@sightline/shared/protocol';
-import { SHARE_FACTOR } from '../../../src/admission/admission-policy.ts';
 import { FairScheduler, LATE_FACTOR, type FrameExecutor, type LaneOptions, type RunPlace } from '../../../src/scheduling/fair-scheduler.ts';
 
 /** Lets the event loop finish its turn: promise callbacks, then the scheduler's end-of-turn hand-out. */
@@ -213,26 +212,23 @@ describe('fair scheduler', () => {
     expect(s.scheduler.load.waiting).toBe(1);
   });
 
-  it("accepts a lane's only frame with a wait of up to SHARE_FACTOR budgets while one round of the other lanes sending is as short", async () => {
+  it("queues a closed-loop lane's only frame whatever its wait; once a lane sends with a frame out, the limit applies to it", async () => {
     const s = scheduler({ capacity: 1, budgetMs: 30 });
     const busy = recorder(s);
-    const [first, second, third] = [recorder(s), recorder(s), recorder(s)];
+    const lanes = [recorder(s), recorder(s), recorder(s), recorder(s)];
     await serve(busy, 'b0', 40); // a frame holds the place 40 ms
     busy.lane.push('b1');
     await turn();
-    expect(SHARE_FACTOR * 30).toBe(90);
-    // 40 ms predicted (behind the running frame), one other lane sending, a round of 40 ms: accepted.
-    first!.lane.push('f1');
-    // 80 ms predicted, two other lanes, a round of 80 ms: accepted.
-    second!.lane.push('s1');
-    // 120 ms predicted; three other lanes make a round of 120 ms, so the budget holds: refused, to come
-    // back when its wait is within the budget.
-    third!.lane.push('t1');
-    expect([first!.dropped, second!.dropped]).toEqual([[], []]);
-    expect(third!.dropped).toEqual([{ item: 't1', reason: 'overloaded', retryAfterMs: 90 }]);
-    expect(s.scheduler.load.waiting).toBe(2);
+    // Each stop-and-wait lane's only frame waits behind the others (40, 80, 120, 160 ms): queued all the same.
+    lanes.forEach((lane, i) => lane.lane.push(`only${i}`));
+    expect(lanes.map((lane) => lane.dropped)).toEqual([[], [], [], []]);
+    expect(s.scheduler.load.waiting).toBe(4);
+    // The last one sends again while its frame waits: open loop now. This frame would wait behind the three
+    // others' and a whole round after its own first (8 frames of 40 ms): 280 ms past the limit of one service.
+    lanes[3]!.lane.push('again3');
+    expect(lanes[3]!.dropped).toEqual([{ item: 'again3', reason: 'overloaded', retryAfterMs: 280 }]);
     await busy.finish('b1');
-    expect(first!.started.map((x) => x.item)).toEqual(['f1']);
+    expect(lanes[0]!.started.map((x) => x.item)).toEqual(['only0']);
   });
 
   it('accepts a frame predicted to start within the budget, and drops it only if it waits LATE_FACTOR budgets', async () => {
@@ -271,33 +267,38 @@ describe('fair scheduler', () => {
     expect(busy.dropped).toEqual([{ item: 'b2', reason: 'overloaded', retryAfterMs: expect.any(Number) }]);
   });
 
-  it('spreads the retries of frames refused together by their turn: never served, the first registered first', async () => {
+  it('spreads the retries of open-loop frames refused together by their turn: the least served first', async () => {
     const s = scheduler({ capacity: 1, budgetMs: 10 });
     const busy = recorder(s);
     await serve(busy, 'b0', 40);
     busy.lane.push('b1');
     await turn();
     const lanes = [recorder(s), recorder(s), recorder(s)];
-    lanes.forEach((lane, i) => lane.lane.push(`x${i}`));
+    // Each lane's first frame waits (closed loop so far); the second, sent while the first waits, is open loop.
+    for (const [i, lane] of lanes.entries()) lane.lane.push(`first${i}`);
+    for (const [i, lane] of lanes.entries()) lane.lane.push(`x${i}`);
     const retries = lanes.map((lane) => lane.dropped[0]!.retryAfterMs!);
-    // x0: its wait beyond the budget (40 - 10); x1 and x2: one and two places of 40 ms behind the lanes
-    // ahead of them in the order.
-    expect(retries).toEqual([30, 40, 80]);
+    // x0 waits behind its own first frame and a round of the other two: 4 frames of 40 ms, 120 ms past the limit
+    // of one service; x1 and x2 stand one and two places later in the order.
+    expect(retries).toEqual([120, 160, 200]);
   });
 
   it('tells the lane served most recently to come back last, when its turn comes round', async () => {
     const s = scheduler({ capacity: 1, budgetMs: 10 });
-    const [a, b, c] = [recorder(s), recorder(s), recorder(s)];
+    const [a, b, c] = [recorder(s, { maxInFlight: 2 }), recorder(s, { maxInFlight: 2 }), recorder(s, { maxInFlight: 2 })];
     await serve(c, 'c0', 20); // served in the order c, b, a: a most recently
     await serve(b, 'b0', 20);
     await serve(a, 'a0', 20);
     const busy = recorder(s);
-    busy.lane.push('x1'); // never served: first in the order, and holds the place
+    busy.lane.push('x1'); // holds the place
     await turn();
+    // Open loop: each sends two frames while neither is answered; the second of each is refused.
+    for (const lane of [a, b, c]) lane.lane.push('first');
     for (const lane of [a, b, c]) lane.lane.push('late');
-    // Each is predicted to wait 20 ms (behind the running frame), past the budget of 10: refused. c was
-    // served longest ago (no lane sending before it), b after c, a after both: 10, 20, 40 ms.
-    expect([c, b, a].map((lane) => lane.dropped.map((d) => d.retryAfterMs))).toEqual([[10], [20], [40]]);
+    // All three served once; c longest ago, then b, then a: the later in that order, the later the retry.
+    const retries = [c, b, a].map((lane) => lane.dropped[0]!.retryAfterMs ?? NaN);
+    expect(retries[0]!).toBeLessThan(retries[1]!);
+    expect(retries[1]!).toBeLessThan(retries[2]!);
   });
 
   it('keeps the decoded pixels of the frames processed at once within the memory budget', async () => {

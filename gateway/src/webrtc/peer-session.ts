@@ -189,7 +189,12 @@ export class PeerSession {
     const closeHandlers: (() => void)[] = [];
     channel.onMessage((message) => {
       this.#lastInboundAt = performance.now();
-      const data = typeof message === 'string' ? message : message instanceof ArrayBuffer ? new Uint8Array(message) : new Uint8Array(message.buffer, message.byteOffset, message.byteLength);
+      const data =
+        typeof message === 'string'
+          ? message
+          : message instanceof ArrayBuffer
+            ? new Uint8Array(message)
+            : new Uint8Array(message.buffer, message.byteOffset, message.byteLength);
       for (const handler of messageHandlers) handler(data);
     });
     channel.onClosed(() => {

@@ -63,7 +63,8 @@ export function toNativeIceServers(servers: readonly IceServerConfig[]): IceServ
       const secure = scheme!.endsWith('s');
       const entry: IceServer = { hostname: hostname!.replace(/^\[|\]$/g, ''), port: Number(port ?? (secure ? 5349 : 3478)) };
       if (scheme!.startsWith('turn')) {
-        if (server.username === undefined || server.credential === undefined) throw new Error(`TURN server ${url} needs a username and a credential`);
+        if (server.username === undefined || server.credential === undefined)
+          throw new Error(`TURN server ${url} needs a username and a credential`);
         entry.username = server.username;
         entry.password = server.credential;
         entry.relayType = secure ? 'TurnTls' : transport === 'tcp' ? 'TurnTcp' : 'TurnUdp';

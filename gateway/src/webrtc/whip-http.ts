@@ -32,19 +32,17 @@ export async function handleWhipRequest(request: IncomingMessage, response: Serv
   if (path !== base && (sessionId === undefined || sessionId.includes('/'))) return false;
 
   const refusal = await options.authorize?.(request);
-  if (refusal) return send(response, refusal.status, refusal.reason), true;
+  if (refusal) return (send(response, refusal.status, refusal.reason), true);
 
   try {
     if (request.method === 'OPTIONS') {
       response.writeHead(204, { Allow: ALLOW, 'Accept-Post': 'application/sdp' }).end();
     } else if (request.method === 'POST' && sessionId === undefined) {
       const type = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-      if (type !== 'application/sdp') return send(response, 415, 'the offer must be sent as application/sdp'), true;
+      if (type !== 'application/sdp') return (send(response, 415, 'the offer must be sent as application/sdp'), true);
       const offer = await readBody(request);
       const { id, answer } = await options.manager.create(offer);
-      response
-        .writeHead(201, { 'Content-Type': 'application/sdp', Location: `${base}/${encodeURIComponent(id)}` })
-        .end(answer);
+      response.writeHead(201, { 'Content-Type': 'application/sdp', Location: `${base}/${encodeURIComponent(id)}` }).end(answer);
     } else if (request.method === 'DELETE' && sessionId !== undefined) {
       options.manager.delete(sessionId);
       response.writeHead(200).end();
@@ -78,5 +76,7 @@ async function readBody(request: IncomingMessage): Promise<string> {
 }
 
 function send(response: ServerResponse, status: number, reason: string, code?: string, headers: Record<string, string> = {}): void {
-  response.writeHead(status, { 'Content-Type': 'application/json', ...headers }).end(JSON.stringify({ error: code ?? String(status), reason }));
+  response
+    .writeHead(status, { 'Content-Type': 'application/json', ...headers })
+    .end(JSON.stringify({ error: code ?? String(status), reason }));
 }

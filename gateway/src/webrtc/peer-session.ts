@@ -81,6 +81,7 @@ export class PeerSession {
   readonly #offer: PreparedOffer;
   readonly #config: WebRtcConfig;
   readonly #channels = new Set<DataChannel>();
+  readonly #channelClosed = new Map<DataChannel, () => void>();
   readonly #video = new Map<string, VideoReceiver>();
   readonly #stateListeners = new Set<(state: PeerState) => void>();
   #state: PeerState = 'new';
@@ -164,7 +165,7 @@ export class PeerSession {
     };
   }
 
-  /** Closes channels, tracks and the peer connection (DTLS close_notify to the peer); idempotent. */
+  /** Closes channels, tracks and the peer connection at once; idempotent. */
   close(): void {
     if (this.#state === 'closed') return;
     for (const channel of this.#channels) channel.close();
@@ -173,6 +174,22 @@ export class PeerSession {
     this.#channels.clear();
     this.#video.clear();
     this.#setState('closed');
+  }
+
+  /**
+   * Closes the data channels first and waits (up to `waitMs`) until the stack has sent their stream resets,
+   * so the peer sees its channels close at once rather than when its own consent check expires; then
+   * closes the rest.
+   */
+  async closeGracefully(waitMs = 1000): Promise<void> {
+    if (this.#state === 'closed') return;
+    const open = [...this.#channels].filter((channel) => channel.isOpen());
+    const closed = open.map((channel) => new Promise<void>((resolve) => this.#channelClosed.set(channel, resolve)));
+    for (const channel of open) channel.close();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.all(closed), new Promise((resolve) => (timer = setTimeout(resolve, waitMs)))]);
+    clearTimeout(timer);
+    this.close();
   }
 
   #setState(state: PeerState): void {
@@ -199,6 +216,8 @@ export class PeerSession {
     });
     channel.onClosed(() => {
       this.#channels.delete(channel);
+      this.#channelClosed.get(channel)?.();
+      this.#channelClosed.delete(channel);
       for (const handler of closeHandlers) handler();
     });
     this.handlers.onDataChannel?.({

@@ -89,9 +89,13 @@ export class SessionManager {
     this.#end(session, 'deleted');
   }
 
-  /** Refuses new peers and closes every open one (DTLS close_notify, SCTP shutdown). */
-  drain(): void {
+  /**
+   * Refuses new peers and closes every open one; resolves once all are closed. Their data channels are
+   * closed first, so each peer hears of it at once instead of when its consent check expires.
+   */
+  async drain(waitMs = 1000): Promise<void> {
     this.#draining = true;
+    await Promise.all(this.sessions().map((session) => session.closeGracefully(waitMs)));
     for (const session of this.sessions()) this.#end(session, 'drained');
   }
 
@@ -113,7 +117,7 @@ export class SessionManager {
     if (state === 'connected') this.#disarm(session.id);
     else if (state === 'disconnected') this.#arm(session.id, this.config.disconnectGraceMs, 'disconnected');
     else if (state === 'failed') this.#end(session, 'failed');
-    else if (state === 'closed') this.#end(session, 'closed_by_peer');
+    else if (state === 'closed') this.#end(session, this.#draining ? 'drained' : 'closed_by_peer');
   }
 
   #arm(id: string, ms: number, reason: SessionEndReason): void {

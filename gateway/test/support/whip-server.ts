@@ -29,7 +29,7 @@ export async function startWhipServer(
     url: `http://127.0.0.1:${port}/whip`,
     manager,
     close: async () => {
-      manager.drain();
+      await manager.drain();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };

@@ -133,6 +133,29 @@ describe('WHIP sessions with an aiortc peer', () => {
     expect(server.manager.size).toBe(0);
   });
 
+  it('refuses a peer past maxPeers with 503 and a reason, and drain closes the open ones and refuses new ones', async () => {
+    const bounded = await startWhipServer({ config: { portRange: PORTS, maxPeers: 1 } });
+    try {
+      const first = await startAiortcClient(bounded.url, ['--channel', 'frames']);
+      await first.next('open');
+      const second = await startAiortcClient(bounded.url, ['--channel', 'frames']);
+      expect(await second.next('refused')).toMatchObject({ status: 503 });
+      expect(JSON.parse(second.events.find((e) => e.event === 'refused')!.body as string)).toEqual({
+        error: 'too_many_peers',
+        reason: 'the gateway takes at most 1 WebRTC peers at once',
+      });
+      await bounded.manager.drain();
+      expect(bounded.manager.size).toBe(0);
+      // The peer hears of it (its channel closes), without waiting for its consent check to expire.
+      await until(() => first.events.some((e) => e.event === 'channel-closed'));
+      const third = await startAiortcClient(bounded.url, ['--channel', 'frames']);
+      expect(await third.next('refused')).toMatchObject({ status: 503 });
+      expect(await first.finish()).toBe(0);
+    } finally {
+      await bounded.close();
+    }
+  });
+
   it('20 peers connecting and leaving (DELETE, or vanishing) leave no session, UDP port or memory behind', async () => {
     const memory = () => process.memoryUsage().rss;
     const churn = async () => {

@@ -85,6 +85,7 @@ async def main():
     if args.channel:
         channel = pc.createDataChannel(args.channel, ordered=False, maxRetransmits=0)
         channel.on("open", opened.set)
+        channel.on("close", lambda: emit(event="channel-closed"))
         channel.on("message", lambda m: emit(event="reply", size=len(m), data=m if isinstance(m, str) else m[:64].hex()))
     if args.photos:
         pc.addTrack(PhotoTrack(args.photos, args.fps))

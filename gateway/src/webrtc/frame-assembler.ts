@@ -1,9 +1,10 @@
 /**
  * Turns one video stream's RTP packets back into complete encoded frames, in order: a small reorder buffer
  * (UDP may swap packets), then the codec's depacketizer, one frame per RTP timestamp, closed by the marker
- * bit. Nothing is retransmitted on this path, so a packet still missing when the buffer fills up (or after
- * `maxGapWaitMs`) is given up: the frame it belonged to is dropped, and so is every frame up to the next
- * keyframe (a delta frame after a hole decodes to garbage), and `onKeyframeNeeded` asks the sender for one.
+ * bit. A hole is reported at once (`onPacketsMissing`: the session NACKs it, and the sender's resend can
+ * still fill it); a packet still missing when the buffer fills up (or after `maxGapWaitMs`) is given up:
+ * the frame it belonged to is dropped, and so is every frame up to the next keyframe (a delta frame after
+ * a hole decodes to garbage), and `onKeyframeNeeded` asks the sender for one.
  * The first frame passed on is always a keyframe.
  */
 import { concat, parseH264Payload } from './h264-payload.ts';
@@ -29,6 +30,13 @@ export interface FrameAssemblerOptions {
   /** A keyframe would repair the stream: the caller sends a PLI (and rate-limits them). */
   onKeyframeNeeded(): void;
   onDrop?(reason: FrameDropReason, rtpTimestamp: number | undefined): void;
+  /**
+   * Packets found missing (a later one arrived first): reported at once, and again every `nackRetryMs`
+   * while still missing (a resend can be lost too), up to `nackRetries` times. The caller NACKs them.
+   */
+  onPacketsMissing?(sequenceNumbers: number[]): void;
+  nackRetryMs?: number;
+  nackRetries?: number;
   /** Packets held behind a hole before it is given up. */
   reorderWindowPackets?: number;
   /** How long a hole may stay open while later packets arrive. */
@@ -43,16 +51,28 @@ interface PartialFrame {
 }
 
 export class FrameAssembler {
-  readonly #options: Required<Omit<FrameAssemblerOptions, 'onDrop'>> & Pick<FrameAssemblerOptions, 'onDrop'>;
+  readonly #options: Required<Omit<FrameAssemblerOptions, 'onDrop' | 'onPacketsMissing'>> &
+    Pick<FrameAssemblerOptions, 'onDrop' | 'onPacketsMissing'>;
   readonly #waiting = new Map<number, RtpPacket>();
   #next: number | undefined;
   #gapSince: number | undefined;
   #current: PartialFrame | undefined;
   #awaitingKeyframe = true;
   #lastTimestamp: number | undefined;
+  /** The newest sequence number seen: holes are reported up to it. */
+  #highest: number | undefined;
+  /** Missing packets reported: when last, how often. */
+  readonly #reported = new Map<number, { at: number; times: number }>();
 
   constructor(options: FrameAssemblerOptions) {
-    this.#options = { reorderWindowPackets: 64, maxGapWaitMs: 150, now: () => performance.now(), ...options };
+    this.#options = {
+      reorderWindowPackets: 128,
+      maxGapWaitMs: 250,
+      nackRetryMs: 100,
+      nackRetries: 2,
+      now: () => performance.now(),
+      ...options,
+    };
   }
 
   /** Packets given up as lost so far (holes in the sequence that never filled). */
@@ -62,6 +82,7 @@ export class FrameAssembler {
     this.#next ??= packet.sequenceNumber;
     if (sequenceDelta(packet.sequenceNumber, this.#next) < 0) return; // late or duplicate: its frame is gone
     this.#waiting.set(packet.sequenceNumber, packet);
+    this.#reportMissing(packet.sequenceNumber);
     this.#drain();
     if (this.#waiting.size === 0) {
       this.#gapSince = undefined;
@@ -72,6 +93,31 @@ export class FrameAssembler {
     if (this.#waiting.size > this.#options.reorderWindowPackets || now - this.#gapSince >= this.#options.maxGapWaitMs) {
       this.#skipHole();
     }
+  }
+
+  #reportMissing(sequenceNumber: number): void {
+    this.#reported.delete(sequenceNumber);
+    if (!this.#options.onPacketsMissing) return;
+    const now = this.#options.now();
+    const missing: number[] = [];
+    for (const [seq, report] of this.#reported) {
+      if (sequenceDelta(seq, this.#next!) < 0)
+        this.#reported.delete(seq); // given up or filled
+      else if (now - report.at >= this.#options.nackRetryMs && report.times <= this.#options.nackRetries) {
+        report.at = now;
+        report.times += 1;
+        missing.push(seq);
+      }
+    }
+    if (this.#highest === undefined || sequenceDelta(sequenceNumber, this.#highest) > 0) {
+      const from = this.#highest === undefined ? sequenceNumber : (this.#highest + 1) & 0xffff;
+      this.#highest = sequenceNumber;
+      for (let seq = from; seq !== sequenceNumber && this.#reported.size < this.#options.reorderWindowPackets; seq = (seq + 1) & 0xffff) {
+        this.#reported.set(seq, { at: now, times: 1 });
+        missing.push(seq);
+      }
+    }
+    if (missing.length) this.#options.onPacketsMissing(missing);
   }
 
   #drain(): void {

@@ -3,15 +3,21 @@
  * of an exception deep in libdatachannel, and each video section keeps only the codecs the gateway can
  * depacketize (VP8, H.264 in packetization-mode 1), in the gateway's order of preference, which is the
  * order the answer offers the sender. Retransmission and FEC payload types (rtx, red, ulpfec) are
- * dropped with the NACK feedback that would ask for them: this path repairs a loss with a keyframe. The
+ * dropped: NACK stays, and without rtx the sender resends a lost packet as it was, in the same stream. The
  * transport-wide congestion-control feedback goes too: the receiver cannot send it, while REMB it can
  * (an answer that keeps transport-cc would leave the sender's estimate with no feedback at all).
+ *
+ * A `sendonly` video section is shown to libdatachannel as `sendrecv` (and its answer turned back to
+ * `recvonly` by `restoreDirections`): libdatachannel drops anything but its own control messages on a
+ * receive-only track, and the NACKs this gateway sends are written in JavaScript.
  */
 import { WhipError } from './whip-error.ts';
 import type { VideoCodec } from './frame-assembler.ts';
 
 export interface OfferedVideo {
   mid: string;
+  /** The offer said sendonly: the answer must say recvonly, whatever the stack was shown. */
+  sendOnly: boolean;
   /** Payload type -> codec, for the packets of this section. */
   payloadTypes: Map<number, VideoCodec>;
 }
@@ -85,6 +91,7 @@ function sectionMid(section: string[]): string {
 
 function narrowVideo(section: string[], preference: readonly VideoCodec[]): { lines: string[]; video: OfferedVideo } {
   const mid = sectionMid(section);
+  const sendOnly = section.includes('a=sendonly');
   const [media, port, proto, ...formats] = section[0]!.split(' ');
   const rtpmap = new Map<number, string>();
   const fmtp = new Map<number, string>();
@@ -114,9 +121,28 @@ function narrowVideo(section: string[], preference: readonly VideoCodec[]): { li
   for (const line of section.slice(1)) {
     const perFormat = /^a=(?:rtpmap|fmtp|rtcp-fb):(\d+)/.exec(line);
     if (perFormat && !keep.has(Number(perFormat[1]))) continue;
-    if (/^a=rtcp-fb:\d+ (?:transport-cc|nack)$/.test(line)) continue;
+    if (/^a=rtcp-fb:\d+ transport-cc$/.test(line)) continue;
+    if (line === 'a=sendonly') {
+      lines.push('a=sendrecv');
+      continue;
+    }
     if (/^a=extmap:\d+\S* \S*transport-wide-cc/.test(line)) continue;
     lines.push(line);
   }
-  return { lines, video: { mid, payloadTypes } };
+  return { lines, video: { mid, sendOnly, payloadTypes } };
+}
+
+/** The stack's answer with each video section the offerer sends only set back to recvonly. */
+export function restoreDirections(answer: string, video: readonly OfferedVideo[]): string {
+  const sendOnlyMids = new Set(video.filter((v) => v.sendOnly).map((v) => v.mid));
+  if (sendOnlyMids.size === 0) return answer;
+  let mid: string | undefined;
+  return answer
+    .split('\r\n')
+    .map((line) => {
+      if (line.startsWith('m=')) mid = undefined;
+      if (line.startsWith('a=mid:')) mid = line.slice('a=mid:'.length).trim();
+      return mid !== undefined && sendOnlyMids.has(mid) && /^a=(?:sendrecv|sendonly)$/.test(line) ? 'a=recvonly' : line;
+    })
+    .join('\r\n');
 }

@@ -7,7 +7,8 @@
  */
 import nodeDataChannel, { type DataChannel, type PeerConnection, type Track } from 'node-datachannel';
 import { FrameAssembler, type EncodedVideoFrame, type FrameDropReason, type VideoCodec } from './frame-assembler.ts';
-import type { OfferedVideo, PreparedOffer } from './offer-sdp.ts';
+import { restoreDirections, type OfferedVideo, type PreparedOffer } from './offer-sdp.ts';
+import { genericNack } from './rtcp-nack.ts';
 import { isRtcp, parseRtpPacket } from './rtp-packet.ts';
 import { RtpReceiveStatsCounter, type RtpReceiveStats } from './rtp-receive-stats.ts';
 import { toNativeIceServers, type WebRtcConfig } from './webrtc-config.ts';
@@ -38,6 +39,8 @@ export interface VideoStats extends RtpReceiveStats {
   framesDelivered: number;
   framesDropped: number;
   keyframesRequested: number;
+  /** RTCP NACK packets sent (each may name several missing packets). */
+  nacksSent: number;
 }
 
 export interface PeerStats {
@@ -57,6 +60,8 @@ export interface PeerSessionHandlers {
 
 /** Shortest interval between two keyframe requests (PLI) on one track: one lost packet, one request. */
 const KEYFRAME_REQUEST_INTERVAL_MS = 500;
+/** The SSRC our feedback is sent from (a receive-only endpoint has no stream of its own to name). */
+const RECEIVER_SSRC = 1;
 /** How long ICE gathering on a host address may take before the answer goes without it. */
 const GATHERING_TIMEOUT_MS = 5_000;
 
@@ -71,6 +76,8 @@ interface VideoReceiver {
   framesDropped: number;
   keyframesRequested: number;
   lastKeyframeRequest: number;
+  nacksSent: number;
+  ssrc: number;
 }
 
 export class PeerSession {
@@ -134,7 +141,7 @@ export class PeerSession {
     const answer = this.#pc.localDescription();
     if (this.#state === 'closed') throw new WhipError('negotiation_failed', 'the peer was closed while answering');
     if (!answer?.sdp) throw new WhipError('negotiation_failed', 'no answer was produced');
-    return answer.sdp;
+    return restoreDirections(answer.sdp, this.#offer.video);
   }
 
   /** Asks the sender for a keyframe (PLI), at most every 500 ms per track; false if none was sent. */
@@ -160,6 +167,7 @@ export class PeerSession {
         framesDelivered: r.framesDelivered,
         framesDropped: r.framesDropped,
         keyframesRequested: r.keyframesRequested,
+        nacksSent: r.nacksSent,
         ...r.stats.snapshot(),
       })),
     };
@@ -254,6 +262,8 @@ export class PeerSession {
       framesDropped: 0,
       keyframesRequested: 0,
       lastKeyframeRequest: -Infinity,
+      nacksSent: 0,
+      ssrc: 0,
     };
     this.#video.set(mid, receiver);
     track.onOpen(() => track.requestBitrate(this.#config.videoBitrateBps));
@@ -269,6 +279,7 @@ export class PeerSession {
     if (!codec) return; // a payload type the answer did not accept
     receiver.stats.record(packet, message.length);
     receiver.codec = codec;
+    receiver.ssrc = packet.ssrc;
     let assembler = receiver.assembler.get(codec);
     if (!assembler) {
       assembler = new FrameAssembler({
@@ -278,6 +289,8 @@ export class PeerSession {
           this.handlers.onVideoFrame?.({ ...frame, mid: receiver.mid });
         },
         onKeyframeNeeded: () => this.#requestKeyframe(receiver),
+        onPacketsMissing: (sequenceNumbers) => this.#sendNack(receiver, sequenceNumbers),
+        maxGapWaitMs: this.#config.videoReorderWaitMs,
         onDrop: (reason) => {
           receiver.framesDropped += 1;
           this.handlers.onFrameDropped?.(receiver.mid, reason);
@@ -286,6 +299,17 @@ export class PeerSession {
       receiver.assembler.set(codec, assembler);
     }
     assembler.push(packet);
+  }
+
+  /** Asks once for packets a later one overtook: the resend may still arrive within the reorder wait. */
+  #sendNack(receiver: VideoReceiver, sequenceNumbers: number[]): void {
+    if (!receiver.track.isOpen()) return;
+    try {
+      const nack = genericNack(RECEIVER_SSRC, receiver.ssrc, sequenceNumbers);
+      if (receiver.track.sendMessageBinary(Buffer.from(nack.buffer, nack.byteOffset, nack.byteLength))) receiver.nacksSent += 1;
+    } catch {
+      // The track closed under us: nothing left to repair.
+    }
   }
 
   #requestKeyframe(receiver: VideoReceiver): boolean {

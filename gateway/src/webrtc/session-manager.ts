@@ -2,11 +2,12 @@
  * Owns every WHIP peer: creates one per offer while fewer than `maxPeers` are open (503 beyond, and while
  * draining), finds it again by id for DELETE, and closes it when its peer goes away: ICE consent lost
  * (`disconnected` for `disconnectGraceMs`), `failed`, or never connected within `connectTimeoutMs` of the
- * answer. libdatachannel itself notices a vanished peer only when ICE consent expires (about 26 s after
+ * answer. libdatachannel itself notices a vanished peer only when ICE consent expires (26-29 s after
  * the peer's last packet, measured), so a connected peer that sends nothing at all (no RTP, no RTCP, no
  * data-channel message) for `inactivityTimeoutMs` is closed too: a video sender's RTCP alone keeps it
  * open, an idle data-channel client sends a `ping` now and then. `drain` refuses new peers and closes the
- * open ones; after it nothing native is left running.
+ * open ones; after it no peer, socket or timer is left (libdatachannel's thread pool stays until its
+ * `cleanup()` at process exit).
  */
 import { randomUUID } from 'node:crypto';
 import { prepareOffer } from './offer-sdp.ts';

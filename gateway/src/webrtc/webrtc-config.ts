@@ -22,6 +22,11 @@ export interface WebRtcConfig {
   maxPeers: number;
   /** Video codecs accepted, most wanted first: the answer lists them in this order. */
   videoCodecs: VideoCodec[];
+  /**
+   * How long a missing video packet is waited for (it was NACKed; the resend takes a round trip) before its
+   * frame is given up and a keyframe asked for. Frames behind the hole wait with it.
+   */
+  videoReorderWaitMs: number;
   /** Bitrate asked of a video sender (REMB). */
   videoBitrateBps: number;
   /** A peer that has not connected this long after its answer is closed. */
@@ -36,6 +41,7 @@ export const WEBRTC_DEFAULTS: Omit<WebRtcConfig, 'bindAddress'> = {
   iceServers: [],
   maxPeers: 16,
   videoCodecs: ['vp8', 'h264'],
+  videoReorderWaitMs: 250,
   videoBitrateBps: 2_500_000,
   connectTimeoutMs: 15_000,
   disconnectGraceMs: 3_000,

@@ -5,17 +5,21 @@ import { packet, vp8Frame, vp8Packets } from './rtp-builders.ts';
 function assembler(codec: 'vp8' | 'h264' = 'vp8', clock = { now: 0 }) {
   const frames: EncodedVideoFrame[] = [];
   const drops: FrameDropReason[] = [];
+  const nacks: number[][] = [];
   let keyframeRequests = 0;
   const a = new FrameAssembler({
     codec,
     onFrame: (f) => frames.push(f),
     onKeyframeNeeded: () => keyframeRequests++,
     onDrop: (reason) => drops.push(reason),
+    onPacketsMissing: (seqs) => nacks.push(seqs),
+    nackRetryMs: 40,
+    nackRetries: 1,
     reorderWindowPackets: 8,
     maxGapWaitMs: 100,
     now: () => clock.now,
   });
-  return { a, frames, drops, requests: () => keyframeRequests };
+  return { a, frames, drops, nacks, requests: () => keyframeRequests };
 }
 
 describe('FrameAssembler (VP8)', () => {
@@ -84,6 +88,32 @@ describe('FrameAssembler (VP8)', () => {
     expect(a.lostPackets).toBe(1);
     expect(requests()).toBe(1);
     expect(frames.map((f) => f.rtpTimestamp)).toEqual([1000]);
+  });
+
+  it('reports a hole at once, again after nackRetryMs while still open, and a resend that fills it saves the frame', () => {
+    const clock = { now: 0 };
+    const { a, frames, nacks, requests } = assembler('vp8', clock);
+    for (const p of vp8Packets(10, 1000, vp8Frame(true))) a.push(p); // 10-12
+    const next = vp8Packets(13, 2000, vp8Frame(false, 16)); // 13-16: 14 and 15 lost
+    a.push(next[0]!);
+    a.push(next[3]!);
+    expect(nacks).toEqual([[14, 15]]);
+    clock.now = 39;
+    a.push(packet({ seq: 17, ts: 2100, payload: new Uint8Array() }));
+    clock.now = 40;
+    a.push(packet({ seq: 18, ts: 2100, payload: new Uint8Array() }));
+    expect(nacks).toEqual([
+      [14, 15],
+      [14, 15],
+    ]);
+    clock.now = 80;
+    a.push(packet({ seq: 19, ts: 2100, payload: new Uint8Array() }));
+    expect(nacks).toHaveLength(2); // one retry only
+    a.push(next[2]!);
+    a.push(next[1]!); // the resends arrive, in any order
+    expect(frames.map((f) => f.rtpTimestamp)).toEqual([1000, 2000]);
+    expect(requests()).toBe(0);
+    expect(a.lostPackets).toBe(0);
   });
 
   it('counts a padding-only packet in the sequence without adding media', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { prepareOffer } from '../../../src/webrtc/offer-sdp.ts';
+import { prepareOffer, restoreDirections } from '../../../src/webrtc/offer-sdp.ts';
 import { WhipError } from '../../../src/webrtc/whip-error.ts';
 
 const session = ['v=0', 'o=- 1 2 IN IP4 127.0.0.1', 's=-', 't=0 0', 'a=group:BUNDLE 0 1', 'a=fingerprint:sha-256 AB:CD'];
@@ -40,16 +40,19 @@ const refusal = (offer: string) => {
 };
 
 describe('prepareOffer', () => {
-  it('keeps VP8 and H.264 (packetization-mode 1) in the preferred order, without rtx, NACK or transport-cc', () => {
+  it('keeps VP8 and H.264 (packetization-mode 1) in the preferred order, with NACK, without rtx or transport-cc', () => {
     const prepared = prepareOffer(sdp(...session, ...video, ...data), ['h264', 'vp8']);
     const lines = prepared.sdp.split('\r\n');
     expect(lines).toContain('m=video 9 UDP/TLS/RTP/SAVPF 102 96');
-    expect(lines.filter((l) => /rtx|AV1|:103 |:104 |transport-cc|nack$/.test(l))).toEqual([]);
-    expect(lines).toContain('a=rtcp-fb:96 nack pli');
-    expect(lines).toContain('a=rtcp-fb:96 goog-remb');
+    expect(lines.filter((l) => /rtx|AV1|:103 |:104 |transport-cc/.test(l))).toEqual([]);
+    expect(lines).toEqual(expect.arrayContaining(['a=rtcp-fb:96 nack', 'a=rtcp-fb:96 nack pli', 'a=rtcp-fb:96 goog-remb']));
+    // The stack is shown sendrecv (so it lets our NACKs out); restoreDirections answers the sender recvonly.
+    expect(lines).toContain('a=sendrecv');
+    expect(lines).not.toContain('a=sendonly');
     expect(prepared.video).toEqual([
       {
         mid: '0',
+        sendOnly: true,
         payloadTypes: new Map([
           [102, 'h264'],
           [96, 'vp8'],
@@ -58,6 +61,29 @@ describe('prepareOffer', () => {
     ]);
     expect(prepared.dataChannels).toBe(true);
     expect(lines).toContain('m=application 9 UDP/DTLS/SCTP webrtc-datachannel');
+  });
+
+  it('turns the answer of a sendonly video section back to recvonly, and leaves the other sections alone', () => {
+    const { video: offered } = prepareOffer(sdp(...session, ...video, ...data));
+    const answer = sdp(
+      'v=0',
+      'm=video 9 UDP/TLS/RTP/SAVPF 96',
+      'a=mid:0',
+      'a=sendrecv',
+      'm=application 9 UDP/DTLS/SCTP webrtc-datachannel',
+      'a=mid:1',
+      'a=sendrecv',
+    );
+    expect(restoreDirections(answer, offered).split('\r\n')).toEqual([
+      'v=0',
+      'm=video 9 UDP/TLS/RTP/SAVPF 96',
+      'a=mid:0',
+      'a=recvonly',
+      'm=application 9 UDP/DTLS/SCTP webrtc-datachannel',
+      'a=mid:1',
+      'a=sendrecv',
+      '',
+    ]);
   });
 
   it('takes a data channel alone', () => {

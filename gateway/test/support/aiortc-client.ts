@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { ensurePythonEnv } from '../../src/process/python-env.ts';
+import { ensurePythonEnv } from '@sightline/harness/process';
 
 const SCRIPT = fileURLToPath(new URL('python/whip_client.py', import.meta.url));
 const REQUIREMENTS = fileURLToPath(new URL('../../../bench/baselines/webrtc/requirements.txt', import.meta.url));

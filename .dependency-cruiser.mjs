@@ -33,13 +33,13 @@ const GATEWAY_LAYERS = [
   { name: 'sessions', holds: ['sessions'] },
   { name: 'security', holds: ['security'] },
   // The ways in: each one an adapter onto the frame core (see WAYS_IN).
-  { name: 'ways-in', holds: ['http', 'ws'] },
+  { name: 'ways-in', holds: ['http', 'ws', 'whip'] },
   // The composition root and what starts it.
   { name: 'root', holds: ['gateway.ts', 'index.ts', 'main.ts', 'startup-banner.ts', 'warm-up.ts', 'cli'] },
 ];
 
 /** Ways frames come in: none imports another, and only the composition root imports them. */
-const WAYS_IN = ['http', 'ws'];
+const WAYS_IN = ['http', 'ws', 'whip'];
 const COMPOSITION_ROOT = ['gateway.ts', 'index.ts', 'main.ts'];
 
 /** A path pattern matching the given folders and files of gateway/src (`decode` -> gateway/src/decode/...). */

@@ -63,6 +63,19 @@ export const TRACK_QUERY_PARAM = 'track';
 export const MODEL_QUERY_PARAM = 'model';
 export const THRESHOLD_QUERY_PARAM = 'threshold';
 
+/**
+ * WHIP (RFC 9725): `POST` an SDP offer here to publish over WebRTC; the `Location` answered names the session
+ * resource, `DELETE` on it ends the session.
+ */
+export const WHIP_PATH = '/whip';
+/**
+ * Data channel labels of a WebRTC session: on a channel labelled `detections` (opened by the client) the
+ * gateway sends one JSON `detections` message per processed frame of the video track, with its RTP timestamp;
+ * any other channel carries the WebSocket's messages (frames and pings in, detections, drops, errors and pongs
+ * out), binary MessagePack or text JSON.
+ */
+export const DETECTIONS_CHANNEL = 'detections';
+
 export const MSGPACK_CONTENT_TYPE = 'application/msgpack';
 export const JSON_CONTENT_TYPE = 'application/json';
 /** Raw image bodies POST /api/detect accepts (besides JSON and MessagePack). */

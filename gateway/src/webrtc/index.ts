@@ -8,7 +8,7 @@ export {
   type VideoFrameEvent,
   type VideoStats,
 } from './peer-session.ts';
-export { handleWhipRequest, type WhipHttpOptions, type WhipRefusal } from './whip-http.ts';
+export { handleWhipRequest, iceServerLinks, type WhipHttpOptions, type WhipRefusal } from './whip-http.ts';
 export { WhipError, type WhipErrorCode } from './whip-error.ts';
 export { WEBRTC_DEFAULTS, parsePortRange, type IceServerConfig, type WebRtcConfig } from './webrtc-config.ts';
 export type { EncodedVideoFrame, FrameDropReason, VideoCodec } from './frame-assembler.ts';

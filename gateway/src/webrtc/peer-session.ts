@@ -26,6 +26,9 @@ export interface SessionDataChannel {
   maxMessageSize(): number;
   onMessage(handler: (data: Uint8Array | string) => void): void;
   onClose(handler: () => void): void;
+  readonly open: boolean;
+  /** Closes this channel alone (the peer and its other channels stay). */
+  close(): void;
 }
 
 export interface VideoFrameEvent extends EncodedVideoFrame {
@@ -242,6 +245,12 @@ export class PeerSession {
       maxMessageSize: () => (channel.isOpen() ? channel.maxMessageSize() : 0),
       onMessage: (handler) => messageHandlers.push(handler),
       onClose: (handler) => closeHandlers.push(handler),
+      get open() {
+        return channel.isOpen();
+      },
+      close: () => {
+        if (channel.isOpen()) channel.close();
+      },
     });
   }
 

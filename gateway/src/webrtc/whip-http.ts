@@ -7,6 +7,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SessionManager } from './session-manager.ts';
+import type { WebRtcConfig } from './webrtc-config.ts';
 import { WhipError } from './whip-error.ts';
 
 export interface WhipRefusal {
@@ -19,6 +20,20 @@ export interface WhipHttpOptions {
   /** The resource path, e.g. `/whip`. */
   basePath: string;
   authorize?(request: IncomingMessage): WhipRefusal | undefined | Promise<WhipRefusal | undefined>;
+}
+
+/** The manager's ICE servers as RFC 9725 section 4.6 `Link` header values, for the client's own ICE agent. */
+export function iceServerLinks(servers: WebRtcConfig['iceServers']): string[] {
+  const quoted = (text: string) => `"${text.replace(/["\\]/g, '\\$&')}"`;
+  return servers.flatMap((server) =>
+    (Array.isArray(server.urls) ? server.urls : [server.urls]).map((url) => {
+      const credentials =
+        server.username === undefined
+          ? ''
+          : `; username=${quoted(server.username)}; credential=${quoted(server.credential ?? '')}; credential-type="password"`;
+      return `<${url}>; rel="ice-server"${credentials}`;
+    }),
+  );
 }
 
 const MAX_OFFER_BYTES = 64 * 1024;
@@ -36,13 +51,15 @@ export async function handleWhipRequest(request: IncomingMessage, response: Serv
 
   try {
     if (request.method === 'OPTIONS') {
-      response.writeHead(204, { Allow: ALLOW, 'Accept-Post': 'application/sdp' }).end();
+      response.writeHead(204, { Allow: ALLOW, 'Accept-Post': 'application/sdp', ...links(options.manager) }).end();
     } else if (request.method === 'POST' && sessionId === undefined) {
       const type = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
       if (type !== 'application/sdp') return (send(response, 415, 'the offer must be sent as application/sdp'), true);
       const offer = await readBody(request);
       const { id, answer } = await options.manager.create(offer);
-      response.writeHead(201, { 'Content-Type': 'application/sdp', Location: `${base}/${encodeURIComponent(id)}` }).end(answer);
+      response
+        .writeHead(201, { 'Content-Type': 'application/sdp', Location: `${base}/${encodeURIComponent(id)}`, ...links(options.manager) })
+        .end(answer);
     } else if (request.method === 'DELETE' && sessionId !== undefined) {
       options.manager.delete(sessionId);
       response.writeHead(200).end();
@@ -60,6 +77,11 @@ export async function handleWhipRequest(request: IncomingMessage, response: Serv
     }
   }
   return true;
+}
+
+function links(manager: SessionManager): Record<string, string[]> {
+  const values = iceServerLinks(manager.config.iceServers);
+  return values.length > 0 ? { Link: values } : {};
 }
 
 class BodyTooLarge extends Error {}

@@ -8,6 +8,7 @@ stdin closes, DELETEs its resource (unless --no-delete) and prints closed. ICE u
 
 import argparse
 import asyncio
+import base64
 import json
 import struct
 import sys
@@ -77,16 +78,33 @@ async def main():
     parser.add_argument("--photos", nargs="*", default=[])
     parser.add_argument("--fps", type=int, default=15)
     parser.add_argument("--no-delete", action="store_true")
+    parser.add_argument("--reliable", action="store_true", help="an ordered, reliable data channel")
+    parser.add_argument("--json-frames", nargs="*", default=[], help="photos sent as JSON frame messages, stop-and-wait")
     args = parser.parse_args()
 
     pc = RTCPeerConnection()
     opened = asyncio.Event()
     channel = None
     if args.channel:
-        channel = pc.createDataChannel(args.channel, ordered=False, maxRetransmits=0)
+        if args.reliable:
+            channel = pc.createDataChannel(args.channel)
+        else:
+            channel = pc.createDataChannel(args.channel, ordered=False, maxRetransmits=0)
         channel.on("open", opened.set)
         channel.on("close", lambda: emit(event="channel-closed"))
-        channel.on("message", lambda m: emit(event="reply", size=len(m), data=m if isinstance(m, str) else m[:64].hex()))
+        answered = {}
+
+        def on_message(m):
+            emit(event="reply", size=len(m), data=m if isinstance(m, str) else m[:64].hex())
+            if isinstance(m, str):
+                try:
+                    reply_id = json.loads(m).get("id")
+                except ValueError:
+                    return
+                if reply_id in answered:
+                    answered[reply_id].set()
+
+        channel.on("message", on_message)
     if args.photos:
         pc.addTrack(PhotoTrack(args.photos, args.fps))
     pc.on("connectionstatechange", lambda: emit(event="state", state=pc.connectionState))
@@ -108,6 +126,14 @@ async def main():
             channel.send(struct.pack(">I", seq) + bytes(args.size - 4))
             await asyncio.sleep(args.interval)
         emit(event="sent", count=args.messages)
+        for frame_id, path in enumerate(args.json_frames, start=1):
+            answered[frame_id] = asyncio.Event()
+            with open(path, "rb") as image:
+                frame = {"type": "frame", "id": frame_id, "ts": frame_id, "image": base64.b64encode(image.read()).decode()}
+            channel.send(json.dumps(frame))
+            await asyncio.wait_for(answered[frame_id].wait(), 60)
+        if args.json_frames:
+            emit(event="frames-answered", count=len(args.json_frames))
 
     # Stay until the test closes stdin.
     await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)

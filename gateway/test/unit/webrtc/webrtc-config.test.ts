@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parsePortRange, toNativeIceServers } from '../../../src/webrtc/webrtc-config.ts';
+import { iceServerLinks } from '../../../src/webrtc/whip-http.ts';
 
 describe('WebRTC settings', () => {
   it('reads a UDP port range and refuses anything else', () => {
@@ -20,5 +21,20 @@ describe('WebRTC settings', () => {
     ]);
     expect(() => toNativeIceServers([{ urls: 'turn:turn.example.org' }])).toThrow(/username and a credential/);
     expect(() => toNativeIceServers([{ urls: 'http://example.org' }])).toThrow(/stun:/);
+  });
+});
+
+describe('iceServerLinks', () => {
+  it('writes each STUN and TURN URL as an RFC 9725 ice-server Link, with TURN credentials quoted', () => {
+    expect(
+      iceServerLinks([
+        { urls: 'stun:stun.example.net' },
+        { urls: ['turn:turn.example.net?transport=udp', 'turns:turn.example.net'], username: 'user', credential: 'pa"ss' },
+      ]),
+    ).toEqual([
+      '<stun:stun.example.net>; rel="ice-server"',
+      '<turn:turn.example.net?transport=udp>; rel="ice-server"; username="user"; credential="pa\\"ss"; credential-type="password"',
+      '<turns:turn.example.net>; rel="ice-server"; username="user"; credential="pa\\"ss"; credential-type="password"',
+    ]);
   });
 });

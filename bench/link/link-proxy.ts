@@ -20,10 +20,12 @@
  */
 import net from 'node:net';
 import {
+  Bottleneck,
   deriveSeed,
   DeliveryPump,
   freshSeed,
   realTimers,
+  seededRandom,
   STREAM_END,
   streamLimitations,
   StreamLink,
@@ -44,6 +46,11 @@ export interface LinkProxyOptions {
   traces?: { up?: Trace | undefined; down?: Trace | undefined };
   /** Hold a new connection's first client bytes one handshake round trip (default true). */
   emulateHandshake?: boolean;
+  /**
+   * One bottleneck per direction for all connections (one device's link, its flows queueing together), instead
+   * of one per connection (default: each connection is its own device, so one client's traffic never slows another).
+   */
+  sharedBottleneck?: boolean;
   /** Bytes in flight per direction before the reader is paused (default: the engine's, 4 MiB). */
   windowBytes?: number;
   listenHost?: string;
@@ -65,6 +72,7 @@ function reset(socket: net.Socket): void {
 /** One direction of one connection: reads `from` into the link, writes what the link delivers to `to`. */
 class LinkedPipe {
   private readonly pump: DeliveryPump<StreamItem<Buffer>>;
+  private retry: unknown;
 
   constructor(
     private readonly from: net.Socket,
@@ -82,7 +90,10 @@ class LinkedPipe {
       const now = timers.now();
       link.write(now, chunk);
       this.pump.poke();
-      if (!link.acceptsMore(now)) from.pause();
+      if (!link.acceptsMore(now)) {
+        from.pause();
+        this.maybeResume();
+      }
     });
     from.on('end', () => {
       link.end(timers.now());
@@ -100,8 +111,19 @@ class LinkedPipe {
   /** Reads again once the link has room and the far socket has drained what it was given. */
   private maybeResume(): void {
     if (!this.from.isPaused() || this.to.writableNeedDrain) return;
-    if (this.link.acceptsMore(this.timers.now())) this.from.resume();
-    else this.pump.poke();
+    const now = this.timers.now();
+    const at = this.link.acceptsMoreAt(now);
+    if (at <= now) return void this.from.resume();
+    // Still full: look again when the queue drains a packet (a shared one drains on other connections' time).
+    if (this.retry === undefined) {
+      this.retry = this.timers.setTimeout(
+        () => {
+          this.retry = undefined;
+          this.maybeResume();
+        },
+        Math.max(1, Math.ceil(at - now)),
+      );
+    }
   }
 
   /** Bytes this direction holds (queued, serialized, propagating). */
@@ -112,6 +134,8 @@ class LinkedPipe {
   stop(): void {
     this.pump.stop();
     this.link.clear();
+    if (this.retry !== undefined) this.timers.clearTimeout(this.retry);
+    this.retry = undefined;
   }
 }
 
@@ -122,6 +146,7 @@ export class LinkProxy {
   private readonly timers: LinkTimers;
   /** The seed every connection's draws derive from: printed by callers so a run can be replayed. */
   readonly seed: number;
+  private readonly shared: { up: Bottleneck; down: Bottleneck } | undefined;
   /** Connections accepted so far. */
   accepted = 0;
 
@@ -130,6 +155,14 @@ export class LinkProxy {
     if (limits.length) throw new Error(`the TCP link proxy cannot emulate ${limits.join('; ')}`);
     this.seed = options.seed ?? freshSeed();
     this.timers = options.timers ?? realTimers;
+    if (options.sharedBottleneck) {
+      const origin = this.timers.now();
+      const { up, down } = options.profile;
+      this.shared = {
+        up: new Bottleneck(up, seededRandom(deriveSeed(this.seed, 1_000_000)), origin, options.traces?.up),
+        down: new Bottleneck(down, seededRandom(deriveSeed(this.seed, 1_000_001)), origin, options.traces?.down),
+      };
+    }
   }
 
   /** Bytes held across every connection and direction: bounded by queue + window + one read per direction. */
@@ -170,8 +203,14 @@ export class LinkProxy {
       seed: deriveSeed(this.seed, 2 * index),
       trace: traces?.up,
       holdUntil: handshake,
+      bottleneck: this.shared?.up,
     });
-    const downLink = new StreamLink<Buffer>(profile.down, { ...common, seed: deriveSeed(this.seed, 2 * index + 1), trace: traces?.down });
+    const downLink = new StreamLink<Buffer>(profile.down, {
+      ...common,
+      seed: deriveSeed(this.seed, 2 * index + 1),
+      trace: traces?.down,
+      bottleneck: this.shared?.down,
+    });
     const up = new LinkedPipe(client, upstream, upLink, this.timers);
     const down = new LinkedPipe(upstream, client, downLink, this.timers);
     this.pipes.add(up);

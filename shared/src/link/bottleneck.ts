@@ -41,6 +41,12 @@ export class Bottleneck {
     return this.waitingBytes;
   }
 
+  /** When the packet now being serialized is on the wire (the backlog shrinks then); undefined when idle. */
+  nextDrainAt(now: number): number | undefined {
+    this.backlog(now);
+    return this.onWire.peek()?.doneAt;
+  }
+
   /** Whether `bytes` more fit in the queue at `now`. */
   fits(now: number, bytes: number): boolean {
     return this.queueLimit === undefined || this.backlog(now) + bytes <= this.queueLimit;

@@ -9,6 +9,8 @@ export interface LinkTimers {
   now(): number;
   setTimeout(callback: () => void, ms: number): unknown;
   clearTimeout(handle: unknown): void;
+  /** Runs `callback` at the next turn of the event loop (Node's setImmediate); absent: setTimeout(0). */
+  soon?(callback: () => void): void;
 }
 
 /** performance.now() and the global timers: the same in Node and in a browser. */
@@ -16,6 +18,10 @@ export const realTimers: LinkTimers = {
   now: () => performance.now(),
   setTimeout: (callback, ms) => globalThis.setTimeout(callback, ms),
   clearTimeout: (handle) => globalThis.clearTimeout(handle as Parameters<typeof globalThis.clearTimeout>[0]),
+  // Node's setImmediate when there is one (not in browsers, where setTimeout(0) is the finest step).
+  soon: (globalThis as { setImmediate?: (callback: () => void) => unknown }).setImmediate
+    ? (callback) => void (globalThis as unknown as { setImmediate: (callback: () => void) => unknown }).setImmediate(callback)
+    : undefined,
 };
 
 /** What the pump drives: a link engine's delivery side. */
@@ -24,9 +30,18 @@ export interface DeliverySource<T> {
   takeDue(now: number): T[];
 }
 
+/** How much before a delivery the timer is set: timers fire up to ~2 ms after their time (loop time is in whole ms). */
+const TIMER_SLACK_MS = 2;
+/**
+ * A pump that delivered this recently is carrying a flow: its deliveries are paced by the link's schedule,
+ * and the last fraction of a millisecond is not waited out (that would keep a core busy for the whole flow).
+ */
+const BUSY_MS = 5;
+
 export class DeliveryPump<T> {
   private timer: unknown;
   private armedFor = Number.POSITIVE_INFINITY;
+  private lastDeliveryAt = Number.NEGATIVE_INFINITY;
   private stopped = false;
 
   constructor(
@@ -38,21 +53,47 @@ export class DeliveryPump<T> {
     private readonly afterBatch?: () => void,
   ) {}
 
-  /** Call after handing the engine something: arms the timer if it is now due sooner. */
+  /** Call after handing the engine something: delivers what is due now, or arms the timer if due sooner. */
   poke(): void {
     if (this.stopped) return;
     const next = this.source.nextDueAt();
     if (next === undefined || next >= this.armedFor) return;
-    if (this.timer !== undefined) this.timers.clearTimeout(this.timer);
+    this.cancel();
+    this.armFor(next);
+  }
+
+  /**
+   * Timers fire up to ~2 ms after their time: the timer is set that much early and the rest is waited out
+   * by yielding to the event loop, so a lone delivery (a ping) is neither early nor a tick late. Within a
+   * flow ({@link BUSY_MS}) a plain timer does; something due already goes out at once.
+   */
+  private armFor(next: number): void {
+    const now = this.timers.now();
+    const wait = next - now;
     this.armedFor = next;
-    this.timer = this.timers.setTimeout(() => this.fire(), Math.max(0, Math.ceil(next - this.timers.now())));
+    if (wait <= 0) return this.fire();
+    if (wait > TIMER_SLACK_MS) {
+      this.timer = this.timers.setTimeout(() => this.fire(), Math.max(1, Math.floor(wait - TIMER_SLACK_MS)));
+    } else if (this.timers.soon && now - this.lastDeliveryAt > BUSY_MS) {
+      const spin = {};
+      this.timer = spin;
+      this.timers.soon(() => {
+        if (this.timer === spin) this.fire();
+      });
+    } else {
+      this.timer = this.timers.setTimeout(() => this.fire(), wait);
+    }
   }
 
   private fire(): void {
     this.timer = undefined;
     this.armedFor = Number.POSITIVE_INFINITY;
     if (this.stopped) return;
-    const due = this.source.takeDue(this.timers.now());
+    const now = this.timers.now();
+    const next = this.source.nextDueAt();
+    if (next !== undefined && next > now) return this.armFor(next);
+    const due = this.source.takeDue(now);
+    if (due.length) this.lastDeliveryAt = now;
     for (const item of due) {
       if (this.stopped) return;
       this.deliver(item);
@@ -62,9 +103,14 @@ export class DeliveryPump<T> {
     this.poke();
   }
 
-  stop(): void {
-    this.stopped = true;
+  private cancel(): void {
+    // A pending `soon` callback cannot be cancelled: it checks that it is still the current one.
     if (this.timer !== undefined) this.timers.clearTimeout(this.timer);
     this.timer = undefined;
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.cancel();
   }
 }

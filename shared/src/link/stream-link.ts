@@ -43,6 +43,11 @@ export interface StreamLinkOptions {
   /** Nothing is serialized before this time (a new connection's handshake round trip, see the proxy). */
   holdUntil?: number;
   windowBytes?: number;
+  /**
+   * A bottleneck shared with other streams (several connections of one device behind one link: they queue
+   * for it together, first come first served). Default: this stream's own, made from the direction.
+   */
+  bottleneck?: Bottleneck;
 }
 
 /** Wire bytes of `payload` bytes of a stream: each segment carries its headers. */
@@ -61,7 +66,8 @@ export class StreamLink<C extends Uint8Array = Uint8Array> {
   private ended = false;
 
   constructor(direction: LinkDirection, options: StreamLinkOptions) {
-    this.bottleneck = new Bottleneck(direction, seededRandom(deriveSeed(options.seed, 0)), options.origin ?? 0, options.trace);
+    this.bottleneck =
+      options.bottleneck ?? new Bottleneck(direction, seededRandom(deriveSeed(options.seed, 0)), options.origin ?? 0, options.trace);
     this.holdUntil = options.holdUntil ?? Number.NEGATIVE_INFINITY;
     this.windowBytes = options.windowBytes ?? DEFAULT_WINDOW_BYTES;
     const bps = this.bottleneck.serializer.drainBps;
@@ -112,6 +118,17 @@ export class StreamLink<C extends Uint8Array = Uint8Array> {
     const backlog = this.bottleneck.backlog(now);
     const queueFull = this.bottleneck.queueLimit !== undefined && backlog >= this.bottleneck.queueLimit;
     return !queueFull && this.held - backlog < this.windowBytes;
+  }
+
+  /**
+   * When {@link acceptsMore} may turn true again, for a writer that was paused: `now` if it already is, else
+   * when the queue next drains a packet or the next delivery leaves the window. A shared bottleneck drains on
+   * other streams' schedules, so a paused writer must look again then, not only after its own deliveries.
+   */
+  acceptsMoreAt(now: number): number {
+    if (this.acceptsMore(now)) return now;
+    const times = [this.bottleneck.nextDrainAt(now), this.nextDueAt()].filter((t): t is number => t !== undefined);
+    return times.length ? Math.max(now, Math.min(...times)) : now;
   }
 
   /** Bytes waiting for the bottleneck at `now` (the queue's occupancy). */

@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { parseLinkSpec, STREAM_END, StreamLink, streamWireBytes, TCP_MSS, traceOf, type StreamItem } from '@sightline/shared/link';
+import {
+  Bottleneck,
+  parseLinkSpec,
+  seededRandom,
+  STREAM_END,
+  StreamLink,
+  streamWireBytes,
+  TCP_MSS,
+  traceOf,
+  type StreamItem,
+} from '@sightline/shared/link';
 
 const CHUNK = new Uint8Array(64 * 1024);
 
@@ -119,5 +129,26 @@ describe('stream link (fake clock)', () => {
     expect(bps / trace.meanBps).toBeCloseTo(TCP_MSS / (TCP_MSS + 52), 1);
     // Deliveries happen 5 ms after an opportunity (2, 5 or 0 mod 20).
     for (const d of delivered.filter((x) => x.at > 100)) expect([7, 10, 5]).toContain(d.at % 20);
+  });
+
+  it('shares one bottleneck between streams: together they get the rate, and a paused writer learns when to look again', () => {
+    const direction = parseLinkSpec('bw=2mbit,delay=10ms,queue=50ms').up;
+    const shared = new Bottleneck(direction, seededRandom(1), 0);
+    const a = new StreamLink(direction, { seed: 1, bottleneck: shared });
+    const b = new StreamLink(direction, { seed: 2, bottleneck: shared });
+    let delivered = 0;
+    for (let t = 0; t <= 5000; t++) {
+      for (const link of [a, b]) {
+        while (link.acceptsMore(t)) link.write(t, new Uint8Array(4096));
+        for (const item of link.takeDue(t)) if (item !== STREAM_END && t > 1000) delivered += item.byteLength;
+      }
+    }
+    const bps = (delivered * 8) / 4;
+    expect(bps / 2e6).toBeCloseTo(TCP_MSS / (TCP_MSS + 52), 1);
+    // Full: the writer may look again when the packet in service is on the wire, not before.
+    expect(a.acceptsMore(5000)).toBe(false);
+    const at = a.acceptsMoreAt(5000);
+    expect(at).toBeGreaterThan(5000);
+    expect(at).toBeLessThanOrEqual(5000 + ((TCP_MSS + 52) * 8) / 2000 + 1e-9);
   });
 });

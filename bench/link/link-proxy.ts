@@ -73,6 +73,9 @@ function reset(socket: net.Socket): void {
 class LinkedPipe {
   private readonly pump: DeliveryPump<StreamItem<Buffer>>;
   private retry: unknown;
+  /** Bytes read from `from` that the link had no room for yet (the rest of a socket read). */
+  private pending: Buffer | undefined;
+  private ended = false;
 
   constructor(
     private readonly from: net.Socket,
@@ -87,17 +90,12 @@ class LinkedPipe {
       () => this.maybeResume(),
     );
     from.on('data', (chunk: Buffer) => {
-      const now = timers.now();
-      link.write(now, chunk);
-      this.pump.poke();
-      if (!link.acceptsMore(now)) {
-        from.pause();
-        this.maybeResume();
-      }
+      this.pending = this.pending ? Buffer.concat([this.pending, chunk]) : chunk;
+      this.feed();
     });
     from.on('end', () => {
-      link.end(timers.now());
-      this.pump.poke();
+      this.ended = true;
+      this.feed();
     });
     to.on('drain', () => this.maybeResume());
   }
@@ -108,13 +106,42 @@ class LinkedPipe {
     else if (!this.to.write(item)) this.from.pause();
   }
 
+  /**
+   * Hands the link as much of what was read as it has room for (the queue limit holds to a segment, not to
+   * a 64 KB socket read), pausing the reader for the rest; passes the end of stream on after the last byte.
+   */
+  private feed(): void {
+    const now = this.timers.now();
+    while (this.pending) {
+      const room = this.link.writableBytes(now);
+      if (room <= 0) break;
+      const piece = this.pending.length <= room ? this.pending : this.pending.subarray(0, room);
+      this.pending = piece === this.pending ? undefined : this.pending.subarray(room);
+      this.link.write(now, piece);
+    }
+    if (!this.pending && this.ended) {
+      this.ended = false;
+      this.link.end(now);
+    }
+    this.pump.poke();
+    if (this.pending || !this.link.acceptsMore(now)) {
+      this.from.pause();
+      this.maybeResume();
+    }
+  }
+
   /** Reads again once the link has room and the far socket has drained what it was given. */
   private maybeResume(): void {
     if (!this.from.isPaused() || this.to.writableNeedDrain) return;
     const now = this.timers.now();
     const at = this.link.acceptsMoreAt(now);
-    if (at <= now) return void this.from.resume();
-    // Still full: look again when the queue drains a packet (a shared one drains on other connections' time).
+    if (at <= now) {
+      if (this.pending) return this.feed();
+      return void this.from.resume();
+    }
+    // The window is full: the next delivery makes room, and the pump's afterBatch calls back then.
+    if (at === Number.POSITIVE_INFINITY) return;
+    // The queue is full: look again when it drains a packet (a shared one drains on other connections' time).
     if (this.retry === undefined) {
       this.retry = this.timers.setTimeout(
         () => {
@@ -134,6 +161,7 @@ class LinkedPipe {
   stop(): void {
     this.pump.stop();
     this.link.clear();
+    this.pending = undefined;
     if (this.retry !== undefined) this.timers.clearTimeout(this.retry);
     this.retry = undefined;
   }

@@ -14,7 +14,8 @@
  * ignored here (see `streamLimitations`).
  *
  * Memory: at most the queue limit plus `windowBytes` in flight (serialized, still propagating; TCP's
- * window does the same on a real path), plus one chunk the writer handed over before being told to stop.
+ * window does the same on a real path) when the writer hands over no more than {@link StreamLink.writableBytes};
+ * a writer that hands over whole chunks regardless overshoots by one chunk.
  */
 import { Bottleneck } from './bottleneck.ts';
 import type { LinkDirection } from './profile.ts';
@@ -62,6 +63,8 @@ export class StreamLink<C extends Uint8Array = Uint8Array> {
   private readonly holdUntil: number;
   private readonly windowBytes: number;
   private lastAt = Number.NEGATIVE_INFINITY;
+  /** When this stream's last queued byte is on the wire. */
+  private ownOnWireAt = Number.NEGATIVE_INFINITY;
   private held = 0;
   private ended = false;
 
@@ -86,7 +89,7 @@ export class StreamLink<C extends Uint8Array = Uint8Array> {
     return this.held;
   }
 
-  /** Hands `chunk` to the link at `now`. Always accepted: check {@link acceptsMore} to pause the writer. */
+  /** Hands `chunk` to the link at `now`. Always accepted: see {@link writableBytes} for how much fits. */
   write(now: number, chunk: C): void {
     if (this.ended) throw new Error('write after end');
     const bounded = this.bottleneck.serializer.drainBps !== undefined;
@@ -95,6 +98,7 @@ export class StreamLink<C extends Uint8Array = Uint8Array> {
       const piece = (offset === 0 && step >= chunk.byteLength ? chunk : chunk.subarray(offset, offset + step)) as C;
       const start = Math.max(now, this.holdUntil);
       const onWireAt = this.bottleneck.enqueue(start, streamWireBytes(piece.byteLength));
+      this.ownOnWireAt = onWireAt;
       this.schedule(onWireAt + this.bottleneck.propagation(), piece, piece.byteLength);
     }
   }
@@ -113,22 +117,37 @@ export class StreamLink<C extends Uint8Array = Uint8Array> {
     this.held += bytes;
   }
 
+  /**
+   * How many bytes the writer may hand over at `now`: what the bottleneck queue has room for and what the
+   * window leaves (0: pause). A stream with nothing of its own in a full shared queue may still add one
+   * segment's worth, so a quiet connection's request waits behind a bulk one's bytes (as its packet would in
+   * a FIFO) rather than behind its pauses.
+   */
+  writableBytes(now: number): number {
+    const backlog = this.bottleneck.backlog(now);
+    const ownBacklog = this.ownOnWireAt > now;
+    const limit = this.bottleneck.queueLimit;
+    let room = Number.POSITIVE_INFINITY;
+    if (limit !== undefined) room = ownBacklog ? limit - backlog : Math.max(limit - backlog, this.pieceBytes);
+    const inFlight = Math.max(0, this.held - (ownBacklog ? backlog : 0));
+    return Math.max(0, Math.floor(Math.min(room, this.windowBytes - inFlight)));
+  }
+
   /** False when the writer should pause: the bottleneck queue is full, or a window's worth is in flight. */
   acceptsMore(now: number): boolean {
-    const backlog = this.bottleneck.backlog(now);
-    const queueFull = this.bottleneck.queueLimit !== undefined && backlog >= this.bottleneck.queueLimit;
-    return !queueFull && this.held - backlog < this.windowBytes;
+    return this.writableBytes(now) > 0;
   }
 
   /**
-   * When {@link acceptsMore} may turn true again, for a writer that was paused: `now` if it already is, else
-   * when the queue next drains a packet or the next delivery leaves the window. A shared bottleneck drains on
-   * other streams' schedules, so a paused writer must look again then, not only after its own deliveries.
+   * When {@link acceptsMore} may turn true again, for a writer that was paused: `now` if it already is; when
+   * the queue next puts a packet on the wire, if the queue is what is full (a shared queue drains on other
+   * streams' schedules, so the writer must look again then, not only after its own deliveries); infinity
+   * when only the window is full (its own next delivery makes room).
    */
   acceptsMoreAt(now: number): number {
     if (this.acceptsMore(now)) return now;
-    const times = [this.bottleneck.nextDrainAt(now), this.nextDueAt()].filter((t): t is number => t !== undefined);
-    return times.length ? Math.max(now, Math.min(...times)) : now;
+    const queueFull = this.bottleneck.queueLimit !== undefined && this.bottleneck.backlog(now) >= this.bottleneck.queueLimit;
+    return (queueFull ? this.bottleneck.nextDrainAt(now) : undefined) ?? Number.POSITIVE_INFINITY;
   }
 
   /** Bytes waiting for the bottleneck at `now` (the queue's occupancy). */

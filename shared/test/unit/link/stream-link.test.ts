@@ -150,5 +150,10 @@ describe('stream link (fake clock)', () => {
     const at = a.acceptsMoreAt(5000);
     expect(at).toBeGreaterThan(5000);
     expect(at).toBeLessThanOrEqual(5000 + ((TCP_MSS + 52) * 8) / 2000 + 1e-9);
+    // Held back by the window only: no time to poll at, its own next delivery makes room.
+    const windowed = new StreamLink(parseLinkSpec('delay=100ms').up, { seed: 1, windowBytes: 1000 });
+    windowed.write(0, new Uint8Array(2000));
+    expect(windowed.acceptsMore(1)).toBe(false);
+    expect(windowed.acceptsMoreAt(1)).toBe(Number.POSITIVE_INFINITY);
   });
 });

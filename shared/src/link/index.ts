@@ -41,7 +41,7 @@ export {
   type LossModel,
   type QueueLimit,
 } from './profile.ts';
-export { DeliveryPump, realTimers, type DeliverySource, type LinkTimers } from './pump.ts';
+export { DEFAULT_SPIN_MS, DeliveryPump, realTimers, type DeliverySource, type LinkTimers } from './pump.ts';
 export { deriveSeed, freshSeed, seededRandom, type Random } from './random.ts';
 export { ConstantRate, TraceRate, Unlimited, type Serializer } from './serializer.ts';
 export { formatLinkSpec, linkLabel, LinkSpecError, parseLinkSpec, sameLink } from './spec.ts';

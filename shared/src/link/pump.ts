@@ -30,8 +30,12 @@ export interface DeliverySource<T> {
   takeDue(now: number): T[];
 }
 
-/** How much before a delivery the timer is set: timers fire up to ~2 ms after their time (loop time is in whole ms). */
-const TIMER_SLACK_MS = 2;
+/**
+ * How much before a lone delivery the timer is set, by default: timers fire up to ~2 ms after their time
+ * (loop time is in whole ms, and a sleeping process waits for a CPU), and the rest is spent yielding to the
+ * event loop: up to this much CPU per lone delivery, the price of a ping's round trip being right to ~0.1 ms.
+ */
+export const DEFAULT_SPIN_MS = 2;
 /**
  * A pump that delivered this recently is carrying a flow: its deliveries are paced by the link's schedule,
  * and the last fraction of a millisecond is not waited out (that would keep a core busy for the whole flow).
@@ -51,6 +55,8 @@ export class DeliveryPump<T> {
     private readonly timers: LinkTimers = realTimers,
     /** Called after a batch was delivered (e.g. to resume a paused reader). */
     private readonly afterBatch?: () => void,
+    /** Spin up to this long before a lone delivery ({@link DEFAULT_SPIN_MS}); 0: timers only (~1 ms late, no CPU spent). */
+    private readonly spinMs = DEFAULT_SPIN_MS,
   ) {}
 
   /** Call after handing the engine something: delivers what is due now, or arms the timer if due sooner. */
@@ -63,25 +69,26 @@ export class DeliveryPump<T> {
   }
 
   /**
-   * Timers fire up to ~2 ms after their time: the timer is set that much early and the rest is waited out
-   * by yielding to the event loop, so a lone delivery (a ping) is neither early nor a tick late. Within a
-   * flow ({@link BUSY_MS}) a plain timer does; something due already goes out at once.
+   * Timers fire up to ~2 ms after their time: for a lone delivery (a ping) the timer is set `spinMs` early
+   * and the rest is waited out by yielding to the event loop, so it is neither early nor a tick late. Within
+   * a flow ({@link BUSY_MS}), or with `spinMs` 0, a plain timer does; something due already goes out at once.
    */
   private armFor(next: number): void {
     const now = this.timers.now();
     const wait = next - now;
     this.armedFor = next;
     if (wait <= 0) return this.fire();
-    if (wait > TIMER_SLACK_MS) {
-      this.timer = this.timers.setTimeout(() => this.fire(), Math.max(1, Math.floor(wait - TIMER_SLACK_MS)));
-    } else if (this.timers.soon && now - this.lastDeliveryAt > BUSY_MS) {
-      const spin = {};
-      this.timer = spin;
-      this.timers.soon(() => {
-        if (this.timer === spin) this.fire();
-      });
-    } else {
+    const soon = this.spinMs > 0 && now - this.lastDeliveryAt > BUSY_MS ? this.timers.soon : undefined;
+    if (!soon) {
       this.timer = this.timers.setTimeout(() => this.fire(), wait);
+    } else if (wait > this.spinMs) {
+      this.timer = this.timers.setTimeout(() => this.fire(), Math.max(1, Math.floor(wait - this.spinMs)));
+    } else {
+      const token = {};
+      this.timer = token;
+      soon(() => {
+        if (this.timer === token) this.fire();
+      });
     }
   }
 

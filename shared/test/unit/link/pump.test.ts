@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DatagramLink, DeliveryPump, parseLinkSpec, STREAM_END, StreamLink } from '@sightline/shared/link';
+import { DatagramLink, DeliveryPump, parseLinkSpec, STREAM_END, StreamLink, type LinkTimers } from '@sightline/shared/link';
 import { ManualClock } from '../../support/manual-clock.ts';
 
 describe('delivery pump', () => {
@@ -61,5 +61,35 @@ describe('delivery pump', () => {
     expect(link.acceptsMore(clock.now())).toBe(true);
     expect(link.takeDue(clock.now())).toEqual([]);
     expect(STREAM_END).toBeTypeOf('symbol');
+  });
+
+  it('waits out the last milliseconds of a lone delivery by yielding (soon), unless spinMs is 0', () => {
+    for (const [spinMs, expectSoon] of [
+      [undefined, true],
+      [0, false],
+    ] as const) {
+      const clock = new ManualClock();
+      let soonCalls = 0;
+      // A "soon" that lets the clock move on a tenth of a millisecond, as an event-loop turn would.
+      const timers: LinkTimers = {
+        now: () => clock.now(),
+        setTimeout: (callback, ms) => clock.setTimeout(callback, ms),
+        clearTimeout: (handle) => clock.clearTimeout(handle),
+        soon: (callback) => {
+          soonCalls++;
+          clock.setTimeout(callback, 0.1);
+        },
+      };
+      const link = new DatagramLink<string>(parseLinkSpec('delay=30ms').up, { seed: 1 });
+      const seen: number[] = [];
+      const pump = new DeliveryPump(link, () => seen.push(clock.now()), timers, undefined, spinMs);
+      link.send(0, 'ping', 100);
+      pump.poke();
+      clock.advanceTo(100);
+      expect(seen).toHaveLength(1);
+      expect(seen[0]).toBeGreaterThanOrEqual(30);
+      expect(seen[0]).toBeLessThan(30.2);
+      expect(soonCalls > 0).toBe(expectSoon);
+    }
   });
 });

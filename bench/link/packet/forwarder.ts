@@ -76,7 +76,9 @@ async function main(): Promise<void> {
       process.stdout.write(`${JSON.stringify({ stats: { up: links.up.counters, down: links.down.counters } })}\n`);
     }
   });
-  lines.on('close', () => process.exit(0));
+  // The parent is gone or done: leave at once. A normal exit would wait for the two reads blocked in the
+  // thread pool on the TUN devices (seconds); the kernel removes the devices and the namespace either way.
+  lines.on('close', () => process.kill(process.pid, 'SIGKILL'));
 }
 
 main().catch((error: unknown) => {

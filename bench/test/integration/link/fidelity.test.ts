@@ -4,7 +4,10 @@
  * machine keeps up; tolerances are the issue's: throughput within 10%, added round trip within 2 ms + jitter
  * of 2 x delay (the median of several), loss within a binomial tolerance.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseLinkSpec } from '@sightline/shared/link';
 import { binomialTolerance, bulkThroughput, echoRoundTrips, median, udpDelivery } from '../../../link/fidelity/measure.ts';
@@ -12,6 +15,7 @@ import { startPath, type PathKind, type ProbePath } from '../../../link/fidelity
 import { PacketLink, PacketLinkUnavailable, packetLinkUnavailable } from '../../../link/packet/packet-link.ts';
 
 const WIRE_PER_PAYLOAD = 1500 / 1448;
+const here = dirname(fileURLToPath(import.meta.url));
 const rootReason = packetLinkUnavailable();
 const open: ProbePath[] = [];
 afterAll(async () => {
@@ -103,6 +107,21 @@ describe.skipIf(rootReason !== undefined)(`link fidelity: packet path (root${roo
     expect(sleeper.exitCode !== null || sleeper.signalCode !== null).toBe(true);
     expect(linkDevices()).toEqual([]);
     expect(() => execFileSync('ls', [namespace], { stdio: 'ignore' })).toThrow();
+  });
+
+  it('leaves nothing behind when its owner is killed outright (SIGKILL, no cleanup code runs)', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(here, '../../support/packet-link-child.ts')], {
+      cwd: join(here, '../../..'),
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const ready = await new Promise<{ device: string; sleeper: number }>((resolve) =>
+      child.stdout!.once('data', (chunk: Buffer) => resolve(JSON.parse(chunk.toString()) as { device: string; sleeper: number })),
+    );
+    expect(linkDevices().some((line) => line.includes(ready.device))).toBe(true);
+    child.kill('SIGKILL');
+    const gone = async () => !linkDevices().some((line) => line.includes(ready.device)) && !existsSync(`/proc/${ready.sleeper}`);
+    for (let i = 0; i < 100 && !(await gone()); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(await gone()).toBe(true);
   });
 
   it('refuses a trace with the kernel shaper, before starting anything', async () => {

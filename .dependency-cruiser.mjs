@@ -16,8 +16,8 @@ const GATEWAY_LAYERS = [
     holds: ['config.ts', 'config', 'cpu-budget.ts', 'lifecycle.ts', 'logger.ts', 'logging', 'metrics.ts', 'runtime-check.ts'],
   },
   // Reading a frame's bytes; reading model folders (specs, manifests, zero-config inference, sync); the WebRTC
-  // stack (WHIP, peers, RTP to frames), which knows nothing of frames' detection.
-  { name: 'decode-models', holds: ['decode', 'models', 'webrtc'] },
+  // stack (WHIP, peers, RTP to frames) and a connection's emulated link, which know nothing of frames' detection.
+  { name: 'decode-models', holds: ['decode', 'models', 'webrtc', 'link'] },
   // Serving engines a model can run on (KServe v2 client, remote runner, circuit breaker, monitor).
   { name: 'engines', holds: ['engines'] },
   // The workers that run models (may use decode, engines, models): the executor of the one queue.

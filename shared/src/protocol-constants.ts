@@ -62,6 +62,12 @@ export const TRACK_QUERY_PARAM = 'track';
  */
 export const MODEL_QUERY_PARAM = 'model';
 export const THRESHOLD_QUERY_PARAM = 'threshold';
+/**
+ * `?link=PRESET|SPEC` on the WebSocket: the connection runs behind an emulated link inside the gateway (the link
+ * lab's byte stream: rate, queue, delay, jitter; `@sightline/shared/link`), for clients on the gateway's own
+ * machine or with the access token; `hello.link` names it. A bad spec refuses the upgrade (400) with the reason.
+ */
+export const LINK_QUERY_PARAM = 'link';
 
 /**
  * WHIP (RFC 9725): `POST` an SDP offer here to publish over WebRTC; the `Location` answered names the session

@@ -41,6 +41,8 @@ export interface MessageSessionOptions {
   protocol?: number;
   /** The way in, for metrics: `ws`, `webrtc`. */
   transport: string;
+  /** The emulated link the channel runs behind, named in `hello`. */
+  link?: { spec: string; label: string };
   /** The model and threshold of frames sent as raw images (`?model=`, `?threshold=`); the defaults when unset. */
   rawFrames?: { model?: string | undefined; threshold?: number | undefined };
   logger: Logger;
@@ -72,6 +74,7 @@ export class MessageSession {
         ...options.models(),
         limits: options.limits,
         ...(options.tracking ? { tracking: true } : {}),
+        ...(options.link ? { link: options.link } : {}),
       },
       'json',
     );

@@ -14,9 +14,11 @@ import {
   PROTOCOL_QUERY_PARAM,
   SUPPORTED_PROTOCOLS,
   THRESHOLD_QUERY_PARAM,
+  LINK_QUERY_PARAM,
   TRACK_QUERY_PARAM,
   WS_PATH,
 } from '@sightline/shared/protocol';
+import { linkLabel, formatLinkSpec, type LinkProfile } from '@sightline/shared/link';
 import { excerpt, ProtocolError, validateDetectQuery } from '@sightline/shared/validation';
 import type { Logger } from '../logger.ts';
 import { PeerLogLimiter } from '../logging/peer-log-limiter.ts';
@@ -25,7 +27,10 @@ import type { AccessPolicy } from '../security/access-policy.ts';
 import type { ReceiveBudget } from '../scheduling/receive-budget.ts';
 import { MessageSession, type MessageSessionOptions } from '../sessions/message-session.ts';
 import { closeWithin } from './close-socket.ts';
-import { wsChannel } from './ws-channel.ts';
+import { ConnectionLink } from '../link/connection-link.ts';
+import { LinkRequestError, streamLinkFrom } from '../link/link-request.ts';
+import { ReadingGate } from './reading-gate.ts';
+import { linkedWsChannel, wsChannel } from './ws-channel.ts';
 
 export interface SocketServerOptions extends Omit<MessageSessionOptions, 'logger' | 'transport'> {
   maxConnections: number;
@@ -57,6 +62,11 @@ const STATUS_TEXT: Record<number, string> = {
   404: 'Not Found',
   503: 'Service Unavailable',
 };
+
+/** Whether an address (as proxy-addr gives it) is this machine's loopback. */
+function isLoopback(address: string): boolean {
+  return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.');
+}
 
 /** `?model=` and `?threshold=`, for frames sent as raw images; throws ProtocolError `bad_message` for a bad value. */
 function rawFrameQuery(url: URL): { model?: string; threshold?: number } {
@@ -92,6 +102,8 @@ export function attachSocketServer(server: Server, options: SocketServerOptions)
   const perAddress = new Map<string, number>();
   const trust = proxyAddr.compile([...options.trustProxy]);
   const alive = new WeakSet<WebSocket>();
+  const reading = new WeakMap<WebSocket, ReadingGate>();
+  const links = new WeakMap<WebSocket, LinkProfile>();
   const errorLogLimiter = new PeerLogLimiter(5);
   // A client reconnecting in a loop must not flood the log either: connection lines are bounded per peer too.
   const connectionLogLimiter = new PeerLogLimiter(30);
@@ -120,19 +132,31 @@ export function attachSocketServer(server: Server, options: SocketServerOptions)
       }
     }
     // After the access checks: nothing about the query is said to a client that may not connect.
+    let link: LinkProfile | undefined;
     try {
       rawFrameQuery(url);
+      link = streamLinkFrom(url.searchParams.get(LINK_QUERY_PARAM));
     } catch (error) {
-      rejectUpgrade(socket, 400, error instanceof ProtocolError ? error.message : 'bad query');
+      const known = error instanceof ProtocolError || error instanceof LinkRequestError;
+      rejectUpgrade(socket, 400, known ? error.message : 'bad query');
+      return;
+    }
+    // An emulated link holds the connection's bytes in the gateway: only for this machine, or with the token.
+    if (link && !options.policy.tokenRequired && !isLoopback(proxyAddr(request, trust))) {
+      rejectUpgrade(socket, 403, 'link emulation is only for clients on this machine, or with the access token');
       return;
     }
     wss.handleUpgrade(request, socket, head, (ws) => {
+      const gate = new ReadingGate(ws);
+      reading.set(ws, gate);
+      if (link) links.set(ws, link);
       // Bytes arriving count toward the receive budget, and show that the peer is there even while its
       // pong waits behind a large message it is still sending.
-      options.receiveBudget.watch(ws, socket);
+      const budgetHold = gate.as('receive budget');
+      options.receiveBudget.watch(budgetHold, socket);
       socket.on('data', () => alive.add(ws));
-      ws.on('message', () => options.receiveBudget.completed(ws));
-      ws.on('close', () => options.receiveBudget.forget(ws));
+      ws.on('message', () => options.receiveBudget.completed(budgetHold));
+      ws.on('close', () => options.receiveBudget.forget(budgetHold));
       wss.emit('connection', ws, request, url);
     });
   });
@@ -143,7 +167,7 @@ export function attachSocketServer(server: Server, options: SocketServerOptions)
       closeWithin(
         ws,
         CLOSE_CODES.unsupportedProtocol,
-        `protocol ${excerpt(requested, 20)} unsupported; this gateway speaks ${SUPPORTED_PROTOCOLS.join(' and ')}`,
+        `protocol ${excerpt(requested, 20)} unsupported; this gateway speaks ${SUPPORTED_PROTOCOLS.join(', ')}`,
       );
       return;
     }
@@ -181,19 +205,40 @@ export function attachSocketServer(server: Server, options: SocketServerOptions)
       );
     });
     const tracking = ['1', 'true'].includes(url.searchParams.get(TRACK_QUERY_PARAM) ?? '');
-    const session = new MessageSession(wsChannel(ws), {
+    const profile = links.get(ws);
+    const gate = reading.get(ws)!;
+    // Behind an emulated link, messages reach the session and replies the socket through it (link/connection-link.ts).
+    // The link delivers to the session made just below (its channel is the link's).
+    const receiver: { session?: MessageSession } = {};
+    const connectionLink = profile
+      ? new ConnectionLink(profile, {
+          deliver: (data, isBinary) => receiver.session?.receive(data, isBinary),
+          write: (data, binary) => ws.send(data, { binary }),
+          closed: () => linkedClose?.(),
+          pauseReading: () => gate.hold('link'),
+          resumeReading: () => gate.release('link'),
+        })
+      : undefined;
+    let linkedClose: (() => void) | undefined;
+    const channel = connectionLink ? linkedWsChannel(ws, connectionLink, (close) => (linkedClose = close)) : wsChannel(ws);
+    const session = new MessageSession(channel, {
       ...options,
       transport: 'ws',
       logger: log,
       tracking,
       rawFrames: rawFrameQuery(url),
+      ...(profile ? { link: { spec: formatLinkSpec(profile), label: linkLabel(profile) } } : {}),
       ...(requested === null ? {} : { protocol: Number(requested) }),
     });
+    receiver.session = session;
     sessions.set(ws, session);
-    ws.on('message', (data: Buffer, isBinary: boolean) => session.receive(data, isBinary));
+    ws.on('message', (data: Buffer, isBinary: boolean) =>
+      connectionLink ? connectionLink.received(data, isBinary) : session.receive(data, isBinary),
+    );
     // ws answers protocol-level pings by itself: they count against the rate and the send buffer too.
     ws.on('ping', () => session.countControl());
     ws.on('close', (code, reason) => {
+      connectionLink?.stop();
       session.closed();
       sessions.delete(ws);
       const left = (perAddress.get(peerAddress) ?? 1) - 1;
@@ -208,7 +253,8 @@ export function attachSocketServer(server: Server, options: SocketServerOptions)
   const heartbeat = setInterval(() => {
     for (const [ws, session] of sessions) {
       // A connection the receive budget holds back cannot answer: it is not the peer's doing.
-      if (!alive.has(ws) && !options.receiveBudget.isPaused(ws)) {
+      // A connection whose socket the gateway holds back cannot answer: it is not the peer's doing.
+      if (!alive.has(ws) && !reading.get(ws)?.held) {
         options.metrics.closes.inc({ reason: 'heartbeat' });
         session.close(CLOSE_CODES.slowConsumer, `no answer to a ping within ${options.heartbeatMs / 1000} s`);
         continue;

@@ -239,9 +239,9 @@ describe('connection caps', () => {
 });
 
 describe('protocol version and tracking', () => {
-  it('serves `?protocol=1` and `?protocol=2`, and a client that names none', async () => {
+  it('serves `?protocol=1`, `2` and `3`, and a client that names none', async () => {
     const { url } = await start();
-    for (const query of ['?protocol=1', '?protocol=2', '']) {
+    for (const query of ['?protocol=1', '?protocol=2', '?protocol=3', '']) {
       const client = await connect(`${url}${query}`);
       expect((await client.hello()).message, query).toMatchObject({ type: 'hello', instance: 'socket-server-test' });
     }
@@ -251,16 +251,16 @@ describe('protocol version and tracking', () => {
     const { url } = await start();
     const old = await connect(`${url}?protocol=1`);
     expect(((await old.hello()).message as HelloMessage).protocol).toBe(1);
-    const current = await connect(`${url}?protocol=2`);
+    const current = await connect(`${url}?protocol=${PROTOCOL_VERSION}`);
     expect(((await current.hello()).message as HelloMessage).protocol).toBe(PROTOCOL_VERSION);
   });
 
   it('closes a connection asking for any other version with 4001 and a short reason naming both, before its hello', async () => {
     const { url, sockets } = await start();
-    for (const version of ['3', '0', 'abc', '']) {
+    for (const version of ['4', '0', 'abc', '']) {
       expect(await closedAtOnce(await connect(`${url}?protocol=${version}`)), version).toEqual({
         code: CLOSE_CODES.unsupportedProtocol,
-        reason: `protocol ${version} unsupported; this gateway speaks 1 and 2`,
+        reason: `protocol ${version} unsupported; this gateway speaks 1, 2, 3`,
         greeted: false,
       });
     }

@@ -51,6 +51,8 @@ export interface NaiveCounts {
   errors: Record<string, number>;
   /** Replies of another type, or not JSON. */
   other: number;
+  /** Those by kind: a JSON `type`, `binary` (a binary reply, e.g. a MessagePack `bad_message`), or `unreadable`. */
+  otherKinds: Record<string, number>;
   /** No reply within the timeout, or the connection lost. */
   unanswered: number;
 }

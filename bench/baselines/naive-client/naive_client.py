@@ -83,13 +83,16 @@ class Tally:
         self.detections = 0
         self.dropped: dict[str, int] = {}
         self.errors: dict[str, int] = {}
-        # Replies that were neither detections, dropped nor error (or not JSON): still an answer.
+        # Replies that were neither detections, dropped nor error: still an answer. By kind: a JSON `type`,
+        # `binary` (e.g. a MessagePack `bad_message` from a server that reads every binary message as MessagePack),
+        # or `unreadable`.
         self.other = 0
+        self.other_kinds: dict[str, int] = {}
         self.unanswered = 0
         self.latency_ms: list[float] = []
         self.server_ms: list[float] = []
 
-    def reply(self, message: dict | None, latency_ms: float) -> None:
+    def reply(self, data: str | bytes, message: dict | None, latency_ms: float) -> None:
         kind = None if message is None else message.get("type")
         if kind == "detections":
             self.detections += 1
@@ -105,6 +108,8 @@ class Tally:
             self.errors[code] = self.errors.get(code, 0) + 1
         else:
             self.other += 1
+            other = "binary" if isinstance(data, bytes) else "unreadable" if message is None else str(kind)
+            self.other_kinds[other] = self.other_kinds.get(other, 0) + 1
 
     def report(self, samples: bool) -> dict:
         out = {
@@ -113,6 +118,7 @@ class Tally:
             "dropped": self.dropped,
             "errors": self.errors,
             "other": self.other,
+            "otherKinds": self.other_kinds,
             "unanswered": self.unanswered,
             "latencyMs": summary(self.latency_ms),
             "serverMs": summary(self.server_ms),
@@ -158,9 +164,11 @@ async def client(index: int, url: str, images: list[bytes], args: argparse.Names
         into.sent += 1
         try:
             await ws.send(image)
-            message = decode(await asyncio.wait_for(ws.recv(), args.timeout))
+            data = await asyncio.wait_for(ws.recv(), args.timeout)
+            message = decode(data)
             while is_greeting(message):
-                message = decode(await asyncio.wait_for(ws.recv(), args.timeout))
+                data = await asyncio.wait_for(ws.recv(), args.timeout)
+                message = decode(data)
         except TimeoutError:
             into.unanswered += 1
             closed = f"no reply within {args.timeout:g} s"
@@ -169,7 +177,7 @@ async def client(index: int, url: str, images: list[bytes], args: argparse.Names
             into.unanswered += 1
             closed = f"connection closed ({error.rcvd.code if error.rcvd else 1006})"
             return False
-        into.reply(message, (time.perf_counter() - started) * 1000)
+        into.reply(data, message, (time.perf_counter() - started) * 1000)
         return True
 
     ws = None
@@ -206,7 +214,7 @@ def merge(results: list[dict]) -> Tally:
         total.detections += r["detections"]
         total.other += r["other"]
         total.unanswered += r["unanswered"] + r["warmupUnanswered"]
-        for key, bucket in (("dropped", total.dropped), ("errors", total.errors)):
+        for key, bucket in (("dropped", total.dropped), ("errors", total.errors), ("otherKinds", total.other_kinds)):
             for k, v in r[key].items():
                 bucket[k] = bucket.get(k, 0) + v
     return total
@@ -235,6 +243,7 @@ async def run(args: argparse.Namespace) -> dict:
             "dropped": total.dropped,
             "errors": total.errors,
             "other": total.other,
+            "otherKinds": total.other_kinds,
             "unanswered": total.unanswered,
             "detectionsPerS": total.detections / wall if wall > 0 else None,
             # Pooled over every client's frames; only with --samples (each client's own are always there).

@@ -168,7 +168,8 @@ const COLUMNS = [
   '*Refused*: answered `dropped`/`overloaded` or `error`/`overloaded` (the server was full); *refused %* of the frames',
   'sent. Detections/s: frames answered with detections over the measured wall time. Latency: from just before the send',
   'to the decoded reply, frames answered with detections only (ms). *Other not detected*: any other answer, by',
-  '`outcome:reason` (e.g. `error:bad_message` from a gateway that does not take raw images).',
+  '`outcome:reason`; `other:binary` is a binary reply to a raw JPEG: a gateway from before raw images were frames',
+  '(commit 4c40593) reads it as MessagePack and answers `bad_message` in MessagePack.',
 ];
 
 export function naiveSection(r: NaiveReport): string {

@@ -16,7 +16,7 @@ export interface NaiveFigures {
   detections: number;
   /** Refused because the server was full: `dropped` / `overloaded`, and `error` / `overloaded`. */
   refused: { dropped: number; error: number };
-  /** Every other answer that was not detections, by `outcome:reason` ("dropped:superseded", "error:bad_message", "other"). */
+  /** Every other answer that was not detections, by `outcome:reason` ("dropped:superseded", "error:bad_message", "other:binary"). */
   other: Record<string, number>;
   /** No answer within the timeout, or the connection lost (warm-up frames included). */
   unanswered: number;
@@ -85,7 +85,8 @@ export function pythonFigures(reports: readonly NaiveClientReport[]): NaiveFigur
       for (const [code, n] of Object.entries(c.errors))
         if (code === 'overloaded') refused.error += n;
         else add(other, `error:${code}`, n);
-      add(other, 'other', c.other);
+      // Replies of another kind, by kind: `other:binary` is a server answering the raw image in MessagePack.
+      for (const [kind, n] of Object.entries(c.otherKinds)) add(other, `other:${kind}`, n);
       latency.push(...c.samples.latencyMs);
       server.push(...c.samples.serverMs);
       if (c.closed !== null) failures.push(`client ${c.client}: ${c.closed}`);

@@ -35,7 +35,16 @@ describe('naive Python client against a real gateway', () => {
     expect(report.url).toBe(`${gateway.url.replace(/^http/, 'ws')}/ws`);
     expect(report.perClient).toHaveLength(2);
     for (const c of report.perClient) {
-      expect(c).toMatchObject({ hello: true, closed: null, unanswered: 0, warmupUnanswered: 0, dropped: {}, errors: {}, other: 0 });
+      expect(c).toMatchObject({
+        hello: true,
+        closed: null,
+        unanswered: 0,
+        warmupUnanswered: 0,
+        dropped: {},
+        errors: {},
+        other: 0,
+        otherKinds: {},
+      });
       expect(c.sent).toBeGreaterThan(0);
       expect(c.detections).toBe(c.sent);
       expect(c.samples.latencyMs).toHaveLength(c.detections);

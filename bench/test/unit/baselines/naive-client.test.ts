@@ -13,6 +13,7 @@ const client = {
   dropped: { overloaded: 1 },
   errors: {},
   other: 0,
+  otherKinds: {},
   unanswered: 0,
   latencyMs: { count: 1, p50: 5, p95: 5, p99: 5, max: 5 },
   serverMs: { count: 1, p50: 4, p95: 4, p99: 4, max: 4 },
@@ -25,7 +26,7 @@ const report = {
   durationS: 1,
   warmup: 3,
   wallS: 1.02,
-  total: { sent: 2, detections: 1, dropped: { overloaded: 1 }, errors: {}, other: 0, unanswered: 0, detectionsPerS: 0.98 },
+  total: { sent: 2, detections: 1, dropped: { overloaded: 1 }, errors: {}, other: 0, otherKinds: {}, unanswered: 0, detectionsPerS: 0.98 },
   perClient: [client],
 };
 

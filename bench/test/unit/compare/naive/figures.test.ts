@@ -15,6 +15,7 @@ function pythonClient(partial: Partial<NaiveClientResult>): NaiveClientResult {
     dropped: {},
     errors: {},
     other: 0,
+    otherKinds: {},
     unanswered: 0,
     latencyMs: none,
     serverMs: none,
@@ -31,7 +32,7 @@ function report(wallS: number, perClient: NaiveClientResult[]): NaiveClientRepor
     durationS: wallS,
     warmup: 3,
     wallS,
-    total: { sent: 0, detections: 0, dropped: {}, errors: {}, other: 0, unanswered: 0, detectionsPerS: null },
+    total: { sent: 0, detections: 0, dropped: {}, errors: {}, other: 0, otherKinds: {}, unanswered: 0, detectionsPerS: null },
     perClient,
   };
 }
@@ -67,21 +68,22 @@ describe('naive-client figures', () => {
     ]);
     const b = report(3, [
       pythonClient({
-        sent: 6,
+        sent: 8,
         detections: 4,
         errors: { overloaded: 1, bad_message: 1 },
-        other: 0,
+        other: 2,
+        otherKinds: { binary: 2 },
         samples: { latencyMs: [5, 6, 7, 8], serverMs: [2, 2, 2, 2] },
       }),
     ]);
     const f = pythonFigures([a, b]);
-    expect(f).toMatchObject({ halves: 2, sent: 11, detections: 8, refused: { dropped: 1, error: 1 }, unanswered: 0, wallS: 5 });
+    expect(f).toMatchObject({ halves: 2, sent: 13, detections: 8, refused: { dropped: 1, error: 1 }, unanswered: 0, wallS: 5 });
     expect(f.detectionsPerS).toBeCloseTo(8 / 5);
     expect(f.latency.p50).toBe(4.5);
     expect(f.serverMs.p50).toBe(1.5);
-    expect(f.other).toEqual({ 'error:bad_message': 1 });
+    expect(f.other).toEqual({ 'error:bad_message': 1, 'other:binary': 2 });
     expect(f.failures).toEqual(['client 1: could not connect: refused']);
-    expect(otherText(f)).toBe('error:bad_message 1');
+    expect(otherText(f)).toBe('other:binary 2, error:bad_message 1');
     expect(otherText({ other: {} })).toBe('none');
     expect(refusedShare({ sent: 0, refused: { dropped: 0, error: 0 } })).toBeNaN();
   });

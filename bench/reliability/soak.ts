@@ -86,7 +86,10 @@ interface LoadFigures {
   fps: number;
   durationS: number;
   offeredFps: number;
+  /** Frames that went out (frames held back by a refusal's `retryAfterMs` never did). */
   sent: number;
+  /** Frames due but never sent: the gateway's last refusal said when to send again. */
+  held: number;
   answered: number;
   unanswered: number;
   outcomes: Record<string, number>;
@@ -107,6 +110,7 @@ function outcomeKey(s: FrameMeasurement): string {
   if (s.outcome === 'ok') return 'detections';
   if (s.outcome === 'dropped') return `dropped ${s.errorCode}`;
   if (s.outcome === 'error') return `error ${s.errorCode}`;
+  if (s.outcome === 'held') return 'held by retryAfterMs (never sent)';
   return `unanswered (${s.outcome})`;
 }
 
@@ -124,13 +128,15 @@ function loadFigures(results: Array<{ result: BenchResult; clientOffset: number 
   const ok = samples.filter((s) => s.outcome === 'ok');
   const perClient = Array.from({ length: clients }, (_, c) => ok.filter((s) => s.client === c).length);
   const unanswered = samples.filter((s) => UNANSWERED.has(s.outcome)).length;
+  const held = samples.filter((s) => s.outcome === 'held').length;
   return {
     clients,
     fps,
     durationS,
     offeredFps: clients * fps,
-    sent: samples.length,
-    answered: samples.length - unanswered,
+    sent: samples.length - held,
+    held,
+    answered: samples.length - held - unanswered,
     unanswered,
     outcomes: countBy(samples, outcomeKey),
     detectedFps: ok.length / durationS,
@@ -197,7 +203,8 @@ function loadText(load: LoadFigures, idle: IdleTiming, beside: BesideTiming): st
     `single frame on the idle gateway: server time p50 ${fmt(idle.serverMs.p50)} ms (p95 ${fmt(idle.serverMs.p95)}), round trip p50 ${fmt(idle.latencyMs.p50)} ms (${idle.frames} frames, stop-and-wait)`,
     besideLine(beside),
     `load: ${load.clients} clients x ${load.fps} fps for ${load.durationS} s, open loop (${o.together ? 'all in step' : 'schedules spread over a frame interval'}, ${hint}), 640x480 JPEG, half MessagePack / half JSON: offered ${fmt(load.offeredFps, 0)} frames/s`,
-    `frames sent ${load.sent.toLocaleString('en-US')}, answered ${load.answered.toLocaleString('en-US')}, unanswered ${load.unanswered.toLocaleString('en-US')}`,
+    `frames sent ${load.sent.toLocaleString('en-US')}, answered ${load.answered.toLocaleString('en-US')}, unanswered ${load.unanswered.toLocaleString('en-US')}` +
+      (load.held ? `; held by retryAfterMs (due, never sent) ${load.held.toLocaleString('en-US')}` : ''),
     `outcomes: ${formatCounts(load.outcomes)}`,
     `detected ${fmt(load.detectedFps, 1)} frames/s; latency of detected frames from their scheduled send: p50 ${fmt(load.latency.p50, 0)} ms, p95 ${fmt(load.latency.p95, 0)} ms, p99 ${fmt(load.latency.p99, 0)} ms, max ${fmt(load.latency.max, 0)} ms`,
     `p95 / single-frame server time: ${fmt(ratio, 1)}x`,
@@ -227,6 +234,7 @@ function docBlock(
   const rows: string[][] = [
     ['offered', `${load.clients} clients x ${load.fps} fps = ${fmt(load.offeredFps, 0)} frames/s for ${load.durationS} s (${hint})`],
     ['frames sent / answered / unanswered', `${load.sent} / ${load.answered} / ${load.unanswered}`],
+    ['frames held by retryAfterMs (due, never sent)', String(load.held)],
     ['outcomes', formatCounts(load.outcomes)],
     ['detected frames/s', fmt(load.detectedFps, 1)],
     [

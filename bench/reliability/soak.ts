@@ -156,6 +156,8 @@ function rssLine(samples: readonly RssSample[]): string {
 }
 
 const verdict = (met: boolean) => (met ? 'met' : 'NOT met');
+/** A largest / smallest ratio; infinite when a camera got none. */
+const shareText = (ratio: number) => (ratio === Number.POSITIVE_INFINITY ? 'inf' : fmt(ratio, 2));
 
 function besideLine(beside: BesideTiming): string {
   return (
@@ -169,8 +171,8 @@ function goalLines(load: LoadFigures, beside: BesideTiming): string[] {
   const c = load.cameras;
   return [
     `p95 of detected frames / service time beside another: ${fmt(load.latency.p95, 0)} / ${fmt(beside.serverMs.p50)} ms = ${fmt(ratio, 2)}x (goal <= ${GOALS.p95OverBeside}x: ${verdict(ratio <= GOALS.p95OverBeside)})`,
-    `detected per camera, largest / smallest: over the run ${fmt(c.detected.ratio, 2)} (${c.detected.max} / ${c.detected.min}); per ${fairWindowS}-s window ${c.windows
-      .map((w) => `${fmt(w.fromS, 0)}-${fmt(w.toS, 0)} s ${fmt(w.detected.ratio, 2)} (${w.detected.max} / ${w.detected.min})`)
+    `detected per camera, largest / smallest: over the run ${shareText(c.detected.ratio)} (${c.detected.max} / ${c.detected.min}); per ${fairWindowS}-s window ${c.windows
+      .map((w) => `${fmt(w.fromS, 0)}-${fmt(w.toS, 0)} s ${shareText(w.detected.ratio)} (${w.detected.max} / ${w.detected.min})`)
       .join(', ')} (goal <= ${GOALS.fairRatio} in every window: ${verdict(c.worstWindowRatio <= GOALS.fairRatio)})`,
   ];
 }
@@ -250,7 +252,7 @@ function docBlock(
     ],
     [
       `detected per camera, largest / smallest per ${fairWindowS}-s window (goal <= ${GOALS.fairRatio})`,
-      `${load.cameras.windows.map((w) => fmt(w.detected.ratio, 2)).join(', ')} (${verdict(load.cameras.worstWindowRatio <= GOALS.fairRatio)})`,
+      `${load.cameras.windows.map((w) => shareText(w.detected.ratio)).join(', ')} (${verdict(load.cameras.worstWindowRatio <= GOALS.fairRatio)})`,
     ],
     [
       'uplink per camera: sent min / mean / max (frames/s)',

@@ -182,7 +182,8 @@ async def client(index: int, url: str, images: list[bytes], args: argparse.Names
 
     ws = None
     try:
-        ws = await connect(url, max_size=None, compression=None, open_timeout=args.timeout)
+        # The library's defaults, as a script has them (neither server negotiates compression).
+        ws = await connect(url, open_timeout=args.timeout)
     except Exception as error:  # refused, or an HTTP answer instead of an upgrade: the others still run
         body = getattr(getattr(error, "response", None), "body", None) or b""
         closed = f"could not connect: {type(error).__name__}: {error}" + (f" ({body.decode(errors='replace')[:200]})" if body else "")

@@ -15,8 +15,9 @@ const GATEWAY_LAYERS = [
     name: 'base',
     holds: ['config.ts', 'config', 'cpu-budget.ts', 'lifecycle.ts', 'logger.ts', 'logging', 'metrics.ts', 'runtime-check.ts'],
   },
-  // Reading a frame's bytes; reading model folders (specs, manifests, zero-config inference, sync).
-  { name: 'decode-models', holds: ['decode', 'models'] },
+  // Reading a frame's bytes; reading model folders (specs, manifests, zero-config inference, sync); the WebRTC
+  // stack (WHIP, peers, RTP to frames), which knows nothing of frames' detection.
+  { name: 'decode-models', holds: ['decode', 'models', 'webrtc'] },
   // Serving engines a model can run on (KServe v2 client, remote runner, circuit breaker, monitor).
   { name: 'engines', holds: ['engines'] },
   // The workers that run models (may use decode, engines, models): the executor of the one queue.
@@ -32,13 +33,13 @@ const GATEWAY_LAYERS = [
   { name: 'sessions', holds: ['sessions'] },
   { name: 'security', holds: ['security'] },
   // The ways in: each one an adapter onto the frame core (see WAYS_IN).
-  { name: 'ways-in', holds: ['http', 'ws'] },
+  { name: 'ways-in', holds: ['http', 'ws', 'whip'] },
   // The composition root and what starts it.
   { name: 'root', holds: ['gateway.ts', 'index.ts', 'main.ts', 'startup-banner.ts', 'warm-up.ts', 'cli'] },
 ];
 
 /** Ways frames come in: none imports another, and only the composition root imports them. */
-const WAYS_IN = ['http', 'ws'];
+const WAYS_IN = ['http', 'ws', 'whip'];
 const COMPOSITION_ROOT = ['gateway.ts', 'index.ts', 'main.ts'];
 
 /** A path pattern matching the given folders and files of gateway/src (`decode` -> gateway/src/decode/...). */

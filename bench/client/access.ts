@@ -15,7 +15,7 @@ export interface ClientAccess {
   /** Do not verify the gateway's certificate at all. */
   insecure: boolean;
   /**
-   * The name the certificate must carry when the client connects through its delay proxy (127.0.0.1):
+   * The name the certificate must carry when the client connects through its link proxy (127.0.0.1):
    * the gateway's own host, not the proxy's.
    */
   verifyHost?: string | undefined;

@@ -5,6 +5,14 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import {
+  formatLinkSpec,
+  isTransparent,
+  LINK_PRESET_NAMES,
+  parseLinkSpec,
+  streamLimitations,
+  type LinkProfile,
+} from '@sightline/shared/link';
 import { type CliOutput, parseWithoutExit, SILENT_OUTPUT } from './parse-without-exit.ts';
 
 export const TRANSPORTS = ['ws', 'rest', 'rest-keepalive'] as const;
@@ -48,8 +56,13 @@ export interface BenchConfig {
   quality: number | undefined;
   model: string | undefined;
   threshold: number | undefined;
-  delayMs: number;
-  bandwidthKbps: number | undefined;
+  /**
+   * The emulated link between client and gateway (the user-space TCP proxy applies it to every transport);
+   * undefined: none. --delay / --bandwidth are shorthands for a custom link.
+   */
+  link: LinkProfile | undefined;
+  /** Seed of the link's jitter draws; undefined: a fresh one, reported in the summary. */
+  linkSeed: number | undefined;
   /** WS: ms between pings during the measured phase; 0 = only the probes before it. */
   pingIntervalMs: number;
   timeoutMs: number;
@@ -106,6 +119,14 @@ function integer(min: number, max = Number.MAX_SAFE_INTEGER) {
     if (n < min || n > max) throw new InvalidArgumentError(`must be between ${min} and ${max}.`);
     return n;
   };
+}
+
+function linkSpec(value: string): LinkProfile {
+  try {
+    return parseLinkSpec(value);
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
 }
 
 function decimal(min: number, max = Number.POSITIVE_INFINITY, exclusiveMin = false) {
@@ -246,16 +267,27 @@ export function buildProgram(): Command {
     .addOption(new Option('--threshold <0..1>', 'minimum detection score; the model default when absent').argParser(decimal(0, 1)))
     .addOption(
       new Option(
-        '--delay <ms>',
-        'one-way delay added in EACH direction by a built-in user-space TCP proxy (round trip +2 x MS; new ' +
-          'connections also pay one emulated handshake round trip before their first bytes)',
-      )
-        .default(0)
-        .argParser(decimal(0, 60_000)),
+        '--link <spec>',
+        `put an emulated link between client and gateway: a preset (${LINK_PRESET_NAMES.join(', ')}) or a custom ` +
+          'link such as bw=2mbit/10mbit,delay=40ms,jitter=5ms,queue=100ms (up/down; one-way delays), or a preset with ' +
+          'overrides (lte,jitter=10ms). A user-space TCP proxy applies it to every transport (no root needed); new ' +
+          'connections also pay one emulated handshake round trip before their first bytes. Loss needs the packet path ' +
+          '(a byte stream cannot lose a segment) and is refused here. See docs: Link lab',
+      ).argParser(linkSpec),
     )
     .addOption(
-      new Option('--bandwidth <kbps>', 'cap each direction of the proxy at this many kilobits/s (starts the proxy)').argParser(
-        decimal(0, Number.POSITIVE_INFINITY, true),
+      new Option('--link-seed <n>', "seed of the link's jitter draws, to replay a run (default: fresh, printed)").argParser(
+        integer(0, 2 ** 32 - 1),
+      ),
+    )
+    .addOption(
+      new Option('--delay <ms>', 'shorthand for --link delay=MSms: one-way delay added in EACH direction (round trip +2 x MS)').argParser(
+        decimal(0, 10_000),
+      ),
+    )
+    .addOption(
+      new Option('--bandwidth <kbps>', 'shorthand for --link bw=KBPSkbit: caps each direction at this many kilobits/s').argParser(
+        decimal(8, Number.POSITIVE_INFINITY),
       ),
     )
     .addOption(
@@ -313,6 +345,8 @@ itself fell behind its schedule (a large lag means the client machine, not only 
 Examples:
   pnpm bench --transport ws --codec msgpack --frames 200
   pnpm bench --transport rest --codec raw --resize 240x180 --delay 20 --frames 50
+  pnpm bench --link lte --codec json --resize 640x480 --frames 50     # a preset: 40 ms RTT, 29.5/7.6 Mbit/s
+  pnpm bench --link 'bw=2mbit/10mbit,delay=40ms,jitter=5ms,queue=100ms' --transport rest
   pnpm bench --mode pipelined --in-flight 4 --duration 10 --csv out.csv --chart out.svg
   pnpm bench --mode short --clients 6 --frames 50 --json
   pnpm bench --rate 30 --clients 4 --duration 20 --resize 640x480   # open loop: 4 cameras at 30 fps
@@ -343,7 +377,9 @@ interface RawOptions {
   quality?: number;
   model?: string;
   threshold?: number;
-  delay: number;
+  link?: LinkProfile;
+  linkSeed?: number;
+  delay?: number;
   bandwidth?: number;
   pingInterval?: number;
   timeout: number;
@@ -420,6 +456,20 @@ export function parseArgs(
     for (const k of inputFlags) if (!existsSync(o[k]!)) problems.push(`--${k} ${o[k]}: no such file or folder`);
     if (o.ca !== undefined && !existsSync(o.ca)) problems.push(`--ca ${o.ca}: no such file`);
   }
+  let link = o.link;
+  if (link !== undefined && (o.delay !== undefined || o.bandwidth !== undefined)) {
+    problems.push('give either --link or its shorthands --delay / --bandwidth, not both (e.g. --link delay=20ms,bw=4mbit)');
+  } else if (o.delay !== undefined || o.bandwidth !== undefined) {
+    const parts = [];
+    if (o.delay !== undefined) parts.push(`delay=${o.delay}ms`);
+    if (o.bandwidth !== undefined) parts.push(`bw=${o.bandwidth}kbit`);
+    link = parseLinkSpec(parts.join(','));
+  }
+  if (link !== undefined) {
+    for (const limitation of streamLimitations(link)) problems.push(`--link ${formatLinkSpec(link)}: ${limitation}`);
+  }
+  if (link !== undefined && isTransparent(link.up) && isTransparent(link.down)) link = undefined;
+  if (o.linkSeed !== undefined && link === undefined) problems.push('--link-seed applies to --link (or --delay / --bandwidth)');
   if (problems.length) throw new ArgsError(problems.join('\n'));
 
   const input: InputSource =
@@ -449,8 +499,8 @@ export function parseArgs(
     quality: o.quality,
     model: o.model,
     threshold: o.threshold,
-    delayMs: o.delay,
-    bandwidthKbps: o.bandwidth,
+    link,
+    linkSeed: o.linkSeed,
     pingIntervalMs: o.pingInterval ?? (isRest || o.mode === 'short' ? 0 : DEFAULTS.pingIntervalMs),
     timeoutMs: o.timeout,
     honourRetryAfter: o.ignoreRetryAfter !== true,
@@ -476,8 +526,7 @@ export function describeConfig(config: BenchConfig): string {
   parts.push(config.frames !== undefined ? `frames=${config.frames}` : `duration=${config.durationS}s`);
   if (config.warmup) parts.push(`warmup=${config.warmup}`);
   if (config.repeats > 1) parts.push(`repeats=${config.repeats}`);
-  if (config.delayMs) parts.push(`delay=${config.delayMs}ms`);
-  if (config.bandwidthKbps) parts.push(`bandwidth=${config.bandwidthKbps}kbit/s`);
+  if (config.link) parts.push(`link=${formatLinkSpec(config.link)}`);
   if (config.staggerMs) parts.push(`stagger=${config.staggerMs}ms`);
   return parts.join(' ');
 }

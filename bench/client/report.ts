@@ -2,6 +2,7 @@
  * Summaries of a benchmark result: per repeat and over all repeats, as a readable table or one JSON line.
  * Throughput is completed frames over the measured wall time, never derived from latency.
  */
+import { formatLinkSpec, linkLabel } from '@sightline/shared/link';
 import { summarize, type Summary } from '@sightline/shared/stats';
 import { describeConfig } from './args.ts';
 import type { BenchResult, RepeatResult } from './run.ts';
@@ -69,8 +70,8 @@ export interface BenchSummary {
   /** Open loop: frames per second per client on a fixed schedule; undefined for closed-loop modes. */
   rateFps: number | undefined;
   clients: number;
-  delayMs: number;
-  bandwidthKbps: number | undefined;
+  /** The emulated link (--link), as a spec, a label and the seed that replays its jitter; undefined: none. */
+  link: { spec: string; label: string; seed: number | undefined } | undefined;
   inputs: { count: number; meanBytes: number; sizes: string[] };
   model: string | undefined;
   overall: RunSummary;
@@ -191,8 +192,7 @@ export function summarizeBench(result: BenchResult): BenchSummary {
     inFlight: config.inFlight,
     rateFps: config.rateFps,
     clients: config.clients,
-    delayMs: config.delayMs,
-    bandwidthKbps: config.bandwidthKbps,
+    link: config.link && { spec: formatLinkSpec(config.link), label: linkLabel(config.link), seed: result.linkSeed },
     inputs: { count: result.inputs.length, meanBytes: meanOf(result.inputs.map((i) => i.bytes)), sizes },
     model: config.model ?? result.hello?.defaultModel ?? result.models?.defaultModel,
     overall,
@@ -244,6 +244,7 @@ export function formatSummary(summary: BenchSummary): string {
   const o = summary.overall;
   const lines: string[] = [];
   lines.push(`${summary.label ? `${summary.label}: ` : ''}${summary.setup}`);
+  if (summary.link) lines.push(`link: ${summary.link.label} (${summary.link.spec}, seed ${summary.link.seed})`);
   lines.push(
     `gateway ${summary.url}${summary.model ? `  model ${summary.model}` : ''}  inputs ${summary.inputs.count} image(s) ${summary.inputs.sizes.slice(0, 3).join(', ')}${summary.inputs.sizes.length > 3 ? ', ...' : ''}, mean ${fmtBytes(summary.inputs.meanBytes)} B`,
   );
@@ -257,8 +258,8 @@ export function formatSummary(summary: BenchSummary): string {
   rows.push(statRow('  of which queue', o.queueMs));
   if (o.sendLagMs.count > 0) rows.push(statRow('send lag (behind schedule)', o.sendLagMs));
   lines.push(table(rows));
-  if (o.network.connect && (summary.delayMs > 0 || summary.bandwidthKbps !== undefined)) {
-    lines.push('(TCP connect is to the local delay proxy; its emulated handshake round trip shows in connect+upgrade / TTFB - server.)');
+  if (o.network.connect && summary.link) {
+    lines.push('(TCP connect is to the local link proxy; its emulated handshake round trip shows in connect+upgrade / TTFB - server.)');
   }
   lines.push('');
   lines.push(

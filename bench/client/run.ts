@@ -1,5 +1,5 @@
 /**
- * Runs a benchmark: starts the delay proxy if asked, then for each repeat opens the clients, warms them up,
+ * Runs a benchmark: starts the link proxy if asked (--link), then for each repeat opens the clients, warms them up,
  * runs the measured phase (clients together or staggered, --frames or --duration each) and collects every
  * frame and network probe. No statistics here: report.ts summarises.
  */
@@ -9,7 +9,8 @@ import { certificateHint, loadAccess, unauthorizedHint, type ClientAccess } from
 import { ArgsError, type BenchConfig } from './args.ts';
 import { getJson, type JsonResponse } from './get-json.ts';
 import { framesInDuration } from './pacing.ts';
-import { startDelayProxyFor, type DelayProxy } from '../proxy/delay-proxy.ts';
+import { startLinkProxyFor, type LinkProxy } from '../link/link-proxy.ts';
+import { loadTraces } from '../link/traces.ts';
 import { RestDriver } from './transports/rest.ts';
 import type { WsConnectionOptions } from './transports/ws-connection.ts';
 import { WsPipelinedDriver } from './transports/ws-pipelined.ts';
@@ -42,8 +43,10 @@ export interface RepeatResult {
 
 export interface BenchResult {
   config: BenchConfig;
-  /** The URL the clients used (the proxy's when --delay / --bandwidth). */
+  /** The URL the clients used (the link proxy's with --link). */
   effectiveUrl: string;
+  /** The link proxy's seed (undefined without --link): `--link-seed` replays the run's jitter. */
+  linkSeed: number | undefined;
   inputs: Array<Pick<FrameInput, 'name' | 'width' | 'height' | 'contentType'> & { bytes: number }>;
   hello: HelloMessage | undefined;
   /** GET /api/models, read once before the run (undefined if it failed). */
@@ -260,11 +263,17 @@ export async function runBenchmark(config: BenchConfig, inputs: readonly FrameIn
   if (config.model !== undefined && !models.models.some((m) => m.name === config.model)) {
     throw new ArgsError(`--model: the gateway has no model "${config.model}" (it has ${models.models.map((m) => m.name).join(', ')})`);
   }
-  let proxy: DelayProxy | undefined;
+  let proxy: LinkProxy | undefined;
   let baseUrl = config.url;
   let clientAccess = access;
-  if (config.delayMs > 0 || config.bandwidthKbps !== undefined) {
-    const started = await startDelayProxyFor(config.url, { delayMs: config.delayMs, bandwidthKbps: config.bandwidthKbps });
+  if (config.link !== undefined) {
+    let traces;
+    try {
+      traces = await loadTraces(config.link);
+    } catch (error) {
+      throw new ArgsError(`--link: ${(error as Error).message}`, { cause: error });
+    }
+    const started = await startLinkProxyFor(config.url, { profile: config.link, seed: config.linkSeed, traces });
     proxy = started.proxy;
     baseUrl = started.url;
     // TLS passes through the proxy untouched: the certificate still names the gateway, not 127.0.0.1.
@@ -280,6 +289,7 @@ export async function runBenchmark(config: BenchConfig, inputs: readonly FrameIn
   return {
     config,
     effectiveUrl: baseUrl,
+    linkSeed: proxy?.seed,
     inputs: inputs.map((i) => ({ name: i.name, width: i.width, height: i.height, contentType: i.contentType, bytes: i.bytes.byteLength })),
     hello: helloOut.hello,
     models,

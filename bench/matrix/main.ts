@@ -229,7 +229,7 @@ async function sectionCodec(runner: Runner): Promise<string> {
     '### 2. JSON + Base64 vs MessagePack',
     '',
     'One client, WebSocket, serial, 640x480 JPEG frames. Bytes are WebSocket payload + frame header per message. The',
-    'capped link limits each direction of the delay proxy to 4 Mbit/s, a mobile uplink, where every byte costs time.',
+    'capped link limits each direction of the link proxy to 4 Mbit/s, a mobile uplink, where every byte costs time.',
     '',
     mdTable(['link', 'codec', 'bytes up / msg', 'bytes down / msg', 'mean ms', 'p50 ms', 'p95 ms', 'server ms'], rows),
     '',
@@ -331,7 +331,7 @@ function machineInfo(
     `- Node ${process.version}, onnxruntime-node ${ORT_NODE_VERSION}`.trimEnd(),
     `- Gateway: default model \`${models?.defaultModel ?? '?'}\`, ${threads} intra-op thread(s) for a frame inferred alone, ${workers} inference worker(s) side by side when frames queue up` +
       (limits ? `, per connection ${limits.maxInFlight} in flight + queue ${limits.queueLength}` : ''),
-    '- Everything on loopback: client, delay proxy and gateway share the machine.',
+    '- Everything on loopback: client, link proxy and gateway share the machine.',
     `- 1-minute load average before / after the run: ${loadBefore[0]!.toFixed(2)} / ${loadAfter[0]!.toFixed(2)} ` +
       `(on ${availableParallelism()} cores; well above the matrix's own ~2 means other processes competed for the CPU)`,
   ].join('\n');

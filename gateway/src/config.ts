@@ -29,6 +29,44 @@ const list = z
   )
   .or(z.array(z.string()));
 const port = z.coerce.number().int().min(0).max(65535);
+/** "MIN-MAX", an inclusive UDP port range. */
+const portRange = z
+  .string()
+  .regex(/^\s*\d{1,5}\s*-\s*\d{1,5}\s*$/, 'a range MIN-MAX, e.g. 40000-40099')
+  .transform((text) => {
+    const [min, max] = text.split('-').map((part) => Number(part.trim())) as [number, number];
+    return { min, max };
+  })
+  .refine(({ min, max }) => min >= 1024 && max <= 65535 && min <= max, 'within 1024-65535, MIN at most MAX');
+/** STUN/TURN servers: a JSON array of RTCIceServer objects, or comma-separated stun:/turn: URLs. */
+const iceServers = z
+  .string()
+  .transform((text, ctx) => {
+    const trimmed = text.trim();
+    if (trimmed.startsWith('[')) {
+      try {
+        return JSON.parse(trimmed) as unknown;
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'not valid JSON' });
+        return z.NEVER;
+      }
+    }
+    return trimmed
+      .split(',')
+      .map((url) => url.trim())
+      .filter(Boolean)
+      .map((urls) => ({ urls }));
+  })
+  .or(z.array(z.unknown()))
+  .pipe(
+    z.array(
+      z.strictObject({
+        urls: z.union([z.string().regex(/^(stun|turns?):/, 'a stun: or turn: URL'), z.array(z.string().regex(/^(stun|turns?):/))]),
+        username: z.string().optional(),
+        credential: z.string().optional(),
+      }),
+    ),
+  );
 const integer = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
 
 /** Every setting, in the order --help and the README list them. */
@@ -290,6 +328,28 @@ export const SETTINGS = {
     flag: '--max-connections <n>',
     env: 'SIGHTLINE_MAX_CONNECTIONS',
     help: 'WebSocket connections at once',
+  }),
+  webrtcMaxPeers: setting({
+    schema: integer(0, 1024),
+    default: 16,
+    flag: '--webrtc-max-peers <n>',
+    env: 'SIGHTLINE_WEBRTC_MAX_PEERS',
+    help: 'WebRTC peers (WHIP sessions) at once; 0 turns WHIP off',
+  }),
+  webrtcPorts: setting({
+    schema: portRange.optional(),
+    defaultText: 'any the system gives',
+    flag: '--webrtc-ports <min-max>',
+    env: 'SIGHTLINE_WEBRTC_PORTS',
+    help: 'the UDP ports WebRTC peers use, e.g. `40000-40099`, for a firewall, a container or a Kubernetes Service to expose',
+  }),
+  webrtcIceServers: setting({
+    schema: iceServers,
+    default: [],
+    defaultText: 'none: host candidates only',
+    flag: '--webrtc-ice-servers <list>',
+    env: 'SIGHTLINE_WEBRTC_ICE_SERVERS',
+    help: 'STUN/TURN servers for peers behind NAT: comma-separated `stun:`/`turn:` URLs, or a JSON array of RTCIceServer objects (TURN with `username`, `credential`); also sent to WHIP clients in `Link` headers',
   }),
   modelsDir: setting({
     schema: z.string().min(1),

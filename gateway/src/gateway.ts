@@ -25,6 +25,7 @@ import { ReceiveBudget } from './scheduling/receive-budget.ts';
 import { AccessPolicy } from './security/access-policy.ts';
 import { accessUrls, resolveExposure, warnAboutExposure, withoutToken, type Exposure } from './security/exposure.ts';
 import { warmUp } from './warm-up.ts';
+import { createWhipWay, type WhipWay } from './whip/whip-way.ts';
 import { attachSocketServer, type SocketServer } from './ws/socket-server.ts';
 
 export interface DrainReport {
@@ -150,6 +151,28 @@ export async function startGateway(config: GatewayConfig, logger: Logger, seams:
     allowedHosts: config.allowedHosts,
   });
   const access = accessUrls(exposure, scheme, port, config.host);
+  const models = () => ({ defaultModel: registry.defaultModel ?? '', models: registry.names });
+  const whip =
+    config.webrtcMaxPeers > 0
+      ? createWhipWay({
+          frames,
+          limits,
+          maxBufferedBytes: config.maxBufferedBytes,
+          maxMessagesPerSecond: config.maxMessagesPerSecond,
+          models,
+          instance: config.instance,
+          webrtc: {
+            // Host candidates from the address the gateway listens on: loopback stays loopback.
+            bindAddress: config.host,
+            maxPeers: config.webrtcMaxPeers,
+            iceServers: config.webrtcIceServers,
+            ...(config.webrtcPorts ? { portRange: config.webrtcPorts } : {}),
+          },
+          policy,
+          logger,
+          metrics,
+        })
+      : undefined;
   const app = createApp({
     frames,
     registry,
@@ -167,6 +190,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, seams:
     serveMetrics: config.metricsPort === undefined,
     trustProxy: config.trustProxy,
     instance: config.instance,
+    ways: whip ? [whip.handler] : [],
   });
   // Listening before the app is attached is safe: no request event can run before this synchronous code ends.
   server.on('request', app);
@@ -175,7 +199,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, seams:
     limits,
     maxBufferedBytes: config.maxBufferedBytes,
     maxMessagesPerSecond: config.maxMessagesPerSecond,
-    models: () => ({ defaultModel: registry.defaultModel ?? '', models: registry.names }),
+    models,
     maxConnections: config.maxConnections,
     maxConnectionsPerIp: config.maxConnectionsPerIp,
     trustProxy: config.trustProxy,
@@ -200,7 +224,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, seams:
   const drain = (deadlineMs: number): Promise<DrainReport> => {
     stopWatching();
     engines.stop();
-    drained ??= drainGateway({ server, sockets, inference, lifecycle, logger }, deadlineMs);
+    drained ??= drainGateway({ server, sockets, whip, inference, lifecycle, logger }, deadlineMs);
     return drained;
   };
   return {
@@ -245,6 +269,7 @@ async function startMetricsServer(metrics: Metrics, port: number, host: string):
 interface DrainParts {
   server: Server;
   sockets: SocketServer;
+  whip: WhipWay | undefined;
   inference: InferenceExecutor;
   lifecycle: Lifecycle;
   logger: Logger;
@@ -253,7 +278,7 @@ interface DrainParts {
 /** How often idle keep-alive connections are closed while draining: each one as soon as its last answer is out. */
 const IDLE_SWEEP_MS = 50;
 
-async function drainGateway({ server, sockets, inference, lifecycle, logger }: DrainParts, deadlineMs: number): Promise<DrainReport> {
+async function drainGateway({ server, sockets, whip, inference, lifecycle, logger }: DrainParts, deadlineMs: number): Promise<DrainReport> {
   const started = performance.now();
   lifecycle.state = 'draining';
   const connections = sockets.connections;
@@ -261,7 +286,7 @@ async function drainGateway({ server, sockets, inference, lifecycle, logger }: D
   const httpClosed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
   const sweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS);
-  const everything = Promise.all([sockets.drain(), httpClosed]).then(() => 'drained' as const);
+  const everything = Promise.all([sockets.drain(), whip?.drain(), httpClosed]).then(() => 'drained' as const);
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<'deadline'>((resolve) => (timer = setTimeout(() => resolve('deadline'), deadlineMs)));
   const outcome = await Promise.race([everything, deadline]);
@@ -270,6 +295,7 @@ async function drainGateway({ server, sockets, inference, lifecycle, logger }: D
   if (outcome === 'deadline') {
     logger.warn({ websockets: sockets.connections, deadlineMs }, 'drain deadline reached: closing what is left');
     sockets.terminateAll();
+    await whip?.terminate();
     server.closeAllConnections();
     await httpClosed;
   }

@@ -65,6 +65,11 @@ export function createMetrics(instance?: string) {
       help: 'Open WebSocket connections.',
       registers: [registry],
     }),
+    webrtcPeers: new Gauge({
+      name: 'sightline_webrtc_peers',
+      help: 'WebRTC peers (WHIP sessions), from their offer to their close.',
+      registers: [registry],
+    }),
   };
 }
 

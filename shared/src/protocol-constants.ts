@@ -7,12 +7,22 @@
 
 /**
  * Bumped whenever the protocol changes. 2 added tracking (TRACK_QUERY_PARAM, `trackId`), `retryAfterMs` on
- * refusals and the models a gateway cannot serve; a client of version 1 is still served (every addition is
- * a field it may ignore or a query it does not send).
+ * refusals and the models a gateway cannot serve; 3 added video (the `chunk` message, the `keyframe` request,
+ * the codecs a gateway decodes in `hello`, their error codes) and raw images per binary message. A client of
+ * version 1 or 2 is still served (every addition is a message it never sends, a field it may ignore or a
+ * query it does not send).
  */
-export const PROTOCOL_VERSION = 2;
+export const PROTOCOL_VERSION = 3;
 /** The versions a gateway of this build serves (`?protocol=`). */
-export const SUPPORTED_PROTOCOLS: readonly number[] = [1, 2];
+export const SUPPORTED_PROTOCOLS: readonly number[] = [1, 2, 3];
+
+/**
+ * Video codecs a client may send chunks in (`chunk.codec`), as WebCodecs names their families; which of them a
+ * gateway decodes, it says in `hello.video.codecs`. Each chunk is one encoded frame: VP8, VP9 and AV1 as the
+ * encoder emits it (what IVF carries per frame), H.264 as Annex B (start codes, SPS and PPS with keyframes).
+ */
+export const VIDEO_CODECS = ['vp8', 'vp9', 'h264', 'av1'] as const;
+export type VideoCodec = (typeof VIDEO_CODECS)[number];
 
 export const WS_PATH = '/ws';
 export const DETECT_PATH = '/api/detect';
@@ -52,6 +62,19 @@ export const TRACK_QUERY_PARAM = 'track';
  */
 export const MODEL_QUERY_PARAM = 'model';
 export const THRESHOLD_QUERY_PARAM = 'threshold';
+
+/**
+ * WHIP (RFC 9725): `POST` an SDP offer here to publish over WebRTC; the `Location` answered names the session
+ * resource, `DELETE` on it ends the session.
+ */
+export const WHIP_PATH = '/whip';
+/**
+ * Data channel labels of a WebRTC session: on a channel labelled `detections` (opened by the client) the
+ * gateway sends one JSON `detections` message per processed frame of the video track, with its RTP timestamp;
+ * any other channel carries the WebSocket's messages (frames and pings in, detections, drops, errors and pongs
+ * out), binary MessagePack or text JSON.
+ */
+export const DETECTIONS_CHANNEL = 'detections';
 
 export const MSGPACK_CONTENT_TYPE = 'application/msgpack';
 export const JSON_CONTENT_TYPE = 'application/json';
@@ -117,6 +140,12 @@ export const ERROR_CODES = [
   'forbidden',
   /** The model's serving engine (SIGHTLINE_INFERENCE_URL) cannot be reached now: send again after `retryAfterMs`. */
   'unavailable',
+  /** A video chunk in a codec this gateway does not decode (`hello.video.codecs` lists the ones it does). */
+  'unsupported_codec',
+  /** A delta chunk the decoder cannot use: none of the stream's keyframes came before it, or the decoder restarted; send a keyframe. */
+  'needs_keyframe',
+  /** A video chunk the decoder could not decode (corrupt data, a stream it cannot take); a keyframe starts afresh. */
+  'bad_video',
   /** A fault of the gateway, not of the request. */
   'internal',
 ] as const;
@@ -133,6 +162,9 @@ export const HTTP_STATUS_BY_ERROR: Readonly<Record<ErrorCode, number>> = {
   unauthorized: 401,
   forbidden: 403,
   unavailable: 503,
+  unsupported_codec: 415,
+  needs_keyframe: 409,
+  bad_video: 415,
   internal: 500,
 };
 

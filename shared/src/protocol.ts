@@ -15,6 +15,7 @@ export * from './protocol-constants.ts';
 
 export type {
   Box,
+  ChunkMessage,
   ClientMessage,
   DetectRequestBody,
   Detection,
@@ -24,6 +25,7 @@ export type {
   FrameMessage,
   HealthResponse,
   HelloMessage,
+  KeyframeRequestMessage,
   Limits,
   ModelInfo,
   ModelsResponse,

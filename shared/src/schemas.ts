@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { base64ToBytes } from './base64.ts';
 import { modelInputSchema } from './model/manifest.ts';
-import { DROP_REASONS, ERROR_CODES, MODEL_KINDS } from './protocol-constants.ts';
+import { DROP_REASONS, ERROR_CODES, MODEL_KINDS, VIDEO_CODECS } from './protocol-constants.ts';
 
 export const messageId = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 export const timestamp = z.number().refine(Number.isFinite, 'must be a finite number');
@@ -45,14 +45,45 @@ function frameSchema<T extends z.ZodType<Uint8Array, unknown>>(image: T) {
 
 export const pingSchema = z.strictObject({ type: z.literal('ping'), id: messageId, ts: timestamp });
 
+/** The largest side of a video stream a chunk may announce (the pixel limit still applies to both sides together). */
+const MAX_VIDEO_SIDE = 16_384;
+const videoSide = z.number().int().min(1).max(MAX_VIDEO_SIDE);
+
+/**
+ * One encoded video frame of the connection's video stream (protocol 3). Chunks are decoded in the order they
+ * arrive; a keyframe starts the stream (and a new one after a codec or size change). Every chunk is answered
+ * exactly once, like a frame: `detections` (its id, its ts), `dropped` (decoded, but a newer picture was
+ * detected instead: `superseded`) or `error`.
+ */
+function chunkSchema<T extends z.ZodType<Uint8Array, unknown>>(data: T) {
+  return z.strictObject({
+    type: z.literal('chunk'),
+    /** The client's chunk number, echoed. */
+    id: messageId,
+    /** The frame's capture time (any clock, usually ms), echoed untouched; tracking reads it as the capture time. */
+    ts: timestamp,
+    codec: z.enum(VIDEO_CODECS),
+    /** A keyframe: decodable on its own. */
+    key: z.boolean(),
+    /** The encoded frame (VP8/VP9/AV1 as the encoder emits it; H.264 as Annex B). Base64 string on the JSON codec. */
+    data,
+    /** The picture's size; required with a keyframe, checked against the pixel limit before anything is decoded. */
+    width: videoSide.optional(),
+    height: videoSide.optional(),
+    model: modelName.optional(),
+    threshold: scoreThreshold.optional(),
+  });
+}
+
 export const clientMessageSchemas = {
-  json: z.discriminatedUnion('type', [frameSchema(base64Image), pingSchema]),
-  msgpack: z.discriminatedUnion('type', [frameSchema(binaryImage), pingSchema]),
+  json: z.discriminatedUnion('type', [frameSchema(base64Image), pingSchema, chunkSchema(base64Image)]),
+  msgpack: z.discriminatedUnion('type', [frameSchema(binaryImage), pingSchema, chunkSchema(binaryImage)]),
 } as const;
 
 export type FrameMessage = z.output<ReturnType<typeof frameSchema<typeof binaryImage>>>;
 export type PingMessage = z.output<typeof pingSchema>;
-export type ClientMessage = FrameMessage | PingMessage;
+export type ChunkMessage = z.output<ReturnType<typeof chunkSchema<typeof binaryImage>>>;
+export type ClientMessage = FrameMessage | PingMessage | ChunkMessage;
 
 // ---------------------------------------------------------------------------------------------
 // Gateway -> client (not strict: an older client ignores fields a newer gateway adds)
@@ -113,6 +144,8 @@ export const helloSchema = z.object({
   limits: limitsSchema,
   /** This connection asked for tracking (`?track=1`): detections carry `trackId`. */
   tracking: z.boolean().optional(),
+  /** The video this gateway decodes (protocol 3): the codecs it takes chunks in; absent: none. */
+  video: z.object({ codecs: z.array(z.enum(VIDEO_CODECS)) }).optional(),
 });
 
 export const detectionsSchema = z.object({
@@ -155,7 +188,24 @@ export const errorSchema = z.object({
   retryAfterMs: retryAfterMs.optional(),
 });
 
-export const serverMessageSchema = z.discriminatedUnion('type', [helloSchema, detectionsSchema, pongSchema, droppedSchema, errorSchema]);
+/**
+ * The gateway asks for a keyframe (protocol 3): the stream's decoder cannot go on from what it has (it started,
+ * it was reset after a bad chunk or a decoder restart). Chunks until the keyframe are answered `needs_keyframe`.
+ */
+export const keyframeRequestSchema = z.object({
+  type: z.literal('keyframe'),
+  /** A sentence for people. */
+  reason: z.string(),
+});
+
+export const serverMessageSchema = z.discriminatedUnion('type', [
+  helloSchema,
+  detectionsSchema,
+  pongSchema,
+  droppedSchema,
+  errorSchema,
+  keyframeRequestSchema,
+]);
 
 export type Box = z.output<typeof box>;
 export type Detection = z.output<typeof detectionSchema>;
@@ -166,6 +216,7 @@ export type DetectionsMessage = z.output<typeof detectionsSchema>;
 export type PongMessage = z.output<typeof pongSchema>;
 export type DroppedMessage = z.output<typeof droppedSchema>;
 export type ErrorMessage = z.output<typeof errorSchema>;
+export type KeyframeRequestMessage = z.output<typeof keyframeRequestSchema>;
 export type ServerMessage = z.output<typeof serverMessageSchema>;
 
 // ---------------------------------------------------------------------------------------------

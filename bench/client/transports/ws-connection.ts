@@ -206,6 +206,8 @@ export class WsConnection {
       }
       return;
     }
+    // A keyframe request concerns video chunks, which this client does not send.
+    if (message.type === 'keyframe') return;
     // An error without an id (the gateway could not read ours) belongs to the oldest frame in flight.
     const id = message.id ?? this.pending.keys().next().value;
     const entry = id === undefined ? undefined : this.pending.get(id);

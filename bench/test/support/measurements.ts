@@ -59,6 +59,7 @@ export function benchResult(
   return {
     config,
     effectiveUrl: config.url,
+    linkSeed: config.link ? (config.linkSeed ?? 1) : undefined,
     inputs: [{ name: 'a.jpg', width: 2, height: 2, contentType: 'image/jpeg', bytes: 100 }],
     hello: undefined,
     models: undefined,

@@ -133,7 +133,7 @@ export class StreamClient {
         return;
       } else if (message.type === 'pong') {
         session.readUpTo = Math.max(session.readUpTo, message.id);
-      } else {
+      } else if (message.type !== 'keyframe') {
         const answer =
           message.type === 'dropped' ? `dropped:${message.reason}` : message.type === 'error' ? `error:${message.code}` : message.type;
         if (message.id === undefined) return;

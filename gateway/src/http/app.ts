@@ -1,7 +1,7 @@
 /** HTTP surface: detection, model list and model files, health, metrics, and the dashboard's static build. */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import express, { type NextFunction, type Request, type Response } from 'express';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import cors from 'cors';
 import {
   ACCESS_PATH,
@@ -10,6 +10,7 @@ import {
   METRICS_PATH,
   MODEL_FILE_PATH,
   MODELS_PATH,
+  WHIP_PATH,
   type AccessInfo,
 } from '@sightline/shared/protocol';
 import { ProtocolError } from '@sightline/shared/validation';
@@ -52,6 +53,8 @@ export interface AppDependencies {
   trustProxy: readonly string[];
   /** This gateway's name (GET /healthz). */
   instance: string;
+  /** Other ways in served over HTTP (WHIP), behind the same guard and drain rules as the API. */
+  ways?: RequestHandler[];
 }
 
 const PLACEHOLDER_PAGE = `<!doctype html><meta charset="utf-8"><title>Sightline</title>
@@ -70,7 +73,15 @@ export function createApp(deps: AppDependencies): express.Express {
   const extraOrigins = deps.policy.options.allowedOrigins;
   // No CORS headers at all unless origins were allowed: the API is for this dashboard and for programs.
   if (extraOrigins.length > 0)
-    app.use('/api', cors({ origin: [...extraOrigins], allowedHeaders: ['Authorization', 'Content-Type', 'Accept'] }));
+    app.use(
+      ['/api', WHIP_PATH],
+      cors({
+        origin: [...extraOrigins],
+        allowedHeaders: ['Authorization', 'Content-Type', 'Accept'],
+        // A WHIP client reads where its session lives and which ICE servers to use.
+        exposedHeaders: ['Location', 'Link', 'Retry-After'],
+      }),
+    );
   app.use(healthRoute(deps));
 
   // Draining: requests already in flight complete; new ones (on connections opened before) are turned
@@ -99,6 +110,7 @@ export function createApp(deps: AppDependencies): express.Express {
 
   app.use(DETECT_PATH, detectRouter(deps));
   app.use(v2Router(deps));
+  for (const way of deps.ways ?? []) app.use(way);
 
   const indexHtml = join(deps.webDir, 'index.html');
   if (existsSync(indexHtml)) {

@@ -10,6 +10,7 @@ import {
   CLOSE_CODES,
   PROTOCOL_VERSION,
   type CloseCode,
+  type ChunkMessage,
   type Codec,
   type FrameMessage,
   type Limits,
@@ -118,6 +119,10 @@ export class MessageSession {
       this.send({ type: 'pong', id: message.id, ts: message.ts, serverTs: Date.now() }, codec);
       return;
     }
+    if (message.type === 'chunk') {
+      this.chunk(message, codec);
+      return;
+    }
     this.frame(message, codec, receivedAt);
   }
 
@@ -176,6 +181,11 @@ export class MessageSession {
       'json',
       receivedAt,
     );
+  }
+
+  /** A video chunk: this gateway decodes no video yet; `hello.video` says so. */
+  private chunk(chunk: ChunkMessage, codec: Codec): void {
+    this.fail(codec, new ProtocolError('unsupported_codec', `this gateway decodes no video; send frames (JPEG, PNG or WebP)`), chunk.id);
   }
 
   private frame(frame: FrameMessage, codec: Codec, receivedAt: number): void {

@@ -118,7 +118,7 @@ describe('bench CLI against an HTTPS gateway with a token', () => {
     expect(stderr).toMatch(/certificate is not trusted: give --ca .* or --insecure/);
   });
 
-  it('with the delay proxy in between, still checks the certificate against the gateway', async () => {
+  it('with the link proxy in between, still checks the certificate against the gateway', async () => {
     const { code, stdout, stderr } = await cli(['--token', TOKEN, '--ca', cert, '--delay', '5']);
     expect(code, stderr).toBe(0);
     expect(JSON.parse(stdout.trim()).overall.counts).toMatchObject({ sent: 3, ok: 3 });

@@ -122,8 +122,10 @@ describe('bench CLI against a real gateway', () => {
       '4',
       '--warmup',
       '1',
-      '--delay',
-      '15',
+      '--link',
+      'delay=15ms,jitter=2ms,bw=20mbit',
+      '--link-seed',
+      '5',
       '--csv',
       csv,
       '--chart',
@@ -136,7 +138,8 @@ describe('bench CLI against a real gateway', () => {
     expect(stdout).toContain('network: WS ping RTT');
     expect(stdout).toMatch(/throughput\s+[\d.]+ frames\/s/);
     const ping = /network: WS ping RTT\s+\d+\s+([\d.]+)/.exec(stdout);
-    expect(Number(ping?.[1])).toBeGreaterThanOrEqual(30); // min RTT >= 2 x 15 ms
+    expect(Number(ping?.[1])).toBeGreaterThanOrEqual(26); // min RTT >= 2 x (15 - 2) ms
+    expect(stdout).toContain('link: Custom · 30 ms RTT ±2, 20 Mbit/s, emulated (bw=20mbit,delay=15ms,jitter=2ms, seed 5)');
     const rows = readFileSync(csv, 'utf8').trim().split('\n');
     expect(rows).toHaveLength(1 + 4 + 1); // header, 4 measured, 1 warm-up
     expect(existsSync(chart) && readFileSync(chart, 'utf8').startsWith('<svg')).toBe(true);

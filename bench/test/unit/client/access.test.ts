@@ -29,7 +29,7 @@ describe('bench client access', () => {
     expect(tlsOptions({ token: undefined, ca: undefined, insecure: true })).toEqual({ rejectUnauthorized: false });
   });
 
-  it('through the delay proxy, checks the certificate against the gateway, not 127.0.0.1', () => {
+  it('through the link proxy, checks the certificate against the gateway, not 127.0.0.1', () => {
     const byName = tlsOptions({ token: undefined, ca: undefined, insecure: false, verifyHost: 'gw.local' });
     expect(byName.servername).toBe('gw.local');
     expect(byName.checkServerIdentity).toBeTypeOf('function');

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ArgsError, DEFAULTS, HelpShown, buildProgram, parseArgs } from '../../../client/args.ts';
+import { parseLinkSpec } from '@sightline/shared/link';
+import { ArgsError, DEFAULTS, HelpShown, buildProgram, describeConfig, parseArgs } from '../../../client/args.ts';
 
 const parse = (...argv: string[]) => parseArgs(argv, undefined, { checkFiles: false });
 const problem = (...argv: string[]) => {
@@ -30,8 +31,8 @@ describe('bench CLI arguments', () => {
       input: { kind: 'default' },
       resize: undefined,
       quality: undefined,
-      delayMs: 0,
-      bandwidthKbps: undefined,
+      link: undefined,
+      linkSeed: undefined,
       pingIntervalMs: DEFAULTS.pingIntervalMs,
       timeoutMs: 30_000,
       json: false,
@@ -97,8 +98,7 @@ describe('bench CLI arguments', () => {
       quality: 70,
       model: 'm',
       threshold: 0.3,
-      delayMs: 20,
-      bandwidthKbps: 5000,
+      link: parseLinkSpec('delay=20ms,bw=5mbit'),
       pingIntervalMs: 0,
       timeoutMs: 1000,
       csv: 'a.csv',
@@ -107,6 +107,29 @@ describe('bench CLI arguments', () => {
       label: 'x y',
       quiet: true,
     });
+  });
+
+  it('--link takes a preset, a custom spec, or a preset with overrides; --delay / --bandwidth are its shorthands', () => {
+    expect(parse('--link', 'lte').link).toEqual(parseLinkSpec('lte'));
+    expect(parse('--link', 'bw=2mbit/10mbit,delay=40ms,jitter=5ms,queue=100ms', '--link-seed', '7')).toMatchObject({
+      link: parseLinkSpec('bw=2mbit/10mbit,delay=40ms,jitter=5ms,queue=100ms'),
+      linkSeed: 7,
+    });
+    expect(parse('--delay', '20').link).toEqual(parseLinkSpec('delay=20ms'));
+    expect(parse('--bandwidth', '4000').link).toEqual(parseLinkSpec('bw=4mbit'));
+    // A link that changes nothing is no link: no proxy is started.
+    expect(parse('--delay', '0').link).toBeUndefined();
+    expect(parse('--link', 'none').link).toBeUndefined();
+    expect(describeConfig(parse('--link', 'lte'))).toContain('link=lte');
+    expect(describeConfig(parse('--delay', '20', '--bandwidth', '4000'))).toContain('link=bw=4mbit,delay=20ms');
+  });
+
+  it('--link errors are one line, and a byte stream refuses loss', () => {
+    expect(problem('--link', 'lt')).toMatch(/unknown preset 'lt'; presets: none, lan, wifi, lte/);
+    expect(problem('--link', 'bw=x')).toMatch(/bad value 'x' for bw/);
+    expect(problem('--link', 'lte', '--delay', '5')).toMatch(/either --link or its shorthands/);
+    expect(problem('--link', 'lte,loss=1%')).toMatch(/a byte stream cannot lose a TCP segment; loss needs the packet path/);
+    expect(problem('--link-seed', '3')).toMatch(/--link-seed applies to --link/);
   });
 
   it('pipelined mode takes --in-flight (default 4)', () => {

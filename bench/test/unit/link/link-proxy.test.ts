@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DelayProxy, handshakeHold, LinkSchedule } from '../../../proxy/delay-proxy.ts';
+import { parseLinkSpec } from '@sightline/shared/link';
+import { LinkProxy, type LinkProxyOptions } from '../../../link/link-proxy.ts';
 
 /** Echo server: writes back what it reads and ends when the client ends. */
 function startEcho(): Promise<{ server: net.Server; port: number }> {
@@ -45,54 +46,22 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function setup(delayMs: number, extra: Partial<ConstructorParameters<typeof DelayProxy>[0]> = {}) {
+/** An echo server behind a proxy applying `spec` (a link spec). */
+async function setup(spec: string, extra: Partial<LinkProxyOptions> = {}) {
   const echo = await startEcho();
   cleanups.push(() => new Promise<void>((r) => echo.server.close(() => r())));
-  const proxy = new DelayProxy({ targetHost: '127.0.0.1', targetPort: echo.port, delayMs, ...extra });
+  const proxy = new LinkProxy({ targetHost: '127.0.0.1', targetPort: echo.port, profile: parseLinkSpec(spec), seed: 1, ...extra });
   const { port } = await proxy.start();
   cleanups.push(() => proxy.close());
   return { proxy, port, echo };
 }
 
-describe('link schedule', () => {
-  it('delivers a chunk one delay after it arrives, and never before an earlier chunk', () => {
-    const link = new LinkSchedule(40, 0);
-    expect(link.departure(1000, 10)).toBe(1040);
-    expect(link.departure(1005, 10)).toBe(1045);
-    // A clock that ties or steps back cannot reorder the stream.
-    expect(link.departure(1001, 10)).toBe(1045);
-  });
-
-  it('serialises bytes at the capped rate first: 50 kB at 800 kbit/s take 500 ms, then the delay', () => {
-    const link = new LinkSchedule(20, (800 * 1000) / 8 / 1000);
-    expect(link.departure(0, 25_000)).toBe(270);
-    // Arrived while the link was still busy: it waits for the link.
-    expect(link.departure(100, 25_000)).toBe(520);
-    expect(link.departure(1000, 100)).toBe(1021);
-  });
-
-  it("holds a new connection's first bytes one handshake round trip: a request arrives 3 x delay after the accept", () => {
-    const delay = 30;
-    const hold = handshakeHold(1000, delay, true);
-    expect(hold).toBe(1000 + 2 * delay);
-    const up = new LinkSchedule(delay, 0, hold);
-    expect(up.departure(1000, 5)).toBe(1000 + 3 * delay);
-    // Bytes that come after the hold are only delayed.
-    expect(up.departure(2000, 5)).toBe(2000 + delay);
-  });
-
-  it('without handshake emulation, the first bytes cost one delay like any others', () => {
-    const up = new LinkSchedule(30, 0, handshakeHold(1000, 30, false));
-    expect(up.departure(1000, 5)).toBe(1030);
-  });
-});
-
-describe('delay proxy', () => {
+describe('link proxy (real sockets)', () => {
   // The proxy delivers a chunk only once its own clock has passed the scheduled time, so the figures below
   // are floors the schedule guarantees however slow or busy the machine is; no test bounds them above.
   it('adds at least the delay in each direction, and the handshake round trip on a new connection', async () => {
     const delay = 40;
-    const { port } = await setup(delay);
+    const { port } = await setup(`delay=${delay}ms`);
     const beforeConnect = performance.now();
     const socket = await connect(port);
     cleanups.push(() => void socket.destroy());
@@ -103,14 +72,14 @@ describe('delay proxy', () => {
 
   it('without handshake emulation the first round trip costs at least 2 x delay', async () => {
     const delay = 30;
-    const { port } = await setup(delay, { emulateHandshake: false });
+    const { port } = await setup(`delay=${delay}ms`, { emulateHandshake: false });
     const socket = await connect(port);
     cleanups.push(() => void socket.destroy());
     expect(await roundTrip(socket, Buffer.from('x'))).toBeGreaterThanOrEqual(2 * delay);
   });
 
   it('keeps a few MB of random bytes intact and in order, both ways', async () => {
-    const { port } = await setup(5);
+    const { port } = await setup('delay=5ms,jitter=4ms,bw=200mbit');
     const socket = await connect(port);
     const payload = randomBytes(4 * 1024 * 1024 + 123);
     const received: Buffer[] = [];
@@ -132,12 +101,45 @@ describe('delay proxy', () => {
     expect(echoed.equals(payload)).toBe(true);
   });
 
-  it('caps bandwidth when asked', async () => {
-    // 800 kbit/s = 100 kB/s: 50 kB take 0.5 s on the way up alone.
-    const { port } = await setup(0, { bandwidthKbps: 800 });
+  it('caps bandwidth when asked, headers included', async () => {
+    // 800 kbit/s = 100 kB/s of wire: 50 kB of payload (35 segments of 1,448 + headers) take >= 0.518 s up alone.
+    const { port } = await setup('bw=800kbit');
     const socket = await connect(port);
     cleanups.push(() => void socket.destroy());
-    expect(await roundTrip(socket, randomBytes(50_000))).toBeGreaterThanOrEqual(500);
+    expect(await roundTrip(socket, randomBytes(50_000))).toBeGreaterThanOrEqual(518);
+  });
+
+  it('applies each direction its own delay', async () => {
+    const { port } = await setup('delay=10ms/50ms', { emulateHandshake: false });
+    const socket = await connect(port);
+    cleanups.push(() => void socket.destroy());
+    expect(await roundTrip(socket, Buffer.from('x'))).toBeGreaterThanOrEqual(60);
+  });
+
+  it('pauses the reader when the queue is full: the proxy holds a bounded number of bytes', async () => {
+    // 1 Mbit/s with a 1500-byte queue and a 64 KB window: a fast writer is held back instead of buffered.
+    const { port, proxy } = await setup('bw=1mbit/1gbit,queue=1500b', { windowBytes: 64 * 1024 });
+    const socket = await connect(port);
+    cleanups.push(() => void socket.destroy());
+    let echoed = 0;
+    socket.on('data', (chunk: Buffer) => (echoed += chunk.length));
+    socket.write(randomBytes(8 * 1024 * 1024));
+    let mostHeld = 0;
+    for (let i = 0; i < 30; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+      mostHeld = Math.max(mostHeld, proxy.heldBytes);
+    }
+    // 8 MB written; the proxy holds at most queue + window + one socket read (64 KB) in the slow direction,
+    // the fast one about a read; the rest waits in the sender's socket buffers, as on a real path.
+    expect(mostHeld).toBeGreaterThan(0);
+    expect(mostHeld).toBeLessThanOrEqual(1500 + 2 * 64 * 1024 + 2 * 64 * 1024);
+    expect(echoed).toBeLessThan(8 * 1024 * 1024);
+  });
+
+  it('refuses a profile with loss: a byte stream cannot lose a segment', () => {
+    expect(() => new LinkProxy({ targetHost: '127.0.0.1', targetPort: 1, profile: parseLinkSpec('delay=5ms,loss=1%') })).toThrow(
+      /cannot emulate loss \(up\): a byte stream cannot lose a TCP segment; loss needs the packet path/,
+    );
   });
 
   it("propagates a close started by the server, after its data, and the client's FIN back", async () => {
@@ -150,7 +152,7 @@ describe('delay proxy', () => {
     });
     const port = await new Promise<number>((r) => server.listen(0, '127.0.0.1', () => r((server.address() as net.AddressInfo).port)));
     cleanups.push(() => new Promise<void>((r) => server.close(() => r())));
-    const proxy = new DelayProxy({ targetHost: '127.0.0.1', targetPort: port, delayMs: 20 });
+    const proxy = new LinkProxy({ targetHost: '127.0.0.1', targetPort: port, profile: parseLinkSpec('delay=20ms') });
     const { port: proxyPort } = await proxy.start();
     cleanups.push(() => proxy.close());
     const started = performance.now();
@@ -170,7 +172,7 @@ describe('delay proxy', () => {
     const free = net.createServer();
     const port = await new Promise<number>((r) => free.listen(0, '127.0.0.1', () => r((free.address() as net.AddressInfo).port)));
     await new Promise<void>((r) => free.close(() => r()));
-    const proxy = new DelayProxy({ targetHost: '127.0.0.1', targetPort: port, delayMs: 5 });
+    const proxy = new LinkProxy({ targetHost: '127.0.0.1', targetPort: port, profile: parseLinkSpec('delay=5ms') });
     const { port: proxyPort } = await proxy.start();
     const socket = await connect(proxyPort);
     socket.on('error', () => {});
@@ -178,7 +180,7 @@ describe('delay proxy', () => {
     expect(socket.destroyed).toBe(true);
 
     // A live connection is torn down by close().
-    const { port: echoProxyPort, proxy: p2 } = await setup(5);
+    const { port: echoProxyPort, proxy: p2 } = await setup('delay=5ms');
     const live = await connect(echoProxyPort);
     live.on('error', () => {});
     const liveClosed = new Promise<void>((resolve) => live.once('close', () => resolve()));

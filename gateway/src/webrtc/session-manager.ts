@@ -1,0 +1,150 @@
+/**
+ * Owns every WHIP peer: creates one per offer while fewer than `maxPeers` are open (503 beyond, and while
+ * draining), finds it again by id for DELETE, and closes it when its peer goes away: ICE consent lost
+ * (`disconnected` for `disconnectGraceMs`), `failed`, or never connected within `connectTimeoutMs` of the
+ * answer. libdatachannel itself notices a vanished peer only when ICE consent expires (26-29 s after
+ * the peer's last packet, measured), so a connected peer that sends nothing at all (no RTP, no RTCP, no
+ * data-channel message) for `inactivityTimeoutMs` is closed too: a video sender's RTCP alone keeps it
+ * open, an idle data-channel client sends a `ping` now and then. `drain` refuses new peers and closes the
+ * open ones; after it no peer, socket or timer is left (libdatachannel's thread pool stays until its
+ * `cleanup()` at process exit).
+ */
+import { randomUUID } from 'node:crypto';
+import { prepareOffer } from './offer-sdp.ts';
+import { PeerSession, type PeerState } from './peer-session.ts';
+import { WEBRTC_DEFAULTS, type WebRtcConfig } from './webrtc-config.ts';
+import { WhipError } from './whip-error.ts';
+
+export type SessionEndReason = 'deleted' | 'disconnected' | 'failed' | 'connect_timeout' | 'inactive' | 'drained' | 'closed_by_peer';
+
+export interface SessionManagerOptions {
+  config: Partial<WebRtcConfig> & Pick<WebRtcConfig, 'bindAddress'>;
+  /** Called with each new session before its offer is answered: the adapter attaches its handlers here. */
+  onSession?(session: PeerSession): void;
+  onSessionEnd?(session: PeerSession, reason: SessionEndReason): void;
+}
+
+export interface CreatedSession {
+  id: string;
+  answer: string;
+  session: PeerSession;
+}
+
+export class SessionManager {
+  readonly config: WebRtcConfig;
+  readonly #options: SessionManagerOptions;
+  readonly #sessions = new Map<string, PeerSession>();
+  readonly #timers = new Map<string, NodeJS.Timeout>();
+  #draining = false;
+  #livenessTimer: NodeJS.Timeout | undefined;
+
+  constructor(options: SessionManagerOptions) {
+    this.#options = options;
+    this.config = { ...WEBRTC_DEFAULTS, ...options.config };
+  }
+
+  get size(): number {
+    return this.#sessions.size;
+  }
+
+  get draining(): boolean {
+    return this.#draining;
+  }
+
+  get(id: string): PeerSession | undefined {
+    return this.#sessions.get(id);
+  }
+
+  sessions(): PeerSession[] {
+    return [...this.#sessions.values()];
+  }
+
+  /** Offer in, answer out. Throws WhipError: 400 for an offer it cannot answer, 503 when full or draining. */
+  async create(offer: string): Promise<CreatedSession> {
+    if (this.#draining) throw new WhipError('draining', 'the gateway is shutting down');
+    if (this.#sessions.size >= this.config.maxPeers) {
+      throw new WhipError('too_many_peers', `the gateway takes at most ${this.config.maxPeers} WebRTC peers at once`);
+    }
+    const prepared = prepareOffer(offer, this.config.videoCodecs);
+    const id = randomUUID();
+    const session = new PeerSession(id, prepared, this.config);
+    this.#sessions.set(id, session);
+    this.#watchLiveness();
+    session.onStateChange((state) => this.#onState(session, state));
+    try {
+      this.#options.onSession?.(session);
+      const answer = await session.answer();
+      if (this.#sessions.get(id) !== session) throw new WhipError('negotiation_failed', 'the session ended while answering');
+      this.#arm(id, this.config.connectTimeoutMs, 'connect_timeout');
+      return { id, answer, session };
+    } catch (error) {
+      this.#end(session, 'failed');
+      throw error;
+    }
+  }
+
+  /** DELETE on the session's resource. */
+  delete(id: string): void {
+    const session = this.#sessions.get(id);
+    if (!session) throw new WhipError('not_found', 'no such WebRTC session');
+    this.#end(session, 'deleted');
+  }
+
+  /**
+   * Refuses new peers and closes every open one; resolves once all are closed. Their data channels are
+   * closed first, so each peer hears of it at once instead of when its consent check expires.
+   */
+  async drain(waitMs = 1000): Promise<void> {
+    this.#draining = true;
+    await Promise.all(this.sessions().map((session) => session.closeGracefully(waitMs)));
+    for (const session of this.sessions()) this.#end(session, 'drained');
+  }
+
+  /** One timer for all peers, running only while there are peers. */
+  #watchLiveness(): void {
+    if (this.#livenessTimer) return;
+    const period = Math.max(100, Math.min(1000, this.config.inactivityTimeoutMs / 4));
+    this.#livenessTimer = setInterval(() => {
+      const now = performance.now();
+      for (const session of this.sessions()) {
+        if (session.state === 'connected' && session.idleMs(now) >= this.config.inactivityTimeoutMs) this.#end(session, 'inactive');
+      }
+    }, period);
+    this.#livenessTimer.unref();
+  }
+
+  #onState(session: PeerSession, state: PeerState): void {
+    if (!this.#sessions.has(session.id)) return;
+    if (state === 'connected') this.#disarm(session.id);
+    else if (state === 'disconnected') this.#arm(session.id, this.config.disconnectGraceMs, 'disconnected');
+    else if (state === 'failed') this.#end(session, 'failed');
+    else if (state === 'closed') this.#end(session, this.#draining ? 'drained' : 'closed_by_peer');
+  }
+
+  #arm(id: string, ms: number, reason: SessionEndReason): void {
+    this.#disarm(id);
+    const timer = setTimeout(() => {
+      const session = this.#sessions.get(id);
+      if (session) this.#end(session, reason);
+    }, ms);
+    timer.unref();
+    this.#timers.set(id, timer);
+  }
+
+  #disarm(id: string): void {
+    clearTimeout(this.#timers.get(id));
+    this.#timers.delete(id);
+  }
+
+  #end(session: PeerSession, reason: SessionEndReason): void {
+    if (this.#sessions.get(session.id) !== session) return;
+    this.#sessions.delete(session.id);
+    this.#disarm(session.id);
+    session.close();
+    if (this.#sessions.size === 0) {
+      clearInterval(this.#livenessTimer);
+      this.#livenessTimer = undefined;
+    }
+    this.#options.onSessionEnd?.(session, reason);
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * The WebRTC way in on a real gateway: WHIP behind the gateway's own guard, and a data channel that is a
+ * message session like a WebSocket connection (hello, frames, detections), with aiortc as the other peer (a
+ * real WebRTC implementation not written here). ICE on 127.0.0.1 only.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WHIP_PATH } from '@sightline/shared/protocol';
+import type { RunningGateway } from '../../../src/gateway.ts';
+import { aiortcEnv, PHOTOS, startAiortcClient } from '../../support/aiortc-client.ts';
+import { startTestGateway } from '../../support/test-gateway.ts';
+
+let gateway: RunningGateway;
+let whipUrl: string;
+
+beforeAll(async () => {
+  await aiortcEnv();
+  gateway = await startTestGateway({ webrtcMaxPeers: 4 });
+  whipUrl = `${gateway.url}${WHIP_PATH}`;
+}, 10 * 60_000);
+afterAll(() => gateway?.close());
+
+describe('WHIP way in', () => {
+  it('serves the frame protocol on a data channel: hello on open, each frame answered with its detections', async () => {
+    const [dog, horses] = PHOTOS;
+    const client = await startAiortcClient(whipUrl, ['--channel', 'frames', '--reliable', '--json-frames', dog!, horses!]);
+    try {
+      await client.next('frames-answered');
+      const replies = client.events.filter((e) => e.event === 'reply').map((e) => JSON.parse(String(e.data)) as Record<string, unknown>);
+      expect(replies[0]).toMatchObject({ type: 'hello', models: expect.arrayContaining(['ssdlite-mobilenetv2-coco']) });
+      const detections = replies.filter((r) => r.type === 'detections') as Array<{ id: number; detections: Array<{ label: string }> }>;
+      expect(detections.map((d) => d.id)).toEqual([1, 2]);
+      expect(detections[0]!.detections.map((d) => d.label)).toContain('dog');
+      expect(detections[1]!.detections.map((d) => d.label)).toContain('horse');
+    } finally {
+      await client.finish();
+    }
+  });
+
+  it('answers WHIP behind the same guard as the API: a foreign Origin is 403, a bad offer 400 with its reason', async () => {
+    const foreign = await fetch(whipUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/sdp', origin: 'https://evil.example' },
+      body: 'v=0',
+    });
+    expect(foreign.status).toBe(403);
+    const bad = await fetch(whipUrl, { method: 'POST', headers: { 'content-type': 'application/sdp' }, body: 'not an offer' });
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toMatch(/offer/i);
+  });
+});

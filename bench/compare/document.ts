@@ -4,7 +4,7 @@
  */
 import type { BenchClient } from './bench-client.ts';
 import { CELLS, lengthArgv, type CellSpec } from './cells.ts';
-import type { CompareOptions } from './options.ts';
+import { COMPARE_DEFAULTS, type CompareOptions } from './options.ts';
 import { abLines, engineLines } from './ratios.ts';
 import { engineTable, measureTable, type ServerResults } from './tables.ts';
 
@@ -44,9 +44,10 @@ export interface CompareReport {
 export function invocation(options: CompareOptions): string {
   const words = ['pnpm bench:compare', '--preset', options.preset];
   if (options.before !== undefined) words.push('--before', options.before);
-  if (options.preset === 'ab' && options.client !== 'same') words.push('--client', options.client);
+  if (options.before !== undefined && options.client !== 'same') words.push('--client', options.client);
   if (options.repeats !== 2) words.push('--repeats', String(options.repeats));
   if (options.scale !== 1) words.push('--scale', String(options.scale));
+  if (options.preset === 'naive' && options.hog !== COMPARE_DEFAULTS.hog) words.push('--hog', String(options.hog));
   if (options.threads !== 2) words.push('--threads', String(options.threads));
   if (options.workers !== 2) words.push('--workers', String(options.workers));
   if (options.preset === 'engine') {
@@ -67,7 +68,8 @@ function cellsSentence(cells: readonly CellSpec[], scale: number): string {
     .join('; ');
 }
 
-function contextLines(r: CompareReport): string[] {
+/** Where and when the run happened, and warnings about it (a scaled run, a busy machine). */
+export function contextLines(r: Pick<CompareReport, 'context' | 'options'>): string[] {
   const { context: c, options: o } = r;
   const busy = Math.max(c.loadBefore, c.loadAfter) > 1.5 * c.cores;
   return [

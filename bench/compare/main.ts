@@ -4,6 +4,8 @@
  *   --preset ab --before DIR   this checkout's gateway against an older checkout's (the A/B of a change)
  *   --preset engine            the gateway inferring locally (batch 1 and N) and on a real Triton (dynamic
  *                              batching on and off), beside the FastAPI + OpenCV peer (issue 21)
+ *   --preset naive             naive stop-and-wait clients on the gateway and the OpenCV peer, idle and beside
+ *                              busy loops (issue 29; its own cells and section, naive/)
  *
  * Cells: the matrix's 1-client stop-and-wait cell and 6 such clients (cells.ts), each in --repeats halves per
  * server, round-robin over the servers (schedule.ts), samples pooled (figures.ts). Prints the section; with
@@ -13,39 +15,27 @@
  * the last (or on Ctrl-C). Every half is bounded: a frame count, or seconds, and the client's per-frame timeout.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
+import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FrameInput } from '../client/types.ts';
 import { replaceSection } from '../doc-section.ts';
-import { DEFAULT_GATEWAY_DIR } from '../reliability/gateway-under-test.ts';
 import { clientsFor, type BenchClient } from './bench-client.ts';
 import { CELLS, COMMON_ARGV, type CellKey } from './cells.ts';
-import { describeCheckout } from './checkout.ts';
 import { halfCommands } from './commands.ts';
-import { compareSection, type RunContext } from './document.ts';
-import { otherNotDetected, poolHalves, type CellFigures } from './figures.ts';
-import { CompareArgsError, CompareHelpShown, parseCompareArgs, type CompareOptions } from './options.ts';
+import { compareSection } from './document.ts';
+import { poolHalves, type CellFigures } from './figures.ts';
+import { runNaiveComparison } from './naive/main.ts';
+import { CompareArgsError, CompareHelpShown, parseCompareArgs } from './options.ts';
 import { presetPlans, setupLines } from './plans.ts';
+import { probeProblem } from './probe.ts';
+import { runContext } from './run-context.ts';
 import { runHalves, type Measured } from './run-halves.ts';
 import { startServers, stopServers, type RunningServer } from './start-servers.ts';
 import type { ServerResults } from './tables.ts';
 import type { EngineCounters } from './triton-metrics.ts';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
-
-/** Frames of the throwaway run that proves a server detects before minutes are spent measuring it. */
-const PROBE_FRAMES = 5;
-
-/** Undefined when the server answered probe frames with detections, else why not. */
-async function probeProblem(client: BenchClient, server: RunningServer, inputs: readonly FrameInput[]): Promise<string | undefined> {
-  const config = client.parseArgs(['--url', server.url, ...COMMON_ARGV, '--warmup', '0', '--frames', String(PROBE_FRAMES), '--quiet']);
-  const result = await client.runBenchmark(config, inputs);
-  const o = poolHalves([result]).summary;
-  if (o.counts.ok > 0) return undefined;
-  const failures = result.repeats.flatMap((r) => r.clientFailures);
-  return `answered none of ${PROBE_FRAMES} probe frames with detections (${[otherNotDetected(o), ...failures].join('; ')})`;
-}
 
 function results(servers: readonly RunningServer[], measured: Measured): ServerResults[] {
   return servers.map((server, s) => {
@@ -60,24 +50,9 @@ function results(servers: readonly RunningServer[], measured: Measured): ServerR
   });
 }
 
-async function context(options: CompareOptions, loadBefore: number, startedAt: number): Promise<RunContext> {
-  return {
-    date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
-    cpu: cpus()[0]?.model ?? 'unknown CPU',
-    cores: availableParallelism(),
-    ramGiB: totalmem() / 2 ** 30,
-    node: process.version,
-    loadBefore,
-    loadAfter: loadavg()[0]!,
-    minutes: (performance.now() - startedAt) / 60_000,
-    ...(options.before !== undefined
-      ? { checkouts: { before: await describeCheckout(options.before), after: await describeCheckout(DEFAULT_GATEWAY_DIR) } }
-      : {}),
-  };
-}
-
 async function main(argv: readonly string[]): Promise<number> {
   const options = parseCompareArgs(argv, { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s) });
+  if (options.preset === 'naive') return runNaiveComparison(options, log);
   const startedAt = performance.now();
   const loadBefore = loadavg()[0]!;
   const plans = presetPlans(options);
@@ -133,7 +108,7 @@ async function main(argv: readonly string[]): Promise<number> {
 
   const block = compareSection({
     options,
-    context: await context(options, loadBefore, startedAt),
+    context: await runContext(options, loadBefore, startedAt),
     servers: results(servers, measured),
     clients: servers.map((s) => clientOf.get(s)!),
     setup: setupLines(

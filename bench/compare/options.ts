@@ -10,7 +10,7 @@ import { BENCHMARKS_DOC } from '../doc-section.ts';
 import { type CliOutput, parseWithoutExit, SILENT_OUTPUT } from '../client/parse-without-exit.ts';
 import { callerPath } from '../reliability/scenario-options.ts';
 
-export const PRESETS = ['ab', 'engine'] as const;
+export const PRESETS = ['ab', 'engine', 'naive'] as const;
 export type Preset = (typeof PRESETS)[number];
 
 /** --client: which checkout's benchmark client drives the older gateway of an A/B (bench-client.ts). */
@@ -19,9 +19,9 @@ export type ClientMode = (typeof CLIENT_MODES)[number];
 
 export interface CompareOptions {
   preset: Preset;
-  /** ab: the `gateway/` folder of the older checkout (the "before" server). */
+  /** ab: the `gateway/` folder of the older checkout (the "before" server); naive: optional, the same. */
   before: string | undefined;
-  /** ab: one client for both gateways (`same`), or each its own checkout's (`own`); bench-client.ts. */
+  /** ab, naive with --before: one client for both gateways (`same`), or each its own checkout's (`own`); bench-client.ts. */
   client: ClientMode;
   /** Halves every cell runs in, per server. */
   repeats: number;
@@ -42,12 +42,16 @@ export interface CompareOptions {
   tritonMaxBatch: number;
   /** engine: Triton's longest wait for a batch to fill, µs. */
   queueDelayUs: number;
+  /** naive: busy loops running beside the servers in the busy cells (0: idle cells only). */
+  hog: number;
+  /** naive: where the frames the Python client sends are written (kept); undefined: a temporary folder, removed after. */
+  framesDir?: string | undefined;
   /** Replace the preset's section of `out` (otherwise the block is only printed). */
   write: boolean;
   out: string;
 }
 
-export const COMPARE_DEFAULTS = { repeats: 2, scale: 1, threads: 2, workers: 2, maxBatch: 4, tritonMaxBatch: 8, queueDelayUs: 0 };
+export const COMPARE_DEFAULTS = { repeats: 2, scale: 1, threads: 2, workers: 2, maxBatch: 4, tritonMaxBatch: 8, queueDelayUs: 0, hog: 2 };
 
 /** Bounds that keep every run finite: at most 20 halves of at most 10x the default length. */
 const MAX_REPEATS = 20;
@@ -80,14 +84,20 @@ function buildProgram(): Command {
   return new Command('pnpm bench:compare')
     .description(
       'Measures several servers on the same work, interleaved, in one run: 1 and 6 stop-and-wait clients, 640x480 JPEG, ' +
-        'MessagePack over WebSocket. Prints a markdown table (--write puts it into docs/BENCHMARKS.md).',
+        'MessagePack over WebSocket (naive: also the plain Python client sending raw JPEGs, idle and beside busy loops). ' +
+        'Prints a markdown table (--write puts it into docs/BENCHMARKS.md).',
     )
     .addOption(
-      new Option('--preset <name>', "ab: this checkout's gateway against --before; engine: local vs Triton, batching, and the OpenCV peer")
+      new Option(
+        '--preset <name>',
+        "ab: this checkout's gateway against --before; engine: local vs Triton, batching, and the OpenCV peer; naive: naive stop-and-wait clients (the bench client ignoring retryAfterMs, and a Python websockets client) on the gateway (and --before) and the OpenCV peer, idle and with --hog busy loops",
+      )
         .choices(PRESETS)
         .makeOptionMandatory(),
     )
-    .addOption(new Option('--before <dir>', "ab: the older checkout's gateway/ folder (e.g. a git worktree, installed)"))
+    .addOption(
+      new Option('--before <dir>', "ab (and optionally naive): the older checkout's gateway/ folder (e.g. a git worktree, installed)"),
+    )
     .addOption(
       new Option(
         '--client <which>',
@@ -137,7 +147,18 @@ function buildProgram(): Command {
         .default(COMPARE_DEFAULTS.queueDelayUs)
         .argParser(integer(0, 1_000_000)),
     )
-    .option('--write', "replace the preset's section of --out (between <!-- ab:begin --> / <!-- engine:begin --> and its end marker)")
+    .addOption(
+      new Option('--hog <n>', "naive: busy loops (node -e 'for(;;){}') running during the busy cells; 0 runs the idle cells only")
+        .default(COMPARE_DEFAULTS.hog)
+        .argParser(integer(0, 64)),
+    )
+    .addOption(
+      new Option('--frames-dir <dir>', 'naive: write the frames the Python client sends here and keep them (default: a temporary folder)'),
+    )
+    .option(
+      '--write',
+      "replace the preset's section of --out (between <!-- ab:begin --> / <!-- engine:begin --> / <!-- naive:begin --> and its end marker)",
+    )
     .addOption(new Option('--out <file>', 'markdown file --write updates').default(BENCHMARKS_DOC))
     .addHelpText(
       'after',
@@ -147,6 +168,8 @@ function buildProgram(): Command {
         '  pnpm bench:compare --preset ab --before /tmp/before/gateway        # git worktree add /tmp/before <commit> && (cd /tmp/before && pnpm install)',
         '  pnpm bench:compare --preset engine --repeats 4 --write',
         '  pnpm bench:compare --preset engine --scale 0.05                     # a smoke run, under a minute',
+        '  pnpm bench:compare --preset naive --before /tmp/before/gateway --write   # naive clients, idle and beside 2 busy loops',
+        '  pnpm bench:compare --preset naive --scale 0.05 --hog 2               # a smoke run',
       ].join('\n'),
     )
     .allowExcessArguments(false);
@@ -167,21 +190,35 @@ export function parseCompareArgs(argv: readonly string[], output: CliOutput = SI
     badArguments: (message) => new CompareArgsError(message),
   });
   const o = program.opts<
-    Omit<CompareOptions, 'write' | 'before' | 'remoteWorkers'> & { write?: boolean; before?: string; remoteWorkers?: number }
+    Omit<CompareOptions, 'write' | 'before' | 'remoteWorkers' | 'framesDir'> & {
+      write?: boolean;
+      before?: string;
+      remoteWorkers?: number;
+      framesDir?: string;
+    }
   >();
+  const given = (key: string) => program.getOptionValueSource(key) === 'cli';
   const problems: string[] = [];
   let before: string | undefined;
-  if (o.preset === 'ab') {
-    if (o.before === undefined) problems.push('--preset ab needs --before <dir>: the gateway/ folder of the older checkout');
-    else {
-      before = callerPath(o.before);
-      if (!existsSync(join(before, 'src', 'main.ts'))) problems.push(`--before ${o.before}: not a gateway package (no src/main.ts)`);
-    }
-    for (const key of ENGINE_ONLY) if (program.getOptionValueSource(key) === 'cli') problems.push(`${FLAG[key]} is for --preset engine`);
-  } else {
-    if (o.before !== undefined) problems.push('--before is for --preset ab');
-    if (program.getOptionValueSource('client') === 'cli') problems.push('--client is for --preset ab');
+  if (o.preset === 'ab' && o.before === undefined)
+    problems.push('--preset ab needs --before <dir>: the gateway/ folder of the older checkout');
+  if (o.before !== undefined) {
+    if (o.preset === 'engine') problems.push('--before is for --preset ab or naive');
+    before = callerPath(o.before);
+    if (!existsSync(join(before, 'src', 'main.ts'))) problems.push(`--before ${o.before}: not a gateway package (no src/main.ts)`);
   }
+  if (o.preset !== 'engine') for (const key of ENGINE_ONLY) if (given(key)) problems.push(`${FLAG[key]} is for --preset engine`);
+  if (given('client') && before === undefined) problems.push('--client is for --preset ab (or naive with --before)');
+  if (o.preset !== 'naive')
+    for (const flag of ['hog', 'framesDir'] as const)
+      if (given(flag)) problems.push(`--${flag === 'hog' ? 'hog' : 'frames-dir'} is for --preset naive`);
   if (problems.length) throw new CompareArgsError(problems.join('; '));
-  return { ...o, out: callerPath(o.out), before, remoteWorkers: o.remoteWorkers ?? o.workers, write: o.write === true };
+  return {
+    ...o,
+    out: callerPath(o.out),
+    before,
+    remoteWorkers: o.remoteWorkers ?? o.workers,
+    framesDir: o.framesDir === undefined ? undefined : callerPath(o.framesDir),
+    write: o.write === true,
+  };
 }

@@ -56,6 +56,27 @@ function gatewayEnv(options: CompareOptions, maxBatch: number, workers = options
 }
 
 export function presetPlans(options: CompareOptions): ServerPlan[] {
+  if (options.preset === 'naive') {
+    // Naive clients: this gateway (and an older one, when given) beside the OpenCV peer, settings as the A/B's.
+    const env = gatewayEnv(options, 1);
+    const before: ServerPlan[] =
+      options.before === undefined
+        ? []
+        : [{ kind: 'gateway', key: 'before', name: 'before', variable: 'BEFORE', role: 'before', dir: options.before, env }];
+    return [
+      ...before,
+      {
+        kind: 'gateway',
+        key: 'after',
+        name: options.before === undefined ? 'gateway' : 'after',
+        variable: 'GATEWAY',
+        role: 'after',
+        dir: DEFAULT_GATEWAY_DIR,
+        env,
+      },
+      { kind: 'peer', key: 'opencv', name: PEERS.opencv.name, variable: 'OPENCV', role: 'peer', peer: 'opencv', threads: options.threads },
+    ];
+  }
   if (options.preset === 'ab') {
     if (options.before === undefined) throw new Error('--preset ab needs --before');
     // The older checkout may predate SIGHTLINE_MAX_BATCH: the variable is then ignored, and 1 is the default anyway.

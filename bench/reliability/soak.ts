@@ -5,9 +5,13 @@
  * from their scheduled send time (overall and per 10-s window: flat, or growing?), how evenly clients were
  * served, the gateway's memory over time, and what it logged; the fuzz verdicts follow.
  *
- * The yardstick is measured first, on the idle gateway: the server time of one frame alone (p50 of ~50
- * stop-and-wait frames), so "p95 under overload / single-frame server time" says how much of the
- * overload reaches each admitted frame as waiting.
+ * Two yardsticks are measured first, on the idle gateway, in the same run: the server time of one frame alone
+ * (p50 of ~50 stop-and-wait frames), and the service time of a frame processed beside another (p50 of the
+ * frames of two naive stop-and-wait clients side by side: what 2 cores do at full use). "p95 under overload /
+ * service time beside another" is issue 29's goal (at most 2.5x): how much waiting beyond full use a detected
+ * frame carried. With `--ignore-retry-after` the cameras send every frame on schedule whatever the gateway
+ * says, as cameras that ignore the hint do; per camera it prints the uplink (frames sent, per second, refused)
+ * and what was detected, and the largest over the smallest detected count over the run and per `--fair-window`.
  */
 import { Command } from 'commander';
 import { summarize, type Summary } from '@sightline/shared/stats';
@@ -18,6 +22,8 @@ import { runBenchmark, type BenchResult } from '../client/run.ts';
 import { UNANSWERED, type FrameMeasurement } from '../client/types.ts';
 import { formatFuzzReport, groupFailures } from '../fuzz/fuzz-report.ts';
 import { runFuzz, type FuzzReport } from '../fuzz/run-fuzz.ts';
+import { measureBesideServerTime, type BesideTiming } from './beside-server-time.ts';
+import { cameraFigures, type CameraReport } from './camera-figures.ts';
 import { measureIdleServerTime, type IdleTiming } from './idle-server-time.ts';
 import { countBy, formatCounts, shareRatio, windowFigures } from './load-stats.ts';
 import { mb } from './process-stats.ts';
@@ -27,6 +33,8 @@ import { cameraFrame } from './scenario-frames.ts';
 import { num, targetFrom, withTargetOptions, type TargetOptions } from './scenario-options.ts';
 
 const WINDOW_MS = 10_000;
+/** Issue 29, point 3: detected frames' p95 over the service time beside another, and detected per camera largest / smallest. */
+const GOALS = { p95OverBeside: 2.5, fairRatio: 1.25 };
 
 const program = withTargetOptions(
   new Command('bench:soak')
@@ -38,6 +46,12 @@ const program = withTargetOptions(
     .option('--fuzz-cases <n>', 'fuzz cases after the load', '10000')
     .option('--seed <n>', 'fuzz seed', '1')
     .option('--skip-fuzz', 'load only')
+    .option(
+      '--ignore-retry-after',
+      'cameras send every frame on schedule, as if refusals carried no retryAfterMs (cameras that ignore the hint)',
+    )
+    .option('--fair-window <s>', 'seconds of each window the per-camera shares are compared in', '60')
+    .option('--beside-frames <n>', 'frames per client of the two side-by-side clients measured before the load', '50')
     .option(
       '--together',
       "line all clients' schedules up (every client sends at the same instants) instead of spreading them over one frame interval",
@@ -54,19 +68,28 @@ const o = program.opts<
     seed: string;
     skipFuzz?: boolean;
     together?: boolean;
+    ignoreRetryAfter?: boolean;
+    fairWindow: string;
+    besideFrames: string;
   }
 >();
 const clients = num(o.clients, 'clients', 1);
 const durationS = num(o.duration, 'duration', 1);
 const fps = num(o.fps, 'fps', 0.1);
 const fuzzCases = o.skipFuzz ? 0 : num(o.fuzzCases, 'fuzz-cases');
+const fairWindowS = num(o.fairWindow, 'fair-window', 1);
+const besideFrames = num(o.besideFrames, 'beside-frames', 1);
+const hint = o.ignoreRetryAfter ? 'retryAfterMs ignored' : 'retryAfterMs honoured';
 
 interface LoadFigures {
   clients: number;
   fps: number;
   durationS: number;
   offeredFps: number;
+  /** Frames that went out (frames held back by a refusal's `retryAfterMs` never did). */
   sent: number;
+  /** Frames due but never sent: the gateway's last refusal said when to send again. */
+  held: number;
   answered: number;
   unanswered: number;
   outcomes: Record<string, number>;
@@ -79,12 +102,15 @@ interface LoadFigures {
   sendLag: Summary;
   pingRtt: Summary;
   clientFailures: string[];
+  /** Per camera: uplink, refused, detected; shares over the run and per fair window. */
+  cameras: CameraReport;
 }
 
 function outcomeKey(s: FrameMeasurement): string {
   if (s.outcome === 'ok') return 'detections';
   if (s.outcome === 'dropped') return `dropped ${s.errorCode}`;
   if (s.outcome === 'error') return `error ${s.errorCode}`;
+  if (s.outcome === 'held') return 'held by retryAfterMs (never sent)';
   return `unanswered (${s.outcome})`;
 }
 
@@ -102,13 +128,15 @@ function loadFigures(results: Array<{ result: BenchResult; clientOffset: number 
   const ok = samples.filter((s) => s.outcome === 'ok');
   const perClient = Array.from({ length: clients }, (_, c) => ok.filter((s) => s.client === c).length);
   const unanswered = samples.filter((s) => UNANSWERED.has(s.outcome)).length;
+  const held = samples.filter((s) => s.outcome === 'held').length;
   return {
     clients,
     fps,
     durationS,
     offeredFps: clients * fps,
-    sent: samples.length,
-    answered: samples.length - unanswered,
+    sent: samples.length - held,
+    held,
+    answered: samples.length - held - unanswered,
     unanswered,
     outcomes: countBy(samples, outcomeKey),
     detectedFps: ok.length / durationS,
@@ -119,6 +147,7 @@ function loadFigures(results: Array<{ result: BenchResult; clientOffset: number 
     sendLag: summarize(samples.map((s) => s.sendLagMs ?? 0)),
     pingRtt: summarize(pings),
     clientFailures,
+    cameras: cameraFigures(samples, clients, durationS, fairWindowS),
   };
 }
 
@@ -126,21 +155,71 @@ function rssLine(samples: readonly RssSample[]): string {
   return samples.map((s) => `${s.atS.toFixed(0)}s ${mb(s.kb)}${s.phase === 'load' ? '' : ` (${s.phase})`}`).join(', ');
 }
 
-function loadText(load: LoadFigures, idle: IdleTiming): string {
+const verdict = (met: boolean) => (met ? 'met' : 'NOT met');
+/** A largest / smallest ratio; infinite when a camera got none. */
+const shareText = (ratio: number) => (ratio === Number.POSITIVE_INFINITY ? 'inf' : fmt(ratio, 2));
+
+function besideLine(beside: BesideTiming): string {
+  return (
+    `service time of a frame beside another (${beside.clients} naive stop-and-wait clients side by side, idle gateway): server time p50 ${fmt(beside.serverMs.p50)} ms ` +
+    `(p95 ${fmt(beside.serverMs.p95)}), round trip p50 ${fmt(beside.latencyMs.p50)} ms (${beside.frames} frames${beside.notDetected ? `, ${beside.notDetected} not detected` : ''})`
+  );
+}
+
+function goalLines(load: LoadFigures, beside: BesideTiming): string[] {
+  const ratio = load.latency.p95 / beside.serverMs.p50;
+  const c = load.cameras;
+  return [
+    `p95 of detected frames / service time beside another: ${fmt(load.latency.p95, 0)} / ${fmt(beside.serverMs.p50)} ms = ${fmt(ratio, 2)}x (goal <= ${GOALS.p95OverBeside}x: ${verdict(ratio <= GOALS.p95OverBeside)})`,
+    `detected per camera, largest / smallest: over the run ${shareText(c.detected.ratio)} (${c.detected.max} / ${c.detected.min}); per ${fairWindowS}-s window ${c.windows
+      .map((w) => `${fmt(w.fromS, 0)}-${fmt(w.toS, 0)} s ${shareText(w.detected.ratio)} (${w.detected.max} / ${w.detected.min})`)
+      .join(', ')} (goal <= ${GOALS.fairRatio} in every window: ${verdict(c.worstWindowRatio <= GOALS.fairRatio)})`,
+  ];
+}
+
+function uplinkLine(load: LoadFigures): string {
+  const c = load.cameras;
+  const held = c.cameras.reduce((a, f) => a + f.held, 0);
+  return (
+    `uplink per camera: sent min ${c.sent.min} / mean ${fmt(c.sent.mean, 1)} / max ${c.sent.max} frames (${fmt(c.sentPerS.mean, 2)} frames/s each on average, ${hint}), ` +
+    `refused min ${c.refused.min} / mean ${fmt(c.refused.mean, 1)} / max ${c.refused.max} (${fmt(c.refused.mean / load.durationS, 2)}/s each on average)` +
+    (held ? `; held by retryAfterMs (never sent) ${held}` : '')
+  );
+}
+
+/** One line per camera: what it sent and got. */
+function cameraTable(load: LoadFigures): string {
+  const half = Math.ceil(load.clients / 2);
+  const header = 'camera  codec    sent  sent/s  refused  refused/s  detected  held  unanswered';
+  const rows = load.cameras.cameras.map(
+    (f) =>
+      `${String(f.camera).padStart(6)}  ${(f.camera < half ? 'msgpack' : 'json').padEnd(7)} ${String(f.sent).padStart(5)}  ${fmt(f.sentPerS, 2).padStart(6)}  ` +
+      `${String(f.refused).padStart(7)}  ${fmt(f.refusedPerS, 2).padStart(9)}  ${String(f.detected).padStart(8)}  ${String(f.held).padStart(4)}  ${String(f.unanswered).padStart(10)}`,
+  );
+  return [header, ...rows].join('\n');
+}
+
+function loadText(load: LoadFigures, idle: IdleTiming, beside: BesideTiming): string {
   const ratio = load.latency.p95 / idle.serverMs.p50;
   return [
     `single frame on the idle gateway: server time p50 ${fmt(idle.serverMs.p50)} ms (p95 ${fmt(idle.serverMs.p95)}), round trip p50 ${fmt(idle.latencyMs.p50)} ms (${idle.frames} frames, stop-and-wait)`,
-    `load: ${load.clients} clients x ${load.fps} fps for ${load.durationS} s, open loop (${o.together ? 'all in step' : 'schedules spread over a frame interval'}), 640x480 JPEG, half MessagePack / half JSON: offered ${fmt(load.offeredFps, 0)} frames/s`,
-    `frames sent ${load.sent.toLocaleString('en-US')}, answered ${load.answered.toLocaleString('en-US')}, unanswered ${load.unanswered.toLocaleString('en-US')}`,
+    besideLine(beside),
+    `load: ${load.clients} clients x ${load.fps} fps for ${load.durationS} s, open loop (${o.together ? 'all in step' : 'schedules spread over a frame interval'}, ${hint}), 640x480 JPEG, half MessagePack / half JSON: offered ${fmt(load.offeredFps, 0)} frames/s`,
+    `frames sent ${load.sent.toLocaleString('en-US')}, answered ${load.answered.toLocaleString('en-US')}, unanswered ${load.unanswered.toLocaleString('en-US')}` +
+      (load.held ? `; held by retryAfterMs (due, never sent) ${load.held.toLocaleString('en-US')}` : ''),
     `outcomes: ${formatCounts(load.outcomes)}`,
     `detected ${fmt(load.detectedFps, 1)} frames/s; latency of detected frames from their scheduled send: p50 ${fmt(load.latency.p50, 0)} ms, p95 ${fmt(load.latency.p95, 0)} ms, p99 ${fmt(load.latency.p99, 0)} ms, max ${fmt(load.latency.max, 0)} ms`,
     `p95 / single-frame server time: ${fmt(ratio, 1)}x`,
+    ...goalLines(load, beside),
+    uplinkLine(load),
     `p95 per ${WINDOW_MS / 1000}-s window (ms): ${load.p95ByWindow.map((v) => fmt(v, 0)).join(', ')}`,
     `detected per client: min ${load.perClientDetected.min}, max ${load.perClientDetected.max}, largest/smallest ${fmt(load.perClientDetected.ratio, 2)}; by codec: ${formatCounts(load.detectedByCodec)}`,
     `client send lag (behind schedule): p99 ${fmt(load.sendLag.p99, 1)} ms, max ${fmt(load.sendLag.max, 1)} ms; WS ping RTT during load p50 ${fmt(load.pingRtt.p50, 1)} ms, p99 ${fmt(load.pingRtt.p99, 0)} ms`,
     load.clientFailures.length
       ? `client failures: ${load.clientFailures.slice(0, 5).join('; ')}${load.clientFailures.length > 5 ? ` (+${load.clientFailures.length - 5})` : ''}`
       : 'no client lost its connection',
+    '',
+    cameraTable(load),
   ].join('\n');
 }
 
@@ -148,14 +227,16 @@ function docBlock(
   label: string,
   load: LoadFigures,
   idle: IdleTiming,
+  beside: BesideTiming,
   rss: readonly RssSample[],
   logs: { lines: number; stackLines: number } | undefined,
   fuzz: FuzzReport | undefined,
 ): string {
-  const command = `pnpm bench:soak --clients ${clients} --duration ${durationS} --fps ${fps}${o.together ? ' --together' : ''}${fuzz ? ` --fuzz-cases ${fuzz.cases} --seed ${fuzz.seed}` : ' --skip-fuzz'} --write`;
+  const command = `pnpm bench:soak --clients ${clients} --duration ${durationS} --fps ${fps}${o.together ? ' --together' : ''}${o.ignoreRetryAfter ? ' --ignore-retry-after' : ''}${fairWindowS !== 60 ? ` --fair-window ${fairWindowS}` : ''}${fuzz ? ` --fuzz-cases ${fuzz.cases} --seed ${fuzz.seed}` : ' --skip-fuzz'} --write`;
   const rows: string[][] = [
-    ['offered', `${load.clients} clients x ${load.fps} fps = ${fmt(load.offeredFps, 0)} frames/s for ${load.durationS} s`],
+    ['offered', `${load.clients} clients x ${load.fps} fps = ${fmt(load.offeredFps, 0)} frames/s for ${load.durationS} s (${hint})`],
     ['frames sent / answered / unanswered', `${load.sent} / ${load.answered} / ${load.unanswered}`],
+    ['frames held by retryAfterMs (due, never sent)', String(load.held)],
     ['outcomes', formatCounts(load.outcomes)],
     ['detected frames/s', fmt(load.detectedFps, 1)],
     [
@@ -164,6 +245,23 @@ function docBlock(
     ],
     ['single-frame server time, idle (p50, ms)', fmt(idle.serverMs.p50, 1)],
     ['p95 / single-frame server time', `${fmt(load.latency.p95 / idle.serverMs.p50, 1)}x`],
+    [`service time beside another (p50 server ms, ${beside.clients} naive clients, idle)`, fmt(beside.serverMs.p50, 1)],
+    [
+      `p95 / service time beside another (goal <= ${GOALS.p95OverBeside}x)`,
+      `${fmt(load.latency.p95 / beside.serverMs.p50, 2)}x (${verdict(load.latency.p95 / beside.serverMs.p50 <= GOALS.p95OverBeside)})`,
+    ],
+    [
+      `detected per camera, largest / smallest per ${fairWindowS}-s window (goal <= ${GOALS.fairRatio})`,
+      `${load.cameras.windows.map((w) => shareText(w.detected.ratio)).join(', ')} (${verdict(load.cameras.worstWindowRatio <= GOALS.fairRatio)})`,
+    ],
+    [
+      'uplink per camera: sent min / mean / max (frames/s)',
+      `${load.cameras.sent.min} / ${fmt(load.cameras.sent.mean, 1)} / ${load.cameras.sent.max} (${fmt(load.cameras.sentPerS.mean, 2)})`,
+    ],
+    [
+      'refused per camera: min / mean / max',
+      `${load.cameras.refused.min} / ${fmt(load.cameras.refused.mean, 1)} / ${load.cameras.refused.max}`,
+    ],
     [`p95 per ${WINDOW_MS / 1000}-s window (ms)`, load.p95ByWindow.map((v) => fmt(v, 0)).join(', ')],
     [
       'detected per client, min / max (ratio)',
@@ -201,6 +299,8 @@ try {
   const frame = await cameraFrame();
   process.stderr.write(`gateway ${target.label} at ${target.url}; measuring one frame on the idle gateway...\n`);
   const idle = await measureIdleServerTime(target.url, frame);
+  process.stderr.write('measuring frames processed beside another (two naive stop-and-wait clients)...\n');
+  const beside = await measureBesideServerTime(target.url, frame, { frames: besideFrames });
   const logsBefore = target.owned ? { ...target.owned.tally } : undefined;
 
   rss.phase('load');
@@ -229,6 +329,7 @@ try {
         o.timeout,
         '--label',
         h.codec,
+        ...(o.ignoreRetryAfter ? ['--ignore-retry-after'] : []),
         // Cameras are not in step: each half spreads its clients' schedules over one frame interval.
         ...(h.count > 1 ? ['--stagger', o.together ? '0' : String(spreadStaggerMs(fps, h.count))] : []),
       ];
@@ -263,15 +364,15 @@ try {
       : undefined;
 
   if (o.json) {
-    console.log(JSON.stringify({ gateway: target.label, idle, load, rss: rss.samples, logs, fuzz }));
+    console.log(JSON.stringify({ gateway: target.label, idle, beside, load, rss: rss.samples, logs, fuzz }));
   } else {
     console.log(`gateway: ${target.label}\n`);
-    console.log(loadText(load, idle));
+    console.log(loadText(load, idle, beside));
     console.log(`gateway RSS (every 5 s): ${rssLine(rss.samples) || '- (no pid)'}`);
     if (logs) console.log(`gateway log during load and fuzz: ${logs.lines} lines, ${logs.stackLines} with stack traces`);
     if (fuzz) console.log(`\n${formatFuzzReport(fuzz)}`);
   }
-  if (o.write) writeReliabilitySection('soak', docBlock(target.label, load, idle, rss.samples, logs, fuzz));
+  if (o.write) writeReliabilitySection('soak', docBlock(target.label, load, idle, beside, rss.samples, logs, fuzz));
   if (load.unanswered > 0 || (fuzz && (fuzz.failed > 0 || !fuzz.aliveAtEnd))) exitCode = 1;
 } finally {
   rss.stop();

@@ -336,6 +336,19 @@ class Detector:
 # Codecs and validation (shared/src/codec.ts, shared/src/validation.ts)
 
 
+def is_raw_image(data: bytes) -> bool:
+    """
+    A binary message that is an image file as it is (gateway/src/decode/image-header.ts, sniffFormat): JPEG, PNG
+    or WebP by its magic bytes, which no MessagePack frame map starts with. The simplest client's frame.
+    """
+    return data[:3] == b"\xff\xd8\xff" or data[:4] == b"\x89PNG" or (len(data) >= 12 and data[:4] == b"RIFF" and data[8:12] == b"WEBP")
+
+
+def raw_frame_query(query: dict[str, str]) -> dict[str, Any]:
+    """`?model=` and `?threshold=` of the WebSocket URL: the model and threshold of frames sent as raw images."""
+    return parse_query({k: v for k, v in query.items() if k in ("model", "threshold")})
+
+
 def encode(message: dict, codec: str) -> bytes | str:
     if codec == "msgpack":
         return msgpack.packb(message, use_bin_type=True)
@@ -528,12 +541,18 @@ def create_app(detector: Detector, limits: dict[str, int]) -> FastAPI:
 
     @app.websocket("/ws")
     async def ws_endpoint(websocket: WebSocket):
+        # A bad raw-frame query is refused before the upgrade, with the reason (the gateway answers 400 too).
+        try:
+            raw_frame_query(dict(websocket.query_params))
+        except ProtocolError as error:
+            await websocket.send_denial_response(Response(error.message, status_code=400, media_type="text/plain"))
+            return
         await websocket.accept()
         requested = websocket.query_params.get("protocol")
         if requested is not None and _number_or_nan(requested) not in SUPPORTED_PROTOCOLS:
             await websocket.close(4001, f"protocol {requested} unsupported; this gateway speaks {', '.join(map(str, SUPPORTED_PROTOCOLS))}")
             return
-        session = Session(websocket, detector, limits)
+        session = Session(websocket, detector, limits, raw_frame_query(dict(websocket.query_params)))
         await session.run()
 
     return app
@@ -596,10 +615,13 @@ def validate_detect_body(value: Any, codec: str) -> dict[str, Any]:
 class Session:
     """One WebSocket connection (gateway/src/ws/frame-session.ts)."""
 
-    def __init__(self, websocket: WebSocket, detector: Detector, limits: dict[str, int]):
+    def __init__(self, websocket: WebSocket, detector: Detector, limits: dict[str, int], raw: dict[str, Any] | None = None):
         self.ws = websocket
         self.detector = detector
         self.limits = limits
+        # Frames sent as raw images: the URL's model and threshold, ids numbered by arrival.
+        self.raw = raw or {}
+        self.raw_count = 0
         self.open = True
         self.queue = FrameQueue(limits["maxInFlight"], limits["queueLength"], self.process, self.drop)
 
@@ -618,7 +640,9 @@ class Session:
                 if message["type"] == "websocket.disconnect":
                     break
                 received_at = time.perf_counter()
-                if message.get("bytes") is not None:
+                if message.get("bytes") is not None and is_raw_image(message["bytes"]):
+                    await self.receive_raw(message["bytes"], received_at)
+                elif message.get("bytes") is not None:
                     await self.receive(message["bytes"], "msgpack", received_at)
                 elif message.get("text") is not None:
                     await self.receive(message["text"], "json", received_at)
@@ -648,6 +672,27 @@ class Session:
             await self.fail(codec, error.code, error.message, message["id"])
             return
         self.queue.push((message, codec, received_at))
+
+    async def receive_raw(self, data: bytes, received_at: float) -> None:
+        """A frame sent as a raw image (gateway/src/sessions/message-session.ts, rawFrame): answered in JSON."""
+        if len(data) > self.limits["maxMessageBytes"]:
+            await self.fail("json", "too_large", f"message is {len(data)} bytes; the limit is {self.limits['maxMessageBytes']}")
+            return
+        self.raw_count += 1
+        frame = {
+            "type": "frame",
+            "id": self.raw_count,
+            "ts": time.time() * 1000,
+            "image": data,
+            "model": self.raw.get("model"),
+            "threshold": self.raw.get("threshold"),
+        }
+        try:
+            self.detector.resolve(frame["model"])
+        except ProtocolError as error:
+            await self.fail("json", error.code, error.message, frame["id"])
+            return
+        self.queue.push((frame, "json", received_at))
 
     async def process(self, item) -> None:
         frame, codec, received_at = item

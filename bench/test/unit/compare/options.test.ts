@@ -20,8 +20,19 @@ describe('bench:compare arguments', () => {
       remoteWorkers: 2,
       tritonMaxBatch: 8,
       queueDelayUs: 0,
+      hog: 2,
+      framesDir: undefined,
       write: false,
       out: BENCHMARKS_DOC,
+    });
+  });
+
+  it('naive: two busy loops by default, an older gateway and a frames folder when given', () => {
+    expect(parseCompareArgs(['--preset', 'naive'])).toMatchObject({ preset: 'naive', before: undefined, hog: 2, framesDir: undefined });
+    expect(parseCompareArgs(['--preset', 'naive', '--before', GATEWAY, '--hog', '0', '--frames-dir', '/tmp/f'])).toMatchObject({
+      before: GATEWAY,
+      hog: 0,
+      framesDir: '/tmp/f',
     });
   });
 
@@ -49,8 +60,13 @@ describe('bench:compare arguments', () => {
     expect(refused(['--preset', 'ab'])).toThrow(/needs --before/);
     expect(refused(['--preset', 'ab', '--before', '/nonexistent/gateway'])).toThrow(/not a gateway package/);
     expect(refused(['--preset', 'ab', '--before', GATEWAY, '--max-batch', '8'])).toThrow(/--max-batch is for --preset engine/);
-    expect(refused(['--preset', 'engine', '--before', GATEWAY])).toThrow(/--before is for --preset ab/);
+    expect(refused(['--preset', 'engine', '--before', GATEWAY])).toThrow(/--before is for --preset ab or naive/);
     expect(refused(['--preset', 'engine', '--client', 'own'])).toThrow(/--client is for --preset ab/);
+    expect(refused(['--preset', 'naive', '--client', 'own'])).toThrow(/--client is for --preset ab \(or naive with --before\)/);
+    expect(refused(['--preset', 'naive', '--max-batch', '8'])).toThrow(/--max-batch is for --preset engine/);
+    expect(refused(['--preset', 'engine', '--hog', '2'])).toThrow(/--hog is for --preset naive/);
+    expect(refused(['--preset', 'ab', '--before', GATEWAY, '--frames-dir', '/tmp/f'])).toThrow(/--frames-dir is for --preset naive/);
+    expect(refused(['--preset', 'naive', '--hog', '65'])).toThrow(CompareArgsError);
     expect(refused(['--preset', 'engine', '--repeats', '0'])).toThrow(CompareArgsError);
     expect(refused(['--preset', 'engine', '--repeats', '21'])).toThrow(CompareArgsError);
     expect(refused(['--preset', 'engine', '--scale', '0'])).toThrow(CompareArgsError);

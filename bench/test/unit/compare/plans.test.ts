@@ -26,6 +26,24 @@ describe('compare: the servers of each preset', () => {
     expect(after?.kind === 'gateway' && after.env).toEqual(before?.kind === 'gateway' && before.env);
   });
 
+  it('naive: this gateway and the OpenCV peer, an older gateway first when given, settings as the A/B', () => {
+    expect(presetPlans(options({ preset: 'naive' })).map((p) => [p.name, p.role, p.variable])).toEqual([
+      ['gateway', 'after', 'GATEWAY'],
+      ['FastAPI + OpenCV', 'peer', 'OPENCV'],
+    ]);
+    const plans = presetPlans(options({ preset: 'naive', before: '/tmp/before/gateway' }));
+    expect(plans.map((p) => [p.name, p.role, p.kind === 'gateway' ? p.dir : p.peer])).toEqual([
+      ['before', 'before', '/tmp/before/gateway'],
+      ['after', 'after', DEFAULT_GATEWAY_DIR],
+      ['FastAPI + OpenCV', 'peer', 'opencv'],
+    ]);
+    expect(plans.map((p) => (p.kind === 'gateway' ? p.env : p.threads))).toEqual([
+      { SIGHTLINE_THREADS: '2', SIGHTLINE_WORKERS: '2', SIGHTLINE_MAX_BATCH: '1' },
+      { SIGHTLINE_THREADS: '2', SIGHTLINE_WORKERS: '2', SIGHTLINE_MAX_BATCH: '1' },
+      2,
+    ]);
+  });
+
   it('engine: local batch 1 and N, Triton batching on and off, the OpenCV peer', () => {
     const plans = presetPlans(options({ maxBatch: 6, tritonMaxBatch: 16, queueDelayUs: 500, remoteWorkers: 4 }));
     expect(plans.map((p) => [p.key, p.role])).toEqual([

@@ -11,3 +11,4 @@ export { readModelSpecs, type ModelSpec } from './models/manifest.ts';
 export { sharedThreads } from './inference/inference-schedule.ts';
 export { inferenceSessionOptions } from './inference/session-options.ts';
 export { openFramePath, type OpenedFramePath, type OpenFramePathOptions } from './inference/local-frame-path.ts';
+export { TurboJpegDecoder, type DctScale } from './decode/jpeg-turbo.ts';

@@ -72,7 +72,8 @@ export interface VideoStreamOptions extends VideoStreamConfig {
 }
 
 export const VIDEO_STREAM_DEFAULTS = {
-  maxChunkBytes: 4 * 1024 * 1024,
+  // A 640x480 keyframe at 1 Mbit/s is 30-100 KB; in flight at most maxInFlight of these.
+  maxChunkBytes: 1024 * 1024,
   maxInFlight: 8,
   bufferedFrames: 1,
   idleTimeoutMs: 30_000,

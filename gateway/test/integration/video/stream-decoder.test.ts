@@ -86,6 +86,7 @@ describe('the ffmpeg it found', () => {
 describe.each([
   { codec: 'vp8', target: SSD, size: [300, 300] },
   { codec: 'h264', target: LETTERBOX_320, size: [320, 240] },
+  { codec: 'vp9', target: SSD, size: [300, 300] },
   { codec: 'vp8', target: { width: 640, height: 480, resize: 'stretch' } as const, size: [640, 480] },
 ] as const)('$codec into $target.width x $target.height ($target.resize)', ({ codec, target, size: [width, height] }) => {
   it('one frame per chunk, in order, at the content size, close to the source', async () => {
@@ -234,6 +235,19 @@ describe('errors', () => {
     expect(recorded.frames.slice(-3).map((frame) => frame.chunkId)).toEqual([25, 26, 27]);
     expect(recorded.decoder.stats().processStarts).toBe(2);
     expect(processGone(pid)).toBe(true);
+  });
+
+  it('an ffmpeg that cannot be started: decoder_exited for the chunk, with the reason, and nothing thrown', async () => {
+    if (!decoding.available) throw new Error(decoding.reason);
+    const chunks = await clips.chunks('vp8');
+    const broken: VideoDecoding = { ...decoding, ffmpeg: { ...decoding.ffmpeg, path: '/nonexistent/ffmpeg' } };
+    const recorded = openRecorded(broken, { codec: 'vp8', target: SSD });
+    open.push(recorded);
+    expect(recorded.decoder.decode({ id: 0, key: true, timestamp: 0, data: chunks[0]!.data })).toBeUndefined();
+    await recorded.outcomes(1);
+    expect(recorded.errors).toEqual([expect.objectContaining({ code: 'decoder_exited', chunkId: 0, keyframeNeeded: true })]);
+    expect(recorded.errors[0]!.message).toContain('could not start /nonexistent/ffmpeg');
+    expect(recorded.decoder.needsKeyframe).toBe(true);
   });
 
   it('a stalled process (stopped by SIGSTOP) is ended after the stall timeout: decoder_exited for every chunk waiting', async () => {

@@ -14,3 +14,4 @@ export { readModelsDir, type ModelsDirReading } from './models/models-dir.ts';
 export { sharedThreads } from './inference/inference-schedule.ts';
 export { inferenceSessionOptions } from './inference/session-options.ts';
 export { openFramePath, type OpenedFramePath, type OpenFramePathOptions } from './inference/local-frame-path.ts';
+export { TurboJpegDecoder, type DctScale } from './decode/jpeg-turbo.ts';

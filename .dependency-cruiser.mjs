@@ -15,9 +15,9 @@ const GATEWAY_LAYERS = [
     name: 'base',
     holds: ['config.ts', 'config', 'cpu-budget.ts', 'lifecycle.ts', 'logger.ts', 'logging', 'metrics.ts', 'runtime-check.ts'],
   },
-  // Reading a frame's bytes; reading model folders (specs, manifests, zero-config inference, sync); the WebRTC
+  // Reading a frame's bytes (images; video streams, one ffmpeg process each); reading model folders (specs, manifests, zero-config inference, sync); the WebRTC
   // stack (WHIP, peers, RTP to frames) and a connection's emulated link, which know nothing of frames' detection.
-  { name: 'decode-models', holds: ['decode', 'models', 'webrtc', 'link'] },
+  { name: 'decode-models', holds: ['decode', 'video', 'models', 'webrtc', 'link'] },
   // Serving engines a model can run on (KServe v2 client, remote runner, circuit breaker, monitor).
   { name: 'engines', holds: ['engines'] },
   // The workers that run models (may use decode, engines, models): the executor of the one queue.

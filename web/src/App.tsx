@@ -17,6 +17,7 @@ import { ModelControls } from './components/ModelControls.tsx';
 import { RouteComparison } from './components/RouteComparison.tsx';
 import { RunOnControls } from './components/RunOnControls.tsx';
 import { SourceControls } from './components/SourceControls.tsx';
+import { StageBar } from './components/StageBar.tsx';
 import { StageBreakdown } from './components/StageBreakdown.tsx';
 import { StreamControls } from './components/StreamControls.tsx';
 import { Toasts } from './components/Toasts.tsx';
@@ -156,6 +157,7 @@ export function App() {
             onResume={() => updateSettings({ paused: false })}
             onRetryDevice={retryDevice}
           />
+          <StageBar settings={settings} onChange={updateSettings} />
           <Panel
             title="Tracking"
             id="tracking-title"

@@ -148,6 +148,8 @@ test.describe('on a phone', () => {
       );
       expect(hit, `${name}: nothing covers it`).toBe(name);
     }
+    const copyLink = await rect(page.getByTestId('copy-link'));
+    expect(bottom(copyLink), 'Copy link on the first screen').toBeLessThanOrEqual(PHONE.height);
 
     await shot('14-phone.png');
     await page.screenshot({ path: test.info().outputPath('14-phone-full.png'), fullPage: true });

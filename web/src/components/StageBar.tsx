@@ -3,6 +3,7 @@ import type { StreamSettings } from '../app/settings.ts';
 import { RUN_ON_CHOICES, RUN_ON_HINTS, RUN_ON_LABELS } from '../frame-routes/run-on.ts';
 import { CODEC_LABELS } from '../transport/codec-policy.ts';
 import { SegmentedChoice } from './SegmentedChoice.tsx';
+import { ShareLink } from './ShareLink.tsx';
 
 interface Props {
   settings: StreamSettings;
@@ -17,7 +18,7 @@ const CODEC_HINTS: Record<Codec, string> = {
 
 /**
  * Right under the picture, on a phone too: what is being compared (where frames run, the codec; later the
- * link and the transport), one tap away.
+ * link and the transport), one tap away, and the link that shares these choices.
  */
 export function StageBar({ settings, onChange }: Props) {
   return (
@@ -48,6 +49,7 @@ export function StageBar({ settings, onChange }: Props) {
           onChange={(codec) => onChange({ codec })}
         />
       </div>
+      <ShareLink settings={settings} />
     </div>
   );
 }

@@ -35,8 +35,9 @@ export class Dashboard {
     return this.byTestId(`stats-${codec}`).getByTestId(`stat-${metric}`);
   }
 
-  async open(): Promise<void> {
-    await this.page.goto('/');
+  /** Opens the dashboard at `path` (`/?codec=json&run=gateway`: settings in the address, web/src/app/url-settings.ts). */
+  async open(path = '/'): Promise<void> {
+    await this.page.goto(path);
     await expect(this.connection).toBeVisible();
   }
 

@@ -1,8 +1,10 @@
 import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import type { ModelInfo } from '@sightline/shared/protocol';
 import { DashboardController } from './app/dashboard-controller.ts';
-import { modelFallback, type LostModel } from './app/model-choice.ts';
-import { CHART_WINDOW, STATS_WINDOWS } from './app/settings.ts';
+import { linkedModel, modelFallback, type LostModel } from './app/model-choice.ts';
+import { CHART_WINDOW, STATS_WINDOWS, type StreamSettings } from './app/settings.ts';
+import { readUrlSettings, urlProblemsText } from './app/url-settings.ts';
+import { useAddressBar } from './app/use-address-bar.ts';
 import { usePersistedSettings } from './app/use-persisted-settings.ts';
 import type { SourceKind } from './capture/capture-source.ts';
 import { modelFor } from './capture/frame-size.ts';
@@ -17,17 +19,41 @@ import { ModelControls } from './components/ModelControls.tsx';
 import { RouteComparison } from './components/RouteComparison.tsx';
 import { RunOnControls } from './components/RunOnControls.tsx';
 import { SourceControls } from './components/SourceControls.tsx';
+import { StageBar } from './components/StageBar.tsx';
 import { StageBreakdown } from './components/StageBreakdown.tsx';
 import { StreamControls } from './components/StreamControls.tsx';
 import { Toasts } from './components/Toasts.tsx';
 import { TrackingPanel } from './components/TrackingPanel.tsx';
+import { unservedLinkText } from './ui/models-text.ts';
 import { VERDICT_WINDOW } from './ui/route-comparison.ts';
 
 export function App() {
   const [controller] = useState(() => new DashboardController());
   const snapshot = useSyncExternalStore(controller.subscribe, controller.getSnapshot);
-  const [settings, updateSettings] = usePersistedSettings();
+  // The settings the page's address sets (url-settings.ts), read once: they win over the stored ones for this page load.
+  const [link] = useState(() => readUrlSettings(window.location.search));
+  const [settings, updateSettings] = usePersistedSettings(link.settings);
   const lastFile = useRef<File | undefined>(undefined);
+
+  // The address bar follows the choices once the page was opened with some, or the person makes one.
+  const [addressInUse, setAddressInUse] = useState(link.present);
+  useAddressBar(settings, addressInUse);
+  /** A choice the person made on the page (not one the page made for them, like a model fallback). */
+  const choose = useCallback(
+    (patch: Partial<StreamSettings>) => {
+      setAddressInUse(true);
+      updateSettings(patch);
+    },
+    [updateSettings],
+  );
+
+  // What the address asked for and cannot have is said once, in one notice (a toast, and the Errors panel keeps it).
+  const reportedLink = useRef(false);
+  useEffect(() => {
+    if (reportedLink.current || link.problems.length === 0) return;
+    reportedLink.current = true;
+    controller.addressProblem(urlProblemsText(link.problems));
+  }, [controller, link]);
 
   useEffect(() => {
     controller.start();
@@ -41,17 +67,35 @@ export function App() {
     controller.openCamera();
   }, [controller]);
 
-  // Mirror a selfie camera by default; files and rear cameras are shown as they are.
+  // Mirror a selfie camera by default; files and rear cameras are shown as they are. The address's `mirror`
+  // holds for the first source.
   const { generation, kind, facingMode } = snapshot.source;
   useEffect(() => {
+    if (generation === 1 && link.settings.mirror !== undefined) return;
     if (generation > 0) updateSettings({ mirror: kind === 'camera' && facingMode !== 'environment' });
-  }, [generation, kind, facingMode, updateSettings]);
+  }, [generation, kind, facingMode, updateSettings, link]);
 
   // Pick the gateway's default model (and its threshold) once the list is known, and again whenever the
   // model chosen leaves the list (the list is kept current while the page is open): saying so.
   const models = snapshot.models.response;
   const [lostModel, setLostModel] = useState<LostModel | undefined>(undefined);
+  // The model the address named, checked once against the first list: its default threshold unless the
+  // address set one too; a notice, and the gateway's default, when it is not served.
+  const linkPending = useRef(link.settings.model !== undefined);
   useEffect(() => {
+    const name = link.settings.model;
+    if (linkPending.current && name !== undefined) {
+      const linked = linkedModel(models, name);
+      if (!linked) return;
+      linkPending.current = false;
+      if (!linked.served) {
+        controller.addressProblem(unservedLinkText(linked));
+        updateSettings({ model: linked.instead.name, threshold: linked.instead.scoreThreshold });
+      } else if (link.settings.threshold === undefined || linked.model.name !== name) {
+        updateSettings({ model: linked.model.name, threshold: link.settings.threshold ?? linked.model.scoreThreshold });
+      }
+      return;
+    }
     const fallback = modelFallback(models, settings.model);
     if (!fallback) return;
     updateSettings({ model: fallback.model.name, threshold: fallback.model.scoreThreshold });
@@ -59,7 +103,7 @@ export function App() {
       setLostModel(fallback.lost);
       controller.modelLost(fallback.lost, fallback.model);
     }
-  }, [controller, models, settings.model, updateSettings]);
+  }, [controller, link, models, settings.model, updateSettings]);
 
   const chooseSource = useCallback(
     (next: SourceKind) => {
@@ -86,9 +130,9 @@ export function App() {
   const chooseModel = useCallback(
     (info: ModelInfo) => {
       setLostModel(undefined);
-      updateSettings({ model: info.name, threshold: info.scoreThreshold });
+      choose({ model: info.name, threshold: info.scoreThreshold });
     },
-    [updateSettings],
+    [choose],
   );
 
   const sourceSize =
@@ -127,20 +171,20 @@ export function App() {
               lost={lostModel}
               threshold={settings.threshold}
               onModel={chooseModel}
-              onThreshold={(threshold) => updateSettings({ threshold })}
+              onThreshold={(threshold) => choose({ threshold })}
               onRetry={() => controller.retryModels()}
               onRefresh={() => controller.refreshModels()}
             />
           </Panel>
           <Panel title="Stream" id="stream-title">
-            <RunOnControls settings={settings} onDevice={snapshot.onDevice} onChange={updateSettings} onRetry={retryDevice} />
+            <RunOnControls settings={settings} onDevice={snapshot.onDevice} onChange={choose} onRetry={retryDevice} />
             <StreamControls
               settings={settings}
               sourceSize={sourceSize}
               limits={snapshot.connection.hello?.limits}
               nextCodec={snapshot.nextCodec}
               model={modelFor(models, settings.model)}
-              onChange={updateSettings}
+              onChange={choose}
             />
           </Panel>
         </aside>
@@ -156,13 +200,14 @@ export function App() {
             onResume={() => updateSettings({ paused: false })}
             onRetryDevice={retryDevice}
           />
+          <StageBar settings={settings} onChange={choose} />
           <Panel
             title="Tracking"
             id="tracking-title"
             className="panel--tracking"
             actions={<span className="panel__note">one track per object, this device and the gateway alike</span>}
           >
-            <TrackingPanel settings={settings} tracking={snapshot.tracking} onChange={updateSettings} />
+            <TrackingPanel settings={settings} tracking={snapshot.tracking} onChange={choose} />
           </Panel>
           <Panel
             title="Latency"
@@ -199,7 +244,7 @@ export function App() {
                   id="stats-window"
                   className="input input--small"
                   value={settings.statsWindow}
-                  onChange={(event) => updateSettings({ statsWindow: Number(event.target.value) })}
+                  onChange={(event) => choose({ statsWindow: Number(event.target.value) })}
                 >
                   {STATS_WINDOWS.map((size) => (
                     <option key={size} value={size}>

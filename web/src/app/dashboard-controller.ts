@@ -299,6 +299,11 @@ export class DashboardController {
     this.noticeLog.add('model_gone', lostModelText(lost, instead));
   }
 
+  /** Something the page's address asked for cannot be done (url-settings.ts): a notice says so. */
+  addressProblem(message: string): void {
+    this.noticeLog.add('address', message);
+  }
+
   /** Loads the model on this device again after a failure. */
   retryOnDevice(): void {
     this.onDevice.retry(this.deviceTarget());

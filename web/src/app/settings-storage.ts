@@ -77,6 +77,19 @@ export function loadSettings(stored: string | null | undefined, legacy?: string 
   return merged;
 }
 
+/**
+ * What to store while some settings come from the page's address: those keep the stored value, so a
+ * link sets its choices for the page load it opens, not for every visit after it. `linked` holds the
+ * address's values still in force (the hook drops a key once the person changes that setting).
+ */
+export function settingsToStore(current: StreamSettings, linked: Partial<StreamSettings>, stored: StreamSettings): StreamSettings {
+  const kept: Partial<StreamSettings> = {};
+  for (const key of PERSISTED) {
+    if (key in linked) (kept as Record<string, unknown>)[key] = stored[key];
+  }
+  return { ...current, ...kept };
+}
+
 export function serializeSettings(settings: StreamSettings): string {
   return JSON.stringify(Object.fromEntries(PERSISTED.map((key) => [key, settings[key]])));
 }

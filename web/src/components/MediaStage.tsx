@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, type CSSProperties } from 'react';
 import type { DashboardController } from '../app/dashboard-controller.ts';
 import type { DashboardSnapshot } from '../app/dashboard-snapshot.ts';
 import type { CameraErrorKind } from '../capture/camera.ts';
@@ -40,49 +40,56 @@ export function MediaStage({ controller, snapshot, mirror, boxes, onUseFile, onR
   const { source, latest, phase } = snapshot;
   const showImage = source.kind === 'file' && source.file?.kind === 'image';
   const mirrorClass = mirror ? ' is-mirrored' : '';
+  // On a phone the stage takes the picture's own shape (styles.css); elsewhere it stays 16:9.
+  const aspect = source.width && source.height ? { '--source-aspect': `${source.width} / ${source.height}` } : undefined;
   return (
-    <div className="stage" data-phase={phase}>
-      <video
-        ref={videoRef}
-        data-testid="video"
-        className={`stage__media${mirrorClass}`}
-        hidden={showImage}
-        muted
-        playsInline
-        autoPlay
-        aria-label="Live picture being analysed"
-      />
-      <img
-        ref={imageRef}
-        data-testid="still-image"
-        className={`stage__media${mirrorClass}`}
-        hidden={!showImage}
-        alt="Image being analysed"
-      />
-      <canvas ref={canvasRef} data-testid="overlay" className="stage__overlay" aria-hidden="true" />
+    <div className="stage-area" data-testid="stage-area">
+      <div className="stage" data-phase={phase} style={aspect as CSSProperties | undefined}>
+        <video
+          ref={videoRef}
+          data-testid="video"
+          className={`stage__media${mirrorClass}`}
+          hidden={showImage}
+          muted
+          playsInline
+          autoPlay
+          aria-label="Live picture being analysed"
+        />
+        <img
+          ref={imageRef}
+          data-testid="still-image"
+          className={`stage__media${mirrorClass}`}
+          hidden={!showImage}
+          alt="Image being analysed"
+        />
+        <canvas ref={canvasRef} data-testid="overlay" className="stage__overlay" aria-hidden="true" />
 
-      {latest && phase === 'streaming' && performance.now() - latest.receivedAt < 1500 && (
-        <div className="stage__hud" aria-hidden="true">
-          <span className="chip">
-            {latest.detections.length} {latest.detections.length === 1 ? 'object' : 'objects'}
-          </span>
-          <span className="chip">{formatMs(latest.fullMs)}</span>
-          <span className="chip chip--accent" data-testid="hud-path" data-path={latest.path}>
-            {latest.codec ? `Gateway · ${CODEC_LABELS[latest.codec]}` : 'This device'}
-          </span>
-          <span className="chip" data-testid="hud-boxes" data-mode={boxes}>
-            {BOX_MODE_LABELS[boxes]} · {leadText(boxes, snapshot.tracking.leadMs)}
-          </span>
-        </div>
-      )}
+        <StageMessage
+          snapshot={snapshot}
+          onUseFile={onUseFile}
+          onRetryCamera={onRetryCamera}
+          onResume={onResume}
+          {...(onRetryDevice ? { onRetryDevice } : {})}
+        />
+      </div>
 
-      <StageMessage
-        snapshot={snapshot}
-        onUseFile={onUseFile}
-        onRetryCamera={onRetryCamera}
-        onResume={onResume}
-        {...(onRetryDevice ? { onRetryDevice } : {})}
-      />
+      {/* Over the picture's bottom edge on a wide screen; under it on a phone, where it would cover it (a row kept in place). */}
+      <div className="stage__hud" data-testid="stage-hud" aria-hidden="true">
+        {latest && phase === 'streaming' && performance.now() - latest.receivedAt < 1500 && (
+          <>
+            <span className="chip">
+              {latest.detections.length} {latest.detections.length === 1 ? 'object' : 'objects'}
+            </span>
+            <span className="chip">{formatMs(latest.fullMs)}</span>
+            <span className="chip chip--accent" data-testid="hud-path" data-path={latest.path}>
+              {latest.codec ? `Gateway · ${CODEC_LABELS[latest.codec]}` : 'This device'}
+            </span>
+            <span className="chip" data-testid="hud-boxes" data-mode={boxes}>
+              {BOX_MODE_LABELS[boxes]} · {leadText(boxes, snapshot.tracking.leadMs)}
+            </span>
+          </>
+        )}
+      </div>
     </div>
   );
 }

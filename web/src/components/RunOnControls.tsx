@@ -1,9 +1,8 @@
 import type { StreamSettings } from '../app/settings.ts';
-import { RUN_ON_CHOICES, RUN_ON_HINTS, RUN_ON_LABELS, usesDevice } from '../frame-routes/run-on.ts';
+import { RUN_ON_HINTS, RUN_ON_LABELS, usesDevice } from '../frame-routes/run-on.ts';
 import type { OnDeviceState } from '../inference/on-device-engine.ts';
 import { isThreadsSetting, THREAD_CHOICES, wasmThreads, type ThreadsSetting } from '../inference/threads.ts';
 import { onDeviceNotes, onDeviceStatusText } from '../ui/on-device-text.ts';
-import { SegmentedChoice } from './SegmentedChoice.tsx';
 
 interface Props {
   settings: Pick<StreamSettings, 'runOn' | 'deviceThreads'>;
@@ -18,23 +17,20 @@ function threadsLabel(setting: ThreadsSetting, isolated: boolean): string {
   return `Auto (${threads})`;
 }
 
-/** Run on: Gateway | This device | Both, and how the model runs on this device. */
+/**
+ * Where frames run (chosen in the bar under the picture, StageBar) in words, and how the model runs on this
+ * device: its status, notes, and threads.
+ */
 export function RunOnControls({ settings, onDevice, onChange, onRetry }: Props) {
   const isolated = typeof window !== 'undefined' && window.crossOriginIsolated;
   const device = usesDevice(settings.runOn);
   const notes = onDeviceNotes(onDevice);
   return (
     <div className="controls-group run-on-controls">
-      <fieldset className="field run-on-field">
-        <legend className="field__label">Run on</legend>
-        <SegmentedChoice
-          name="run-on"
-          options={RUN_ON_CHOICES}
-          value={settings.runOn}
-          labels={RUN_ON_LABELS}
-          hints={RUN_ON_HINTS}
-          onChange={(runOn) => onChange({ runOn })}
-        />
+      <div className="field">
+        <p className="field__label">
+          Run on: <span data-testid="run-on-summary">{RUN_ON_LABELS[settings.runOn]}</span>
+        </p>
         <p className="field__hint">{RUN_ON_HINTS[settings.runOn]}</p>
         {(device || onDevice.status === 'ready') && (
           <p
@@ -63,7 +59,7 @@ export function RunOnControls({ settings, onDevice, onChange, onRetry }: Props) 
             {note}
           </p>
         ))}
-      </fieldset>
+      </div>
       {device && (
         <label className="compact-number">
           <span>On-device threads</span>

@@ -5,7 +5,6 @@ import { CODEC_LABELS } from '../transport/codec-policy.ts';
 import { clampInFlight, MAX_IN_FLIGHT, MIN_IN_FLIGHT } from '../transport/frame-sender.ts';
 import { Field } from './Field.tsx';
 import { NumberInput } from './NumberInput.tsx';
-import { SegmentedChoice } from './SegmentedChoice.tsx';
 
 interface Props {
   settings: StreamSettings;
@@ -17,13 +16,7 @@ interface Props {
   onChange: (patch: Partial<StreamSettings>) => void;
 }
 
-const CODECS = ['json', 'msgpack'] as const satisfies readonly Codec[];
-const CODEC_HINTS: Record<Codec, string> = {
-  json: 'Text frames, image as Base64 (+33 %)',
-  msgpack: 'Binary frames, raw image bytes',
-};
-
-/** Wire and capture settings: codec (live, per message), A/B mode, flow control, frame size, JPEG quality. */
+/** Wire and capture settings: A/B mode, flow control, frame size, JPEG quality (the codec itself is in StageBar). */
 export function StreamControls({ settings, sourceSize, limits, nextCodec, model, onChange }: Props) {
   const sizes = frameSizeChoices(sourceSize);
   const nativeLabel = sourceSize ? `Native (${sourceSize.width}×${sourceSize.height})` : 'Native';
@@ -38,27 +31,6 @@ export function StreamControls({ settings, sourceSize, limits, nextCodec, model,
     : 'Auto fits the frame to the model’s input once the model list is known.';
   return (
     <div className="controls-group">
-      <fieldset className="field codec-field">
-        <legend className="field__label">Codec</legend>
-        <SegmentedChoice
-          name="codec"
-          options={CODECS}
-          value={settings.codec}
-          labels={CODEC_LABELS}
-          hints={CODEC_HINTS}
-          onChange={(codec) => onChange({ codec })}
-        />
-        <p className="field__hint">
-          Switches on the next message, no reconnect.
-          {settings.abMode && (
-            <>
-              {' '}
-              Next: <strong>{CODEC_LABELS[nextCodec]}</strong>
-            </>
-          )}
-        </p>
-      </fieldset>
-
       <div className="inline-fields">
         <label className="toggle">
           <input
@@ -84,6 +56,15 @@ export function StreamControls({ settings, sourceSize, limits, nextCodec, model,
           />
           <span>frames</span>
         </label>
+        <p className="field__hint inline-fields__hint">
+          {settings.abMode ? (
+            <>
+              JSON and MessagePack in turn, from the codec under the picture. Next: <strong>{CODEC_LABELS[nextCodec]}</strong>
+            </>
+          ) : (
+            'Alternate JSON and MessagePack in blocks, to compare them on the same scene.'
+          )}
+        </p>
       </div>
 
       <Field

@@ -41,7 +41,7 @@ export function Toasts({ errors, notices }: Props) {
     // each toast as well would make screen readers read every toast twice.
     <div className="toasts" aria-live="polite" aria-relevant="additions">
       {toasts.map((toast) => (
-        <div key={toast.key} className={`toast toast--${toast.tone}`}>
+        <div key={toast.key} className={`toast toast--${toast.tone}`} data-testid="toast" data-tone={toast.tone}>
           <div className="toast__body">
             <strong className="toast__title">
               {toast.title}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelsResponse } from '@sightline/shared/protocol';
-import { modelFallback } from '../../../src/app/model-choice.ts';
+import { linkedModel, modelFallback } from '../../../src/app/model-choice.ts';
 import { modelInfo } from '../../support/models.ts';
 
 const ssd = modelInfo();
@@ -35,5 +35,31 @@ describe('modelFallback', () => {
   it('the first model when the default is not in the list; nothing when no model is served', () => {
     expect(modelFallback(response([faces], { defaultModel: 'ssd' }), 'my-yolo')?.model).toBe(faces);
     expect(modelFallback(response([], { defaultModel: '' }), 'my-yolo')).toBeUndefined();
+  });
+});
+
+describe('linkedModel', () => {
+  it('nothing before the list is known, or with no model to fall back on', () => {
+    expect(linkedModel(undefined, 'faces')).toBeUndefined();
+    expect(linkedModel(response([], { defaultModel: '' }), 'faces')).toBeUndefined();
+  });
+
+  it('a served model as named, or named in another case when only one model matches', () => {
+    expect(linkedModel(response(), 'faces')).toEqual({ served: true, model: faces });
+    expect(linkedModel(response(), 'FACES')).toEqual({ served: true, model: faces });
+    const twins = modelInfo({ name: 'Faces', title: 'Other faces', default: false });
+    expect(linkedModel(response([ssd, faces, twins]), 'FACES')).toMatchObject({ served: false, name: 'FACES' });
+  });
+
+  it('a model not served falls back to the default, with what is served, or the gateway’s reason', () => {
+    expect(linkedModel(response(), 'nope')).toEqual({ served: false, name: 'nope', instead: ssd, servedNames: ['ssd', 'faces'] });
+    const broken = response([ssd, faces], { unavailable: [{ name: 'my-yolo', reason: 'the file is not an ONNX model' }] });
+    expect(linkedModel(broken, 'my-yolo')).toEqual({
+      served: false,
+      name: 'my-yolo',
+      instead: ssd,
+      reason: 'the file is not an ONNX model',
+      servedNames: ['ssd', 'faces'],
+    });
   });
 });

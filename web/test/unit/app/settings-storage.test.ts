@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SETTINGS } from '../../../src/app/settings.ts';
-import { loadSettings, serializeSettings } from '../../../src/app/settings-storage.ts';
+import { loadSettings, serializeSettings, settingsToStore } from '../../../src/app/settings-storage.ts';
 
 describe('persisted settings', () => {
   it('defaults to the auto frame size', () => {
@@ -53,5 +53,14 @@ describe('persisted settings', () => {
     expect(DEFAULT_SETTINGS.boxes).toBe('predicted');
     expect(loadSettings(serializeSettings({ ...DEFAULT_SETTINGS, boxes: 'raw' })).boxes).toBe('raw');
     expect(loadSettings(JSON.stringify({ boxes: 'smoothed' })).boxes).toBe('predicted');
+  });
+
+  it('stores the stored value of a setting a link set, and the current value of every other', () => {
+    const stored = { ...DEFAULT_SETTINGS, codec: 'msgpack' as const, runOn: 'device' as const, maxInFlight: 2 };
+    const current = { ...stored, codec: 'json' as const, runOn: 'gateway' as const, maxInFlight: 4, model: 'faces' };
+    const kept = settingsToStore(current, { codec: 'json', runOn: 'gateway', model: 'faces' }, stored);
+    expect(kept).toMatchObject({ codec: 'msgpack', runOn: 'device', maxInFlight: 4 });
+    expect(loadSettings(serializeSettings(kept))).toMatchObject({ codec: 'msgpack', runOn: 'device', maxInFlight: 4 });
+    expect(settingsToStore(current, {}, stored)).toEqual(current);
   });
 });

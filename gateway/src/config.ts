@@ -329,6 +329,20 @@ export const SETTINGS = {
     env: 'SIGHTLINE_MAX_CONNECTIONS',
     help: 'WebSocket connections at once',
   }),
+  maxVideoStreams: setting({
+    schema: integer(0, 1024),
+    default: 8,
+    flag: '--max-video-streams <n>',
+    env: 'SIGHTLINE_MAX_VIDEO_STREAMS',
+    help: 'video streams decoded at once (one ffmpeg process each, about 15 MB); past it a keyframe is answered `dropped` / `overloaded`; 0 turns video off',
+  }),
+  ffmpeg: setting({
+    schema: z.string().min(1).optional(),
+    defaultText: 'the one `pnpm install` brings (`@ffmpeg-installer`), else `ffmpeg` on `PATH`',
+    flag: '--ffmpeg <path>',
+    env: 'SIGHTLINE_FFMPEG',
+    help: 'the ffmpeg that decodes video streams (VP8, VP9, H.264; AV1 where it has dav1d)',
+  }),
   webrtcMaxPeers: setting({
     schema: integer(0, 1024),
     default: 16,

@@ -25,6 +25,9 @@ import { ReceiveBudget } from './scheduling/receive-budget.ts';
 import { AccessPolicy } from './security/access-policy.ts';
 import { accessUrls, resolveExposure, warnAboutExposure, withoutToken, type Exposure } from './security/exposure.ts';
 import { warmUp } from './warm-up.ts';
+import { VideoStreamSlots } from './sessions/video-stream.ts';
+import type { SessionVideo } from './sessions/message-session.ts';
+import { probeVideoDecoding } from './video/index.ts';
 import { createWhipWay, type WhipWay } from './whip/whip-way.ts';
 import { attachSocketServer, type SocketServer } from './ws/socket-server.ts';
 
@@ -124,6 +127,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, seams:
   };
   const frames = new FrameService(scheduler, (request) => admitFrame(request, admission), engines);
   await warmUp(frames, registry.names, logger);
+  const video = await videoOf(config, registry, engines, logger);
   const limits: Limits = {
     maxMessageBytes: config.maxMessageBytes,
     maxPixels: config.maxPixels,
@@ -161,6 +165,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, seams:
           maxMessagesPerSecond: config.maxMessagesPerSecond,
           models,
           instance: config.instance,
+          video,
           webrtc: {
             // Host candidates from the address the gateway listens on: loopback stays loopback.
             bindAddress: config.host,
@@ -196,6 +201,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, seams:
   server.on('request', app);
   const sockets = attachSocketServer(server, {
     frames,
+    video,
     limits,
     maxBufferedBytes: config.maxBufferedBytes,
     maxMessagesPerSecond: config.maxMessagesPerSecond,
@@ -240,6 +246,27 @@ export async function startGateway(config: GatewayConfig, logger: Logger, seams:
       drain(0).then(async () => {
         await new Promise<void>((resolve) => (metricsServer ? metricsServer.close(() => resolve()) : resolve()));
       }),
+  };
+}
+
+/** Video decoding as this machine offers it (an ffmpeg that runs, and which codecs it decodes), or none. */
+async function videoOf(config: GatewayConfig, registry: ModelRegistry, engines: EngineMonitor, logger: Logger): Promise<SessionVideo | undefined> {
+  if (config.maxVideoStreams === 0) return undefined;
+  const decoding = await probeVideoDecoding(config.ffmpeg ? { ffmpegPath: config.ffmpeg } : {});
+  if (decoding.available) {
+    logger.info({ codecs: decoding.codecs, ffmpeg: decoding.ffmpeg.path, version: decoding.ffmpeg.version }, 'video decoding');
+  } else {
+    logger.warn({ reason: decoding.reason }, 'video decoding unavailable: chunks are answered unsupported_codec');
+  }
+  return {
+    decoding,
+    slots: new VideoStreamSlots(config.maxVideoStreams),
+    maxPixels: config.maxPixels,
+    model: (name) => {
+      const spec = registry.resolve(name);
+      engines.check(spec.manifest.name);
+      return spec;
+    },
   };
 }
 

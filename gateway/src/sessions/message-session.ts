@@ -25,6 +25,10 @@ import type { Logger } from '../logger.ts';
 import { observeStages, type Metrics } from '../metrics.ts';
 import type { MessageChannel } from './message-channel.ts';
 import { MessageRateLimiter } from './message-rate-limiter.ts';
+import { VideoStream, type VideoStreamOptions } from './video-stream.ts';
+
+/** What a session needs to take video chunks: the gateway's decoding and decoder slots, and its models. */
+export type SessionVideo = Pick<VideoStreamOptions, 'decoding' | 'slots' | 'maxPixels' | 'model' | 'idleMs'>;
 
 export interface MessageSessionOptions {
   frames: FrameService;
@@ -43,6 +47,8 @@ export interface MessageSessionOptions {
   transport: string;
   /** The emulated link the channel runs behind, named in `hello`. */
   link?: { spec: string; label: string };
+  /** Video decoding, when the gateway decodes video: chunks are taken, and `hello.video` names the codecs. */
+  video?: SessionVideo | undefined;
   /** The model and threshold of frames sent as raw images (`?model=`, `?threshold=`); the defaults when unset. */
   rawFrames?: { model?: string | undefined; threshold?: number | undefined };
   logger: Logger;
@@ -55,6 +61,10 @@ export class MessageSession {
   private closing = false;
   /** Raw-image frames numbered in the order they arrived: their `id`. */
   private rawFrameCount = 0;
+  /** The connection's video stream, from its first chunk. */
+  private video: VideoStream | undefined;
+  /** The codec the last chunk came in: keyframe requests go out in it. */
+  private videoCodec: Codec = 'msgpack';
 
   constructor(
     private readonly channel: MessageChannel,
@@ -75,6 +85,7 @@ export class MessageSession {
         limits: options.limits,
         ...(options.tracking ? { tracking: true } : {}),
         ...(options.link ? { link: options.link } : {}),
+        ...(options.video?.decoding.available ? { video: { codecs: [...options.video.decoding.codecs] } } : {}),
       },
       'json',
     );
@@ -123,7 +134,7 @@ export class MessageSession {
       return;
     }
     if (message.type === 'chunk') {
-      this.chunk(message, codec);
+      this.chunk(message, codec, receivedAt);
       return;
     }
     this.frame(message, codec, receivedAt);
@@ -139,6 +150,7 @@ export class MessageSession {
   closed(): void {
     this.closing = true;
     this.stream.detach();
+    this.video?.close();
   }
 
   /**
@@ -147,7 +159,7 @@ export class MessageSession {
    */
   async drain(): Promise<void> {
     this.stream.close('shutting_down');
-    await this.stream.whenIdle();
+    await Promise.all([this.stream.whenIdle(), this.video?.drain()]);
     this.close(CLOSE_CODES.goingAway, 'gateway shutting down');
   }
 
@@ -157,6 +169,7 @@ export class MessageSession {
     this.closing = true;
     // Whatever still waits cannot be answered on a closing channel.
     this.stream.detach();
+    this.video?.close();
     this.channel.close(code, reason);
   }
 
@@ -186,9 +199,36 @@ export class MessageSession {
     );
   }
 
-  /** A video chunk: this gateway decodes no video yet; `hello.video` says so. */
-  private chunk(chunk: ChunkMessage, codec: Codec): void {
-    this.fail(codec, new ProtocolError('unsupported_codec', `this gateway decodes no video; send frames (JPEG, PNG or WebP)`), chunk.id);
+  /** A video chunk: decoded by the connection's video stream, its picture detected like a frame. */
+  private chunk(chunk: ChunkMessage, codec: Codec, receivedAt: number): void {
+    const video = this.options.video;
+    if (!video?.decoding.available) {
+      const reason = video && !video.decoding.available ? video.decoding.reason : 'video decoding is off';
+      this.fail(codec, new ProtocolError('unsupported_codec', `this gateway decodes no video (${reason}); send frames (JPEG, PNG or WebP)`), chunk.id);
+      return;
+    }
+    this.videoCodec = codec;
+    this.video ??= new VideoStream({
+      ...video,
+      frames: this.options.frames,
+      tracking: this.options.tracking ?? false,
+      requestKeyframe: (reason) => this.send({ type: 'keyframe', reason }, this.videoCodec),
+    });
+    this.video.push(
+      {
+        id: chunk.id,
+        ts: chunk.ts,
+        codec: chunk.codec,
+        key: chunk.key,
+        data: chunk.data,
+        width: chunk.width,
+        height: chunk.height,
+        model: chunk.model,
+        threshold: chunk.threshold,
+      },
+      this.answerFor(chunk, codec, receivedAt),
+      receivedAt,
+    );
   }
 
   private frame(frame: FrameMessage, codec: Codec, receivedAt: number): void {
@@ -203,7 +243,7 @@ export class MessageSession {
     this.stream.push(admitted, this.answerFor(frame, codec, receivedAt), { receivedAt, capturedAt: frame.ts });
   }
 
-  private answerFor(frame: FrameMessage, codec: Codec, receivedAt: number): FrameAnswer {
+  private answerFor(frame: { id: number; ts: number }, codec: Codec, receivedAt: number): FrameAnswer {
     const { metrics, transport } = this.options;
     return {
       detected: (detected) => {

@@ -43,16 +43,16 @@ export interface VideoDecodeError {
 }
 
 const PROTOCOL_CODE: Readonly<Record<VideoErrorCode, ErrorCode>> = {
-  unknown_codec: 'bad_message',
-  unsupported_codec: 'bad_message',
+  unknown_codec: 'unsupported_codec',
+  unsupported_codec: 'unsupported_codec',
   too_many_pixels: 'too_large',
   too_large: 'too_large',
-  needs_keyframe: 'bad_image',
-  corrupt_chunk: 'bad_image',
-  no_frame: 'bad_image',
-  size_changed: 'bad_image',
+  needs_keyframe: 'needs_keyframe',
+  corrupt_chunk: 'bad_video',
+  no_frame: 'bad_video',
+  size_changed: 'bad_video',
   overloaded: 'overloaded',
-  decoder_exited: 'internal',
+  decoder_exited: 'bad_video',
   closed: 'unavailable',
 };
 

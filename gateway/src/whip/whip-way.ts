@@ -15,7 +15,7 @@ import type { FrameService } from '../frames/frame-service.ts';
 import type { Logger } from '../logger.ts';
 import type { Metrics } from '../metrics.ts';
 import type { AccessPolicy } from '../security/access-policy.ts';
-import { MessageSession } from '../sessions/message-session.ts';
+import { MessageSession, type SessionVideo } from '../sessions/message-session.ts';
 import { handleWhipRequest, SessionManager, type PeerSession, type WebRtcConfig } from '../webrtc/index.ts';
 import { dataChannelChannel } from './data-channel.ts';
 
@@ -26,6 +26,7 @@ export interface WhipWayOptions {
   maxMessagesPerSecond: number;
   models: () => { defaultModel: string; models: string[] };
   instance: string;
+  video?: SessionVideo | undefined;
   webrtc: Partial<WebRtcConfig> & Pick<WebRtcConfig, 'bindAddress'>;
   /** The WebSocket's Origin rule applies to WHIP too (the HTTP guard before it checks the Host and the token). */
   policy: AccessPolicy;

@@ -119,7 +119,7 @@ describe('refused before feeding', () => {
     const chunks = await clips.chunks('vp8');
     const recorded = stream({ codec: 'vp8', target: SSD });
     const refusal = recorded.decoder.decode({ id: 1, key: false, timestamp: 0, data: chunks[1]!.data });
-    expect(refusal).toMatchObject({ code: 'needs_keyframe', chunkId: 1, keyframeNeeded: true, protocolCode: 'bad_image' });
+    expect(refusal).toMatchObject({ code: 'needs_keyframe', chunkId: 1, keyframeNeeded: true, protocolCode: 'needs_keyframe' });
     expect(recorded.decoder.stats()).toMatchObject({ processStarts: 0, pid: undefined, state: 'needs-keyframe' });
   });
 
@@ -133,7 +133,7 @@ describe('refused before feeding', () => {
     const base = { decoding, width: 640, height: 480, target: SSD, maxPixels: 1_000_000 };
     expect(openVideoStream({ ...base, codec: 'mjpeg' })).toMatchObject({
       ok: false,
-      error: { code: 'unknown_codec', protocolCode: 'bad_message' },
+      error: { code: 'unknown_codec', protocolCode: 'unsupported_codec' },
     });
     expect(openVideoStream({ ...base, codec: 'vp8', width: 4000, height: 3000 })).toMatchObject({
       ok: false,

@@ -54,7 +54,7 @@ describe('video errors', () => {
       message: 'x',
       chunkId: 3,
       keyframeNeeded: true,
-      protocolCode: 'bad_image',
+      protocolCode: 'bad_video',
     });
     expect(videoError('too_many_pixels', 'x')).toEqual({
       code: 'too_many_pixels',

@@ -250,7 +250,12 @@ export async function startGateway(config: GatewayConfig, logger: Logger, seams:
 }
 
 /** Video decoding as this machine offers it (an ffmpeg that runs, and which codecs it decodes), or none. */
-async function videoOf(config: GatewayConfig, registry: ModelRegistry, engines: EngineMonitor, logger: Logger): Promise<SessionVideo | undefined> {
+async function videoOf(
+  config: GatewayConfig,
+  registry: ModelRegistry,
+  engines: EngineMonitor,
+  logger: Logger,
+): Promise<SessionVideo | undefined> {
   if (config.maxVideoStreams === 0) return undefined;
   const decoding = await probeVideoDecoding(config.ffmpeg ? { ffmpegPath: config.ffmpeg } : {});
   if (decoding.available) {

@@ -160,6 +160,11 @@ export const detectionsSchema = z.object({
   height: z.number().int().positive(),
   detections: z.array(detectionSchema),
   timings: stageTimingsSchema,
+  /**
+   * On a WebRTC session's `detections` channel: the RTP timestamp of the video track's frame these are for, as
+   * the sender put it on the wire (a 32-bit, 90 kHz clock), so the sender can find its frame's capture time.
+   */
+  rtpTimestamp: z.number().int().min(0).max(0xffff_ffff).optional(),
 });
 
 export const pongSchema = z.object({

@@ -204,7 +204,11 @@ export class MessageSession {
     const video = this.options.video;
     if (!video?.decoding.available) {
       const reason = video && !video.decoding.available ? video.decoding.reason : 'video decoding is off';
-      this.fail(codec, new ProtocolError('unsupported_codec', `this gateway decodes no video (${reason}); send frames (JPEG, PNG or WebP)`), chunk.id);
+      this.fail(
+        codec,
+        new ProtocolError('unsupported_codec', `this gateway decodes no video (${reason}); send frames (JPEG, PNG or WebP)`),
+        chunk.id,
+      );
       return;
     }
     this.videoCodec = codec;

@@ -108,14 +108,24 @@ export class VideoStream {
     if (request.key) {
       const refusal = this.openFor(request);
       if (refusal) return this.refuse(request, answer, refusal);
-    } else if (this.open && (request.codec !== this.open.codec || (request.model !== undefined && request.model !== this.open.spec.manifest.name))) {
-      return this.refuse(request, answer, new ProtocolError('needs_keyframe', 'a new codec or model starts with a keyframe', request.id), true);
+    } else if (
+      this.open &&
+      (request.codec !== this.open.codec || (request.model !== undefined && request.model !== this.open.spec.manifest.name))
+    ) {
+      return this.refuse(
+        request,
+        answer,
+        new ProtocolError('needs_keyframe', 'a new codec or model starts with a keyframe', request.id),
+        true,
+      );
     }
     if (!this.open) {
       return this.refuse(request, answer, new ProtocolError('needs_keyframe', 'the stream starts with a keyframe', request.id), true);
     }
     if (this.accepted.has(request.id)) {
-      return answer.failed(new ProtocolError('bad_message', `chunk ${request.id} is already being decoded; number chunks uniquely`, request.id));
+      return answer.failed(
+        new ProtocolError('bad_message', `chunk ${request.id} is already being decoded; number chunks uniquely`, request.id),
+      );
     }
     const error = this.open.decoder.decode({ id: request.id, key: request.key, timestamp: request.ts, data: request.data });
     if (error) return this.decodeFailed(request, answer, error);
@@ -151,8 +161,11 @@ export class VideoStream {
       return error instanceof ProtocolError ? error : new ProtocolError('internal', String(error));
     }
     const size =
-      request.width !== undefined && request.height !== undefined ? { width: request.width, height: request.height } : pictureSize(request.codec, request.data);
-    if (!size) return new ProtocolError('bad_video', `the keyframe does not say its picture size; send width and height with it`, request.id);
+      request.width !== undefined && request.height !== undefined
+        ? { width: request.width, height: request.height }
+        : pictureSize(request.codec, request.data);
+    if (!size)
+      return new ProtocolError('bad_video', `the keyframe does not say its picture size; send width and height with it`, request.id);
     const threshold = request.threshold ?? spec.scoreThreshold;
     const open = this.open;
     if (open && open.codec === request.codec && open.width === size.width && open.height === size.height && open.spec === spec) {
@@ -161,7 +174,12 @@ export class VideoStream {
     }
     this.closeDecoder();
     if (!this.options.slots.take()) {
-      return new ProtocolError('overloaded', `the gateway decodes at most ${this.options.slots.limit} video streams at once`, request.id, NO_SLOT_RETRY_MS);
+      return new ProtocolError(
+        'overloaded',
+        `the gateway decodes at most ${this.options.slots.limit} video streams at once`,
+        request.id,
+        NO_SLOT_RETRY_MS,
+      );
     }
     const opened = openVideoStream({
       decoding: this.options.decoding,

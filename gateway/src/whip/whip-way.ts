@@ -10,13 +10,24 @@
  * with the gateway.
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { encodeMessage } from '@sightline/shared/codec';
 import { DETECTIONS_CHANNEL, WHIP_PATH, type Limits } from '@sightline/shared/protocol';
 import type { FrameService } from '../frames/frame-service.ts';
 import type { Logger } from '../logger.ts';
 import type { Metrics } from '../metrics.ts';
 import type { AccessPolicy } from '../security/access-policy.ts';
+import { detectionsReply } from '../frames/replies.ts';
+import { observeStages } from '../metrics.ts';
 import { MessageSession, type SessionVideo } from '../sessions/message-session.ts';
-import { handleWhipRequest, SessionManager, type PeerSession, type WebRtcConfig } from '../webrtc/index.ts';
+import { VideoStream } from '../sessions/video-stream.ts';
+import {
+  handleWhipRequest,
+  SessionManager,
+  type PeerSession,
+  type SessionDataChannel,
+  type VideoFrameEvent,
+  type WebRtcConfig,
+} from '../webrtc/index.ts';
 import { dataChannelChannel } from './data-channel.ts';
 
 export interface WhipWayOptions {
@@ -55,13 +66,23 @@ export function createWhipWay(options: WhipWayOptions): WhipWay {
     },
   });
 
+  const tracks = new Set<VideoStream>();
+
   function attachPeer(peer: PeerSession): void {
     options.metrics.webrtcPeers.set(manager.size);
     const log = options.logger.child({ peer: peer.id });
     log.info('webrtc peer offered');
+    const video = new TrackDetections(peer, options, tracks, log);
+    peer.onStateChange((state) => {
+      if (state === 'closed' || state === 'failed') video.close();
+    });
     peer.handlers = {
+      onVideoFrame: (frame) => video.frame(frame),
       onDataChannel: (channel) => {
-        if (channel.label === DETECTIONS_CHANNEL) return; // the video track's results go there (video-stream.ts)
+        if (channel.label === DETECTIONS_CHANNEL) {
+          video.output = channel;
+          return;
+        }
         const session = new MessageSession(dataChannelChannel(channel), {
           ...options,
           transport: 'webrtc',
@@ -96,9 +117,79 @@ export function createWhipWay(options: WhipWayOptions): WhipWay {
       return manager.size;
     },
     async drain() {
-      await Promise.all([...sessions].map((session) => session.drain()));
+      await Promise.all([...[...sessions].map((session) => session.drain()), ...[...tracks].map((track) => track.drain())]);
       await manager.drain();
     },
     terminate: () => manager.drain(0),
   };
+}
+
+/**
+ * A peer's video track through the frame core: each frame (RTP reassembled, in order) is a chunk of a video
+ * stream, named by a counter, its capture time the RTP clock in ms; each picture detected goes out on the
+ * peer's `detections` channel as one JSON `detections` message with the frame's RTP timestamp. A frame that is
+ * not detected (superseded by a newer picture, refused, undecodable) is simply not reported: the track is not
+ * request and reply. A keyframe the decoder needs is asked for with a PLI.
+ */
+class TrackDetections {
+  output: SessionDataChannel | undefined;
+  private stream: VideoStream | undefined;
+  private nextId = 1;
+  /** The RTP clock unwrapped (32 bits at 90 kHz wrap every 13 h): capture times that only grow. */
+  private lastRtp: number | undefined;
+  private rtpHigh = 0;
+
+  constructor(
+    private readonly peer: PeerSession,
+    private readonly options: WhipWayOptions,
+    /** Every track's stream, for the drain. */
+    private readonly tracks: Set<VideoStream>,
+    private readonly log: Logger,
+  ) {}
+
+  frame(frame: VideoFrameEvent): void {
+    const video = this.options.video;
+    if (!video?.decoding.available) return;
+    if (!this.stream) {
+      this.stream = new VideoStream({ ...video, frames: this.options.frames, requestKeyframe: () => this.peer.requestKeyframe(frame.mid) });
+      this.tracks.add(this.stream);
+    }
+    const receivedAt = performance.now();
+    const id = this.nextId++;
+    const ts = this.captureMs(frame.rtpTimestamp);
+    const { metrics } = this.options;
+    this.stream.push(
+      { id, ts, codec: frame.codec, key: frame.keyframe, data: frame.data },
+      {
+        detected: (detected) => {
+          const reply = { ...detectionsReply({ id, ts }, detected, receivedAt), rtpTimestamp: frame.rtpTimestamp };
+          if (this.output?.open) this.output.send(encodeMessage(reply, 'json'));
+          metrics.frames.inc({ transport: 'webrtc-track', codec: frame.codec, outcome: 'detections' });
+          observeStages(metrics, reply.model, reply.timings, { decoder: detected.result.decoder, runner: detected.runner });
+        },
+        dropped: () => metrics.frames.inc({ transport: 'webrtc-track', codec: frame.codec, outcome: 'dropped' }),
+        failed: (error) => {
+          metrics.frames.inc({ transport: 'webrtc-track', codec: frame.codec, outcome: 'error' });
+          this.log.debug({ err: error, id }, 'video track frame not detected');
+        },
+      },
+      receivedAt,
+    );
+  }
+
+  drain(): Promise<void> {
+    return this.stream?.drain() ?? Promise.resolve();
+  }
+
+  close(): void {
+    if (!this.stream) return;
+    this.stream.close();
+    this.tracks.delete(this.stream);
+  }
+
+  private captureMs(rtp: number): number {
+    if (this.lastRtp !== undefined && rtp < this.lastRtp && this.lastRtp - rtp > 0x8000_0000) this.rtpHigh += 0x1_0000_0000;
+    this.lastRtp = rtp;
+    return (this.rtpHigh + rtp) / 90;
+  }
 }

@@ -36,6 +36,33 @@ describe('WHIP way in', () => {
     }
   });
 
+  it('detects the pictures of a video track and sends each result on the detections channel with its RTP timestamp', async () => {
+    const client = await startAiortcClient(whipUrl, ['--channel', 'detections', '--reliable', '--photos', ...PHOTOS, '--fps', '10']);
+    try {
+      await client.next('open');
+      const deadline = Date.now() + 60_000;
+      const results = () =>
+        client.events
+          .filter((e) => e.event === 'reply')
+          .map(
+            (e) => JSON.parse(String(e.data)) as { type: string; rtpTimestamp?: number; id: number; detections: Array<{ label: string }> },
+          );
+      while (results().length < 5 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+      const replies = results();
+      expect(replies.length).toBeGreaterThanOrEqual(5);
+      for (const reply of replies) expect(reply).toMatchObject({ type: 'detections', rtpTimestamp: expect.any(Number) });
+      // Named in the order the frames came, their RTP timestamps growing with them.
+      const ids = replies.map((r) => r.id);
+      expect([...ids].sort((a, b) => a - b)).toEqual(ids);
+      const stamps = replies.map((r) => r.rtpTimestamp!);
+      expect([...stamps].sort((a, b) => a - b)).toEqual(stamps);
+      // The first photo shown is the dog.
+      expect(replies.some((r) => r.detections.some((d) => d.label === 'dog'))).toBe(true);
+    } finally {
+      await client.finish();
+    }
+  });
+
   it('answers WHIP behind the same guard as the API: a foreign Origin is 403, a bad offer 400 with its reason', async () => {
     const foreign = await fetch(whipUrl, {
       method: 'POST',

@@ -14,10 +14,9 @@ import { encodeMessage } from '@sightline/shared/codec';
 import { DETECTIONS_CHANNEL, WHIP_PATH, type Limits } from '@sightline/shared/protocol';
 import type { FrameService } from '../frames/frame-service.ts';
 import type { Logger } from '../logger.ts';
-import type { Metrics } from '../metrics.ts';
 import type { AccessPolicy } from '../security/access-policy.ts';
 import { detectionsReply } from '../frames/replies.ts';
-import { observeStages } from '../metrics.ts';
+import { observeStages, type Metrics } from '../metrics.ts';
 import { MessageSession, type SessionVideo } from '../sessions/message-session.ts';
 import { VideoStream } from '../sessions/video-stream.ts';
 import {

@@ -6,7 +6,7 @@
  * the uncompressed frames are the ground truth. Then each codec runs on emulated links (loopback, lte, 3g, a
  * 2 Mbit/s uplink) for detections per second and latency, and issue 27's goals are judged.
  *
- *   pnpm bench:codecs [--write]                                       # the full run, ~10-15 minutes on 2 quiet cores
+ *   pnpm bench:codecs [--write]    # the full run: about 15-20 minutes on 2 quiet cores (estimated from smoke runs)
  *   pnpm bench:codecs --frames 8 --qualities 80 --bitrates 1000 --codecs vp8 --links loopback,uplink-2mbit --link-frames 8
  *
  * --write puts the section in docs/BENCHMARKS.md (the `codecs` block) and the chart in docs/images/.
@@ -15,7 +15,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { probeVideoDecoding, VIDEO_CODECS, type VideoCodec } from '@sightline/gateway/video';
 import { WireClient } from '@sightline/harness/client';
 import { startGatewayProcess } from '@sightline/harness/process';
@@ -59,10 +59,20 @@ const program = new Command('bench:codecs')
   )
   .option('--scale <fraction>', 'scales every frame count (clips and links), for a quick run', positive, 1)
   .option('--link-frames <n>', 'frames of each run on a link', positive, 150)
-  .option('--qualities <list>', 'JPEG qualities', numbers, [50, 70, 80, 90])
-  .option('--bitrates <list>', 'video bitrates, kbit/s', numbers, [250, 500, 1000, 2000])
-  .option('--codecs <list>', 'video codecs, where the gateway decodes them', list, [...VIDEO_CODECS])
-  .option('--links <list>', `links to run (${LINK_KEYS.join(', ')})`, list, LINK_KEYS)
+  .addOption(new Option('--qualities <list>', 'JPEG qualities').argParser(numbers).default([50, 70, 80, 90], '50,70,80,90'))
+  .addOption(
+    new Option('--bitrates <list>', 'video bitrates, kbit/s').argParser(numbers).default([250, 500, 1000, 2000], '250,500,1000,2000'),
+  )
+  .addOption(
+    new Option('--codecs <list>', 'video codecs, where the gateway decodes them')
+      .argParser(list)
+      .default([...VIDEO_CODECS], VIDEO_CODECS.join(',')),
+  )
+  .addOption(
+    new Option('--links <list>', `links to run: ${LINKS.map((l) => (l.spec ? `${l.key} (${l.spec})` : l.key)).join(', ')}`)
+      .argParser(list)
+      .default(LINK_KEYS, LINK_KEYS.join(',')),
+  )
   .option('--keyframe-interval <frames>', 'frames from one keyframe to the next (75: 3 s at 25 fps)', positive, 75)
   .option(
     '--video <file>',

@@ -94,7 +94,8 @@ export function renderReport(report: CodecReport): string {
       "encoder process's, per frame. **decodeMs**: the gateway's own figure in each reply (for video: from the chunk's write to " +
       "its decoder to its picture read back). **decoder CPU / RSS**: the stream's ffmpeg process read from /proc: user + system " +
       'time from its first frame to its last (start-up left out), and its peak resident memory (private dirty pages in brackets: ' +
-      "what one more stream adds, the binary's pages being shared).",
+      "what one more stream adds, the binary's pages being shared); /proc counts CPU time in 10 ms ticks, so over a few " +
+      'dozen frames that figure is coarse.',
   );
   out.push(
     "- **mAP@0.5**: per class, PASCAL VOC all-point interpolated average precision of the encoding's detections against the " +

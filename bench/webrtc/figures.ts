@@ -98,3 +98,27 @@ export function p95Growth(windows: readonly PeriodFigures[], minDetected = 5): n
   if (usable.length < 2) return undefined;
   return usable[usable.length - 1]!.p95 - usable[0]!.p95;
 }
+
+/** One run's frames and its measured period, as runWebRtcCell returns them. */
+export interface MeasuredRun {
+  samples: readonly FrameSample[];
+  originMs: number;
+  endMs: number;
+}
+
+/**
+ * Several runs of the same row pooled: their measured periods laid end to end (each run's own clock shifted
+ * so its period follows the last), so percentiles are over every frame and rates over the summed time.
+ */
+export function pooledFigures(runs: readonly MeasuredRun[]): PeriodFigures {
+  if (runs.length === 0) throw new Error('no runs to pool');
+  const pooled: FrameSample[] = [];
+  let offset = 0;
+  for (const run of runs) {
+    for (const s of run.samples) {
+      if (s.sentAt >= run.originMs && s.sentAt < run.endMs) pooled.push({ ...s, sentAt: s.sentAt - run.originMs + offset });
+    }
+    offset += run.endMs - run.originMs;
+  }
+  return periodFigures(pooled, 0, offset, 0);
+}

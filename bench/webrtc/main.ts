@@ -44,7 +44,16 @@ export function webrtcProgram(): Command {
         .default('webrtc-track'),
     )
     .option('--codec <codec>', 'webrtc-dc: msgpack | json; webrtc-track: vp8 | h264 (default: the first)')
-    .option('--link <spec>', "an emulated link, e.g. lte, 3g, 'lte,loss=2%' (a user-space UDP relay here; no root)", linkSpec)
+    .option('--link <spec>', "an emulated link, e.g. lte, 3g, 'lte,loss=2%' (by default a user-space UDP relay here; no root)", linkSpec)
+    .addOption(
+      new Option(
+        '--link-path <path>',
+        'relay: a UDP relay here carries --link; network: the path to --url carries it already (a server inside a packet link), --link only names it',
+      )
+        .choices(['relay', 'network'])
+        .default('relay'),
+    )
+    .option('--bind <address>', "the only address the sender's ICE gathers: 127.0.0.1, or a packet link's host end", '127.0.0.1')
     .option('--duration <s>', 'measured seconds, after the warm-up', positive(false), 20)
     .option(
       '--warmup <s>',
@@ -59,7 +68,11 @@ export function webrtcProgram(): Command {
       positive(true),
       WEBRTC_CELL_DEFAULTS.window,
     )
-    .option('--timeout <ms>', 'a frame with no reply this long after it went out is lost', positive(true), WEBRTC_CELL_DEFAULTS.timeoutMs)
+    .option(
+      '--timeout <ms>',
+      `a frame with no reply this long after it went out is lost (default: ${WEBRTC_CELL_DEFAULTS.dcTimeoutMs} on the data channel, ${WEBRTC_CELL_DEFAULTS.trackTimeoutMs} on the track)`,
+      positive(true),
+    )
     .option('--every <s>', 'width of the latency windows', positive(false), WEBRTC_CELL_DEFAULTS.windowS)
     .option('--token <token>', 'Bearer token for WHIP')
     .option('--json', 'print the result as JSON (without the per-frame samples)')
@@ -71,11 +84,13 @@ interface CliOptions {
   transport: WebRtcTransport;
   codec?: string;
   link?: string;
+  linkPath: 'relay' | 'network';
+  bind: string;
   duration: number;
   warmup: number;
   fps: number;
   window: number;
-  timeout: number;
+  timeout?: number;
   every: number;
   token?: string;
   json?: boolean;
@@ -86,6 +101,8 @@ export function cellOptionsFrom(o: CliOptions): WebRtcCellOptions {
     transport: o.transport,
     codec: o.codec,
     link: o.link,
+    linkPath: o.linkPath,
+    clientAddress: o.bind,
     serverUrl: o.url,
     durationS: o.duration,
     warmupS: o.warmup,

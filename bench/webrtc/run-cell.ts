@@ -40,10 +40,19 @@ export const WEBRTC_CELL_DEFAULTS = {
   fps: 30,
   warmupS: 3,
   window: 2,
-  timeoutMs: 2000,
+  /** Data channel: a frame with no reply this long is given up and frees its place in the window. */
+  dcTimeoutMs: 2000,
+  /**
+   * Video track: nothing waits on a result, so the timeout only decides what counts as lost; long, so a server
+   * whose delay grows (a queue) shows that delay instead of losses.
+   */
+  trackTimeoutMs: 10_000,
   windowS: 10,
   label: 'frames',
 };
+
+const END_WAIT_MIN_MS = 2000;
+const END_WAIT_MAX_MS = 60_000;
 
 export interface WebRtcCellOptions {
   transport: WebRtcTransport;
@@ -62,7 +71,7 @@ export interface WebRtcCellOptions {
   fps?: number;
   /** Data channel: frames awaiting a reply at most. */
   window?: number;
-  /** A frame with no reply this long after it went out is lost. */
+  /** A frame with no reply this long after it went out is lost (default: dcTimeoutMs or trackTimeoutMs). */
   timeoutMs?: number;
   /** Width of the latency windows, seconds. */
   windowS?: number;
@@ -138,8 +147,11 @@ const num = (value: unknown): number | undefined => (typeof value === 'number' &
 
 /** Runs one cell; throws when the session cannot be set up (WHIP refused, no connection), with the reason. */
 export async function runWebRtcCell(options: WebRtcCellOptions): Promise<WebRtcCellResult> {
-  const o = { ...WEBRTC_CELL_DEFAULTS, ...options };
+  // An option given as undefined keeps its default.
+  const given = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as WebRtcCellOptions;
+  const o = { ...WEBRTC_CELL_DEFAULTS, ...given };
   const codec = o.codec ?? WEBRTC_CODECS[o.transport][0]!;
+  const timeoutMs = o.timeoutMs ?? (o.transport === 'webrtc-dc' ? o.dcTimeoutMs : o.trackTimeoutMs);
   if (!WEBRTC_CODECS[o.transport].includes(codec)) {
     throw new Error(`${o.transport} has no codec ${codec}; it has ${WEBRTC_CODECS[o.transport].join(', ')}`);
   }
@@ -179,28 +191,30 @@ export async function runWebRtcCell(options: WebRtcCellOptions): Promise<WebRtcC
       if (relays.length === 0) throw new Error(`the answer names no UDP candidate to relay:\n${answer}`);
       answer = replaceCandidates(answer, (c) => byTarget.get(`${c.address}:${c.port}`)?.address);
     }
-    sender.command({ cmd: 'answer', sdp: answer });
-    const opened = await sender.next('open', 30_000);
-    const startedAt = num(opened.t)!;
-    const originMs = startedAt + o.warmupS * 1000;
-    const endMs = originMs + o.durationS * 1000;
-    log(`${o.transport} ${codec}: connected, ${o.warmupS} s warm-up then ${o.durationS} s measured`);
-
-    const sendLog = new SendLog<number>(o.timeoutMs);
+    const sendLog = new SendLog<number>(timeoutMs);
     const skipped: FrameSample[] = [];
     let nextId = 1;
     /** Data channel: sends asked of the sender and not yet confirmed (sent or skipped). */
     let asked = 0;
     let failure: string | undefined;
     let paused = false;
-    // One listener for the whole session: frames captured while pausing and late replies are logged too
-    // (after the measured period, so outside every figure), rather than counted as replies to nothing.
+    /** The measured period, on the sender's clock: set when the channel opens (the warm-up starts then). */
+    let originMs = Number.POSITIVE_INFINITY;
+    let endMs = Number.POSITIVE_INFINITY;
+    // One listener for the whole session, from before the answer: frames sent before the channel opened and
+    // while pausing are logged too (outside the measured period), so no reply is one to a frame never seen.
     let stopListening = () => {};
     const ended = new Promise<void>((resolve) => {
       stopListening = sender!.on((event) => {
         const t = num(event.t);
         if (t !== undefined) sendLog.expire(t);
         switch (event.event) {
+          case 'open':
+            if (t !== undefined && originMs === Number.POSITIVE_INFINITY) {
+              originMs = t + o.warmupS * 1000;
+              endMs = originMs + o.durationS * 1000;
+            }
+            break;
           case 'tick': {
             if (paused) break;
             if (sendLog.pendingCount + asked < o.window) {
@@ -260,14 +274,23 @@ export async function runWebRtcCell(options: WebRtcCellOptions): Promise<WebRtcC
         }
       });
     });
+    const opened = sender.next('open', 30_000);
+    sender.command({ cmd: 'answer', sdp: answer });
+    await opened;
+    log(`${o.transport} ${codec}: connected, ${o.warmupS} s warm-up then ${o.durationS} s measured`);
     // Bounded however the sender behaves: the run plus a minute.
     const guard = new Promise<void>((resolve) => setTimeout(resolve, (o.warmupS + o.durationS + 60) * 1000).unref());
     await Promise.race([ended, guard]);
     if (!paused && failure === undefined) failure = 'the sender stopped reporting frames';
     if (failure !== undefined)
       throw new Error(`${o.transport} ${codec}: ${failure}${sender.errors() ? `; stderr: ${sender.errors().slice(-800)}` : ''}`);
-    // Replies to the last frames: as long as the timeout gives them.
-    await new Promise((resolve) => setTimeout(resolve, o.timeoutMs + 200));
+    // Replies to the last frames, until none is pending; at most the timeout, and no longer than twice the
+    // slowest reply so far (at least 2 s, at most a minute): a frame a newest-wins server skipped is never
+    // answered, and waiting out a long timeout for it would only stretch every run.
+    const slowest = Math.max(0, ...sendLog.records().map((r) => r.latencyMs ?? 0));
+    const waitMs = Math.min(timeoutMs, Math.max(END_WAIT_MIN_MS, 2 * slowest), END_WAIT_MAX_MS) + 200;
+    const waitUntil = Date.now() + waitMs;
+    while (sendLog.pendingCount > 0 && Date.now() < waitUntil) await new Promise((resolve) => setTimeout(resolve, 100));
     // As a WHIP client ends: DELETE the session, then close the peer connection.
     await whipDelete(location, { token: o.token });
     location = undefined;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { p95Growth, periodFigures, windowFigures, type FrameSample } from '../../../webrtc/figures.ts';
+import { p95Growth, periodFigures, pooledFigures, windowFigures, type FrameSample } from '../../../webrtc/figures.ts';
 
 const detected = (sentAt: number, latencyMs: number, bytes = 1000): FrameSample => ({ sentAt, outcome: 'detected', latencyMs, bytes });
 
@@ -55,5 +55,23 @@ describe('WebRTC figures', () => {
 
   it('refuses a window of no width', () => {
     expect(() => windowFigures([], { originMs: 0, endMs: 10, windowMs: 0 })).toThrow(/window/);
+  });
+});
+
+describe('WebRTC figures pooled over halves', () => {
+  it('lays the measured periods end to end: percentiles over every frame, rates over the summed time', () => {
+    // Two runs on unrelated clocks; frames outside each measured period (warm-up, after the end) are left out.
+    const first = { samples: [detected(900, 999), detected(1000, 10), detected(1500, 20)], originMs: 1000, endMs: 2000 };
+    const second = { samples: [detected(50_000, 30), detected(52_500, 40), detected(53_000, 999)], originMs: 50_000, endMs: 53_000 };
+    const f = pooledFigures([first, second]);
+    expect([f.fromS, f.toS]).toEqual([0, 4]);
+    expect(f.detected).toBe(4);
+    expect(f.detectionsPerS).toBe(1);
+    expect(f.p50).toBe(25);
+    expect(f.max).toBe(40);
+  });
+
+  it('refuses to pool nothing', () => {
+    expect(() => pooledFigures([])).toThrow(/no runs/);
   });
 });

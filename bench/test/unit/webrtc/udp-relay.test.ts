@@ -79,7 +79,7 @@ describe('UDP relay', () => {
     a.send(Buffer.from('a'), relay.address.port, relay.address.address);
     b.send(Buffer.from('b'), relay.address.port, relay.address.address);
     const [toA, toB] = await Promise.all(replies);
-    expect([toA.payload.toString(), toB.payload.toString()]).toEqual(['a', 'b']);
+    expect([toA!.payload.toString(), toB!.payload.toString()]).toEqual(['a', 'b']);
     expect(new Set(server.senders.map((s) => s.port)).size).toBe(2);
   });
 });

@@ -64,13 +64,13 @@ export function webrtcProgram(): Command {
     .option('--fps <n>', 'camera frame rate', positive(true), WEBRTC_CELL_DEFAULTS.fps)
     .option(
       '--window <n>',
-      'webrtc-dc: frames awaiting a reply at most (1: stop-and-wait at the camera ticks)',
+      'webrtc-dc: frames awaiting a reply at most (1: stop-and-wait at the camera ticks); a frame is no longer awaited after an RTO-like timeout that follows the replies',
       positive(true),
       WEBRTC_CELL_DEFAULTS.window,
     )
     .option(
       '--timeout <ms>',
-      `a frame with no reply this long after it went out is lost (default: ${WEBRTC_CELL_DEFAULTS.dcTimeoutMs} on the data channel, ${WEBRTC_CELL_DEFAULTS.trackTimeoutMs} on the track)`,
+      `a frame with no reply this long after it went out is lost, and a reply after it late (default: ${WEBRTC_CELL_DEFAULTS.dcTimeoutMs} on the data channel, ${WEBRTC_CELL_DEFAULTS.trackTimeoutMs} on the track)`,
       positive(true),
     )
     .option('--every <s>', 'width of the latency windows', positive(false), WEBRTC_CELL_DEFAULTS.windowS)

@@ -5,7 +5,8 @@
  * - `webrtc-dc`: a data channel `frames`, unordered with no retransmissions (a lost frame is lost, not late).
  *   A camera ticks at `fps`; at each tick a frame message (the clip's JPEG, MessagePack or JSON) is sent when
  *   fewer than `window` frames await their reply and the channel's send buffer is not full, else the tick is
- *   skipped. A frame with no reply within `timeoutMs` is lost (and frees its place in the window).
+ *   skipped. A frame stops holding its place in the window after a reply timeout that follows the replies
+ *   (reply-timeout.ts: TCP's RTO), and is lost with no reply within `timeoutMs`.
  * - `webrtc-track`: the clip as a VP8 (or H.264) video track at `fps`, encoded live by the sender, and a
  *   `detections` channel (unordered, no retransmissions) on which the server names each detected frame's RTP
  *   timestamp; the sender knows the timestamp each frame carried, so each result is matched to its frame's
@@ -22,6 +23,7 @@ import { isTransparent, linkLabel, parseLinkSpec, type LinkProfile } from '@sigh
 import { prepareClip, type Clip } from './clip.ts';
 import { periodFigures, windowFigures, type FrameSample, type PeriodFigures } from './figures.ts';
 import { replaceCandidates, withoutCandidates, candidateAddresses } from './sdp-candidates.ts';
+import { ReplyTimeout } from './reply-timeout.ts';
 import { rtpKey, SendLog, type ReplyOutcome } from './send-log.ts';
 import { SenderProcess, type SenderEvent } from './sender-process.ts';
 import { UdpRelay } from './udp-relay.ts';
@@ -192,6 +194,7 @@ export async function runWebRtcCell(options: WebRtcCellOptions): Promise<WebRtcC
       answer = replaceCandidates(answer, (c) => byTarget.get(`${c.address}:${c.port}`)?.address);
     }
     const sendLog = new SendLog<number>(timeoutMs);
+    const replyTimeout = new ReplyTimeout(timeoutMs);
     const skipped: FrameSample[] = [];
     let nextId = 1;
     /** Data channel: sends asked of the sender and not yet confirmed (sent or skipped). */
@@ -217,7 +220,8 @@ export async function runWebRtcCell(options: WebRtcCellOptions): Promise<WebRtcC
             break;
           case 'tick': {
             if (paused) break;
-            if (sendLog.pendingCount + asked < o.window) {
+            // A frame holds its place in the window until answered or the reply timeout (RFC 6298's) gives up on it.
+            if (sendLog.pendingSince(t! - replyTimeout.ms) + asked < o.window) {
               asked++;
               sender!.command({ cmd: 'send', id: nextId++, index: num(event.index) ?? 0 });
             } else skipped.push({ sentAt: t!, outcome: 'skipped', bytes: 0 });
@@ -246,12 +250,13 @@ export async function runWebRtcCell(options: WebRtcCellOptions): Promise<WebRtcC
               sendLog.unknown++;
               break;
             }
-            sendLog.replied(key, t!, settled.outcome, {
+            const match = sendLog.replied(key, t!, settled.outcome, {
               reason: settled.reason,
               detections: num(event.detections),
               serverMs: num(event.serverMs),
               inferenceMs: num(event.inferenceMs),
             });
+            if (match === 'matched') replyTimeout.observe(sendLog.latencyOf(key)!);
             break;
           }
           case 'state':

@@ -100,6 +100,18 @@ export class SendLog<K> {
     return this.pending.size;
   }
 
+  /** Frames still awaiting a reply that went out at or after `since`. */
+  pendingSince(since: number): number {
+    let count = 0;
+    for (const record of this.pending.values()) if (record.sentAt >= since) count++;
+    return count;
+  }
+
+  /** The latency of the frame under `key`, once it was answered. */
+  latencyOf(key: K): number | undefined {
+    return this.byKey.get(key)?.latencyMs;
+  }
+
   records(): ReadonlyArray<FrameRecord<K>> {
     return this.all;
   }

@@ -46,7 +46,7 @@ const CELL_HEADER = [
   'sent',
   'detected',
   'refused',
-  'lost',
+  'lost / undetected',
   'skipped',
   'bytes/frame',
   'kbit/s',
@@ -105,7 +105,7 @@ export function verdictLines(link: LinkResults): string[] {
     const name = serverPlan(key).name;
     if (peer.detected === 0) {
       lines.push(
-        `- Video track: ${name} returned no result within the timeout (${peer.lost} of ${peer.sent} frames lost); Sightline p95 ${ms(ours.p95)} ms.`,
+        `- Video track: ${name} returned no result within the timeout (${peer.lost} of ${peer.sent} frames undetected); Sightline p95 ${ms(ours.p95)} ms.`,
       );
       continue;
     }
@@ -135,7 +135,7 @@ export function longRunTable(link: LinkResults): string {
     'detections/s',
     'p50 ms',
     'p95 ms',
-    'lost',
+    'undetected',
     ...names.map((n) => `${n}: p50 / p95`),
     'p95 growth (last - first)',
   ];
@@ -150,7 +150,7 @@ export function longRunTable(link: LinkResults): string {
       ms(run.p50),
       ms(run.p95),
       `${int(run.lost)} of ${int(run.figures.sent)}`,
-      ...run.windows.map((w) => `${fmt(w.p50, 0)} / ${fmt(w.p95, 0)}${w.lost ? ` (${int(w.lost)} lost)` : ''}`),
+      ...run.windows.map((w) => `${fmt(w.p50, 0)} / ${fmt(w.p95, 0)}${w.lost ? ` (${int(w.lost)} undetected)` : ''}`),
       growth === undefined ? '-' : `${growth > 0 ? '+' : ''}${fmt(growth, 0)} ms`,
     ];
   });
@@ -174,6 +174,8 @@ export function rowCommand(row: WebRtcRow, link: LinkResults, r: Pick<WebRtcRepo
     '--every',
     String(r.windowS),
   ];
+  // The long run counts every result that comes while it lasts.
+  if (r.options.durationS !== undefined && row.transport === 'webrtc-track') words.push('--timeout', String(r.options.durationS * 1000));
   if (link.path !== 'none') words.push('--link', shellWord(link.link.spec));
   if (link.path === 'packet') words.push('--link-path', 'network', '--bind', '"$HOST_END"');
   return words.join(' ');
@@ -207,7 +209,9 @@ function contextLines(r: WebRtcReport): string[] {
     `- CPU: ${c.cpu}, ${c.cores} cores available, ${c.ramGiB.toFixed(1)} GiB RAM; Node ${c.node}`,
     `- Every server: ${r.threads} intra-op thread(s); the gateway: ${r.workers} inference worker(s).`,
     `- 1-minute load average before / after the run: ${c.loadBefore.toFixed(2)} / ${c.loadAfter.toFixed(2)} (on ${c.cores} cores)`,
-    `- Links through the ${r.linkPath === 'packet' ? 'packet path' : 'UDP relay'} (${r.linkPathWhy}).`,
+    r.links.some((l) => l.path !== 'none')
+      ? `- Links through the ${r.linkPath === 'packet' ? 'packet path' : 'UDP relay'} (${r.linkPathWhy}).`
+      : '- Loopback only: no link.',
     ...(r.options.scale !== 1 ? ['', `**Scaled run (--scale ${r.options.scale}): shorter halves, noisier numbers.**`] : []),
     ...(busy
       ? [
@@ -229,10 +233,13 @@ function senderNote(r: WebRtcReport): string[] {
     "bitrate follows the receiver's REMB, 250 kbit/s to 1.5 Mbit/s; no pacing, no transport-cc) with a `detections` channel",
     "(unordered, no retransmissions) on which the server names each detected frame's RTP timestamp; the sender knows the",
     "timestamp each frame carried, so latency runs from capture to the result's arrival. A frame no result names within",
-    `${trackTimeoutS} s is *lost* (lost on the way, or skipped by a server that detects the newest picture; a result after that is *late*).`,
+    `${trackTimeoutS} s is *undetected* (lost on the way, skipped by a server that detects the newest picture, or still queued when`,
+    'the run ended; a result after the timeout is *late*).',
     '*Data channel*: the same frames as JPEG (q80) in MessagePack `frame` messages on a channel `frames` (unordered, no',
-    `retransmissions), sent at the camera's ticks while fewer than ${WEBRTC_CELL_DEFAULTS.window} await their reply (else the tick is *skipped*), latency`,
-    `from send to reply, no reply within ${dcTimeoutS} s *lost*. The peer serves its \`frames\` channel with the FastAPI baseline's`,
+    `retransmissions), sent at the camera's ticks while fewer than ${WEBRTC_CELL_DEFAULTS.window} await their reply (else the tick is *skipped*); a frame`,
+    "stops being awaited after a timeout that follows the replies (TCP's RTO: smoothed latency + 4 x its variation, at",
+    `least 200 ms), since a lost message is never answered; latency from send to reply, no reply within ${dcTimeoutS} s *lost*.`,
+    "The peer serves its `frames` channel with the FastAPI baseline's",
     'session whichever its mode, so its data channel is measured once. Percentiles are over every measured frame of every',
     'half (the warm-up left out).',
   ];

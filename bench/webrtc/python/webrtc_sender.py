@@ -7,7 +7,8 @@ it over WHIP (and rewrite candidates for a relay). Every time it reports is this
 
 --mode dc     a data channel `frames` (unordered, no retransmissions); at each camera tick (--fps) it prints
               `tick` and sends frame messages only when told (`send`), the clip's JPEGs (--jpegs) in the
-              codec asked (--codec msgpack|json); every reply is printed.
+              codec asked (--codec msgpack|json); every reply is printed; a `ping` a second keeps the channel's
+              session alive when frames are lost.
 --mode track  the clip (--clip, a y4m) as a video track at --fps (--codec vp8|h264) and a data channel
               `detections` (unordered, no retransmissions); each frame is printed with the RTP timestamp it
               carries on the wire (the encoder's timestamp plus the sender's origin, which this fixes), and
@@ -40,6 +41,8 @@ CLOCK_RATE = 90_000
 # Past this many bytes waiting in the channel's send buffer a captured frame is not sent (the browser's rule
 # of thumb: sending more only queues it behind what the link cannot carry yet).
 MAX_BUFFERED_BYTES = 256 * 1024
+PING_INTERVAL_S = 1.0
+PING_IDS = 1_000_000_000
 
 
 def emit(**event) -> None:
@@ -241,7 +244,19 @@ async def main() -> None:
                 emit(event="tick", t=now_ms(), index=count % len(images), buffered=channel.bufferedAmount)
             count += 1
 
+    async def keepalive() -> None:
+        """dc: a `ping` a second, as a client keeps a quiet channel open (the gateway closes a peer from which nothing
+        arrived for 5 s, which on a lossy link can happen between frames). Their ids are out of the frames' range."""
+        count = 0
+        while True:
+            await asyncio.sleep(PING_INTERVAL_S)
+            if channel.readyState == "open":
+                count += 1
+                ping = {"type": "ping", "id": PING_IDS + count, "ts": now_ms()}
+                channel.send(json.dumps(ping) if codec == "json" else msgpack.packb(ping))
+
     ticks = None
+    pings = None
     reader = asyncio.StreamReader()
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
     while True:
@@ -257,6 +272,7 @@ async def main() -> None:
             await pc.setRemoteDescription(RTCSessionDescription(sdp=command["sdp"], type="answer"))
             if args.mode == "dc":
                 ticks = asyncio.ensure_future(camera_ticks())
+                pings = asyncio.ensure_future(keepalive())
         elif kind == "send":
             frame_id = command["id"]
             if channel.readyState != "open" or channel.bufferedAmount > MAX_BUFFERED_BYTES:
@@ -273,8 +289,9 @@ async def main() -> None:
             break
 
     resume.clear()
-    if ticks:
-        ticks.cancel()
+    for task in (ticks, pings):
+        if task:
+            task.cancel()
     emit(event="stats", t=now_ms(), **(await collect_stats(pc, sender)))
     await pc.close()
     emit(event="closed", t=now_ms())

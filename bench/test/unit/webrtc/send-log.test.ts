@@ -71,4 +71,14 @@ describe('WebRTC send log: replies matched to frames', () => {
     ]);
     expect(log.pendingCount).toBe(0);
   });
+
+  it('counts the frames still awaiting a reply sent since a time, and gives an answered frame its latency', () => {
+    const log = new SendLog<number>(5000);
+    [0, 100, 200, 300].forEach((at, i) => log.sent(i, at, 10));
+    log.replied(2, 260, 'detected');
+    expect(log.pendingSince(0)).toBe(3);
+    expect(log.pendingSince(150)).toBe(1);
+    expect(log.latencyOf(2)).toBe(60);
+    expect(log.latencyOf(1)).toBeUndefined();
+  });
 });

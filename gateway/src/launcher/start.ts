@@ -1,6 +1,6 @@
 /**
  * The launcher behind `pnpm start`, `pnpm dev` and the gateway's own `start` and `dev`: runs the gateway so
- * that stopping `pnpm start` stops the gateway.
+ * that stopping `pnpm start` stops the gateway, and on the allocator the image uses where the system has it.
  *
  * pnpm runs a script through `sh -c`, and `node` in a script is node_modules/.bin/node, a shell script
  * that runs the real binary as its child: neither shell passes a signal on, so a SIGTERM to `pnpm start`
@@ -18,6 +18,7 @@
  * Anything after the launcher's own options is the gateway's (`pnpm start --port 9000`).
  */
 import { fileURLToPath } from 'node:url';
+import { allocatorSetup, type AllocatorSetup } from './allocator.ts';
 import { exitAs } from './child-exit.ts';
 import { runGateway } from './gateway-child.ts';
 import { onStopRequests } from './stop-causes.ts';
@@ -25,6 +26,8 @@ import { SKIP_BUILD_ENV, skipBuildRequested, startWebScript } from './web-script
 
 const GATEWAY_DIR = fileURLToPath(new URL('../../', import.meta.url));
 const WORKSPACE_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+/** As the image sets it: V8 sizes its young generation from the host's RAM otherwise (64 MB semi-spaces on 24 GB). */
+const NODE_OPTIONS = '--max-semi-space-size=16';
 /** Vite's dev server, over HTTP or with the gateway's certificate (web/vite.config.ts). */
 const DEV_ORIGINS = ['--allowed-origins', 'http://localhost:5173,https://localhost:5173'];
 const OWN_OPTIONS = ['--web-build', '--web-dev', '--dev'];
@@ -54,12 +57,23 @@ if (own.has('--web-build')) {
   }
 }
 
+function chooseAllocator(): AllocatorSetup {
+  try {
+    return allocatorSetup();
+  } catch (error) {
+    say(error instanceof Error ? error.message : String(error));
+    process.exit(2);
+  }
+}
+const allocator = chooseAllocator();
+say(`gateway on Node ${process.versions.node}, allocator: ${allocator.summary}`);
+
 const web = own.has('--web-dev') ? startWebScript('dev', WORKSPACE_ROOT) : undefined;
 const exit = await runGateway({
   cwd: GATEWAY_DIR,
   nodeFlags: own.has('--dev') ? ['--watch'] : [],
   args: own.has('--dev') ? [...DEV_ORIGINS, ...args] : args,
-  env: process.env,
+  env: { ...process.env, ...allocator.env, NODE_OPTIONS: [NODE_OPTIONS, process.env.NODE_OPTIONS].filter(Boolean).join(' ') },
   say,
 });
 if (web) {

@@ -104,7 +104,7 @@ export function LinkSelector({ value, state, onChange }: Props) {
       {note && (
         <p
           className={`link-field__note${state.refusal ? ' is-refused' : ''}`}
-          data-testid={state.refusal ? 'link-refusal' : 'link-switching'}
+          data-testid={state.refusal ? 'link-refusal' : 'link-status'}
           role="status"
         >
           {note}

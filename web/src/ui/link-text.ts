@@ -60,8 +60,15 @@ export function refusalText(refusal: LinkRefusal): string {
   return `The gateway refused the link ${linkName(refusal.spec)}: ${why}. The stream stays on ${linkName(refusal.instead)}.`;
 }
 
-/** A switch under way, or undefined when the link asked for is the one in force. */
+/**
+ * A switch under way; or, once greeted, a gateway that runs another link than the one asked for (its hello is
+ * the truth: one older than `?link=` names none); undefined when the link asked for is the one in force.
+ */
 export function switchingText(state: LinkState): string | undefined {
-  if (!state.switching) return undefined;
-  return `Putting the stream behind ${linkName(state.target)}: the frames out are answered first, then the gateway's socket reconnects with it.`;
+  const asked = linkName(state.target);
+  if (state.switching)
+    return `Putting the stream behind ${asked}: the frames out are answered first, then the gateway's socket reconnects with it.`;
+  if (state.target === state.inForce.spec) return undefined;
+  const runs = state.inForce.emulated ? linkName(state.inForce.spec, state.inForce.label) : 'no emulated link';
+  return `The gateway runs this connection behind ${runs}, not ${asked}: the figures are labelled with what its greeting names.`;
 }

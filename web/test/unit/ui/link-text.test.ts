@@ -71,5 +71,8 @@ describe('link words', () => {
   it('says a switch is under way only while it is', () => {
     expect(switchingText({ inForce: NO_LINK, target: 'lte', switching: true })).toMatch(/^Putting the stream behind LTE: /);
     expect(switchingText({ inForce: LTE, target: 'lte', switching: false })).toBeUndefined();
+    expect(switchingText({ inForce: NO_LINK, target: 'lte', switching: false })).toBe(
+      'The gateway runs this connection behind no emulated link, not LTE: the figures are labelled with what its greeting names.',
+    );
   });
 });

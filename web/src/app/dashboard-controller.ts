@@ -4,7 +4,8 @@
  * frame dispatcher -> a frame route: the gateway (frame sender, socket) or this device (the on-device
  * engine, the model in a worker); every route settles its frames into the answer recorder (samples,
  * logs) and the live tracks (the overlay's boxes, the detection log), the gateway's also into the
- * rejection backoff; beside them the ping clock, the answer watchdog and the models loader.
+ * rejection backoff; beside them the ping clock, the answer watchdog, the models loader and the link switch
+ * (the emulated link the gateway's socket runs behind, which labels every figure taken through it).
  *
  * Nothing here forwards events by hand: the stream loop subscribes to what may let a frame go, the
  * snapshot publisher to what changes the view. React reads snapshots from the publisher
@@ -30,11 +31,13 @@ import { ANSWER_TIMEOUT_MS, FrameSender } from '../transport/frame-sender.ts';
 import { GatewayRoute } from '../transport/gateway-route.ts';
 import { GatewaySocket } from '../transport/gateway-socket.ts';
 import { gatewaySocketUrl } from '../transport/gateway-url.ts';
+import { fetchAccessInfo } from '../transport/access-api.ts';
 import { fetchModels } from '../transport/models-api.ts';
 import { AnswerRecorder } from './answer-recorder.ts';
 import { AnswerWatchdog } from './answer-watchdog.ts';
 import { buildSnapshot, type DashboardSnapshot, type SnapshotSources } from './dashboard-snapshot.ts';
 import { EventLog } from './event-log.ts';
+import { isThisMachine, LinkSwitch } from './link-switch.ts';
 import { FrameDispatcher } from './frame-dispatcher.ts';
 import type { LostModel } from './model-choice.ts';
 import { ModelsLoader } from './models-loader.ts';
@@ -48,6 +51,21 @@ import { StreamLoop } from './stream-loop.ts';
 /** How the view shows a change: rebuilt at once (a discrete event), or with the stream's throttled rebuilds. */
 const AT_ONCE = true;
 const WITH_THE_STREAM = false;
+
+export interface DashboardOptions {
+  /** The link to connect behind first (the settings' at page load), so the first connection is the right one. */
+  link?: string;
+}
+
+/** The gateway answers plain HTTP for this page (so a socket that never opened was refused), and whether it asks for a token. */
+async function probeGateway(): Promise<{ tokenRequired: boolean } | undefined> {
+  try {
+    const info = await fetchAccessInfo(AbortSignal.timeout(5000));
+    return { tokenRequired: info.tokenRequired };
+  } catch {
+    return undefined;
+  }
+}
 
 export class DashboardController {
   private readonly clock = browserClock;
@@ -65,6 +83,7 @@ export class DashboardController {
   private readonly socket: GatewaySocket;
   private readonly sender: FrameSender;
   private readonly gateway: GatewayRoute;
+  private readonly links: LinkSwitch;
   private readonly onDevice: OnDeviceEngine;
   private readonly dispatcher: FrameDispatcher;
   private readonly answers: AnswerRecorder;
@@ -80,12 +99,21 @@ export class DashboardController {
   private messageId = 0;
   private running = false;
 
-  constructor() {
+  constructor(options: DashboardOptions = {}) {
     const { clock, samples, pings, tracks, detections, errorLog, noticeLog, encoder, source, backoff, settingsChanged } = this;
     const nextId = (): number => ++this.messageId;
-    const socket = (this.socket = new GatewaySocket({ url: gatewaySocketUrl(window.location), clock }));
+    // Every attempt asks for the link the switch holds now.
+    const socket = (this.socket = new GatewaySocket({ url: () => gatewaySocketUrl(window.location, this.links.target), clock }));
     const sender = (this.sender = new FrameSender({ send: (data) => socket.send(data), nextId }));
     const gateway = (this.gateway = new GatewayRoute(socket, sender));
+    const links = (this.links = new LinkSwitch({
+      socket,
+      inFlight: () => gateway.inFlight,
+      settled: gateway.settled,
+      probe: probeGateway,
+      onThisMachine: isThisMachine(window.location.hostname),
+      ...(options.link === undefined ? {} : { initial: options.link }),
+    }));
     const onDevice = (this.onDevice = new OnDeviceEngine({
       createWorker: createInferenceWorker,
       clock,
@@ -106,6 +134,8 @@ export class DashboardController {
       errorLog,
       noticeLog,
       timeOrigin: performance.timeOrigin,
+      // A frame answered (or given up) on the gateway crossed the link of the connection it went on: the last greeted.
+      linkOf: (outcome) => (outcome.frame.path === 'gateway' ? links.inForce.spec : null),
     }));
     const models = (this.models = new ModelsLoader({ fetch: fetchModels, clock }));
     const loop = (this.loop = new StreamLoop({
@@ -116,13 +146,21 @@ export class DashboardController {
       clock,
       settings: () => this.settings,
       modelInput: () => modelFor(models.state.response, this.settings.model)?.input,
-      holdMs: () => backoff.waitMs(),
+      // A link switch waits for the frames out to be answered: none goes meanwhile.
+      holdMs: () => (links.holding ? Number.POSITIVE_INFINITY : backoff.waitMs()),
       // What may let the next frame go: a route greeted, loaded, or settling a frame; the picture; the settings; the backoff letting go.
-      wakeOn: [dispatcher.changed, source.changed, settingsChanged, backoff.changed],
+      wakeOn: [dispatcher.changed, source.changed, settingsChanged, backoff.changed, links.changed],
     }));
     const pingClock = (this.pingClock = new PingClock({ clock, link: socket, nextId, codec: () => this.settings.codec }));
     this.watchdog = new AnswerWatchdog({ clock, expire: (timeoutMs) => gateway.expire(timeoutMs) });
-    this.exporter = new SampleExporter({ samples, pings, detections, settings: () => this.settings, onDevice: () => onDevice.state });
+    this.exporter = new SampleExporter({
+      samples,
+      pings,
+      detections,
+      settings: () => this.settings,
+      onDevice: () => onDevice.state,
+      links: () => links.seen(),
+    });
 
     // Every frame's fate, on either route, is recorded and tracked; the gateway's answers also drive the rejection backoff.
     for (const route of [gateway, onDevice]) {
@@ -137,7 +175,7 @@ export class DashboardController {
       if (message.type === 'error' && message.code === 'unknown_model') models.refresh();
       if (message.type !== 'pong') return;
       // receivedAt is taken first thing in the socket's message handler, before decoding.
-      pings.add({ at: receivedAt, rttMs: receivedAt - message.ts });
+      pings.add({ at: receivedAt, rttMs: receivedAt - message.ts, link: links.inForce.spec });
       pingClock.pongArrived();
     });
     socket.statusChanged.subscribe((status) => {
@@ -168,6 +206,7 @@ export class DashboardController {
       dispatcher,
       tracks,
       detections,
+      links,
     };
     const sources: SnapshotSources = { ...units, settings: () => this.settings, now: () => clock.now() };
     const publisher = (this.publisher = new SnapshotPublisher({
@@ -177,6 +216,7 @@ export class DashboardController {
       pingWindowChanged: pingClock.windowChanged,
     }));
     publisher.watch(socket.statusChanged, AT_ONCE);
+    publisher.watch(links.changed, AT_ONCE);
     publisher.watch(models.changed, AT_ONCE);
     publisher.watch(source.changed, AT_ONCE);
     publisher.watch(settingsChanged, AT_ONCE);
@@ -261,6 +301,7 @@ export class DashboardController {
     // Another model finds other things: its tracks start afresh.
     if (next.model !== previous.model) this.tracks.reset();
     if (next.paused && !previous.paused) this.markBreak();
+    if (next.link !== previous.link) this.links.request(next.link);
     if (next.runOn !== previous.runOn) {
       this.dispatcher.reset();
       this.markBreak();

@@ -6,6 +6,7 @@ import { CODECS, type Codec } from '@sightline/shared/protocol';
 import type { SourceState } from '../capture/capture-source.ts';
 import type { EncoderPath } from '../capture/frame-encoder.ts';
 import type { OnDeviceState } from '../inference/on-device-engine.ts';
+import type { MeasuredLink } from '../link/measured-link.ts';
 import { latencySeries, type LatencySeries } from '../metrics/chart-data.ts';
 import type { PingStore } from '../metrics/ping-store.ts';
 import type { FrameStats, SampleStore } from '../metrics/sample-store.ts';
@@ -16,6 +17,7 @@ import type { FrameSender } from '../transport/frame-sender.ts';
 import type { ConnectionStatus } from '../transport/gateway-socket.ts';
 import { compareRoutes, recentPingMs, VERDICT_WINDOW, type RouteComparison } from '../ui/route-comparison.ts';
 import type { EventLog, LogEntry } from './event-log.ts';
+import type { LinkState } from './link-switch.ts';
 import type { ModelsState } from './models-loader.ts';
 import type { RejectionBackoff } from './rejection-backoff.ts';
 import { CHART_WINDOW, type StreamSettings } from './settings.ts';
@@ -53,8 +55,22 @@ export function latestResult(outcome: Extract<FrameOutcome, { kind: 'ok' }>): La
   };
 }
 
+/** One link's figures: the gateway's frames that crossed it (both codecs), over the stats window. */
+export interface LinkFigures {
+  link: MeasuredLink;
+  stats: FrameStats;
+}
+
 export interface DashboardSnapshot {
   connection: ConnectionStatus;
+  /**
+   * The link the stream runs behind (hello's) and any switch under way. Every figure of the gateway below
+   * (codec and route stats, the chart, the ping) is over the frames and pings that crossed `link.inForce`
+   * only: figures from different links are never pooled.
+   */
+  link: LinkState;
+  /** Per link measured since the samples were reset, in the order first measured: the links side by side. */
+  links: readonly LinkFigures[];
   models: ModelsState;
   source: SourceState;
   phase: StreamPhase;
@@ -119,8 +135,8 @@ export interface SnapshotSources {
   models: { readonly state: ModelsState };
   source: { readonly current: SourceState };
   answers: { readonly latest: LatestResult | undefined };
-  samples: Pick<SampleStore, 'stats' | 'statsWindows' | 'recent' | 'size' | 'discarded'>;
-  pings: Pick<PingStore, 'all' | 'latest'>;
+  samples: Pick<SampleStore, 'stats' | 'statsWindows' | 'recent' | 'links' | 'size' | 'discarded'>;
+  pings: Pick<PingStore, 'all'>;
   errorLog: Pick<EventLog, 'list'>;
   noticeLog: Pick<EventLog, 'list'>;
   sender: Pick<FrameSender, 'nextCodec' | 'framesSent'>;
@@ -132,6 +148,7 @@ export interface SnapshotSources {
   dispatcher: { nextRoute(): FrameRoute | undefined; readonly inFlight: number };
   tracks: { summary(): TrackingSummary };
   detections: { readonly size: number };
+  links: { readonly state: LinkState; seen(): readonly MeasuredLink[] };
   /** performance.now(): the chart's time axis ends there. */
   now: () => number;
 }
@@ -144,13 +161,16 @@ export function buildSnapshot(sources: SnapshotSources): DashboardSnapshot {
   const onDevice = sources.onDevice.state;
   const { runOn } = settings;
   const now = sources.now();
-  const allPings = pings.all();
+  const linkState = sources.links.state;
+  const link = linkState.inForce.spec;
+  // Pings taken before links were told apart (none today) count for none.
+  const allPings = pings.all().filter((ping) => (ping.link ?? 'none') === link);
   const nextRoute = sources.dispatcher.nextRoute();
   const windows = [VERDICT_WINDOW, settings.statsWindow];
   const [deviceRecent, deviceStats] = samples.statsWindows({ path: 'device' }, windows);
-  const [gatewayRecent, gatewayStats] = samples.statsWindows({ path: 'gateway' }, windows);
+  const [gatewayRecent, gatewayStats] = samples.statsWindows({ path: 'gateway', link }, windows);
   const stats = {} as Record<Codec, FrameStats>;
-  for (const codec of CODECS) stats[codec] = samples.stats({ path: 'gateway', codec }, settings.statsWindow);
+  for (const codec of CODECS) stats[codec] = samples.stats({ path: 'gateway', codec, link }, settings.statsWindow);
   const comparison = compareRoutes(deviceRecent!, gatewayRecent!, {
     runOn,
     now,
@@ -158,13 +178,15 @@ export function buildSnapshot(sources: SnapshotSources): DashboardSnapshot {
   });
   return {
     connection,
+    link: linkState,
+    links: linkFigures(samples, sources.links.seen(), settings.statsWindow),
     models: sources.models.state,
     source,
     phase: streamPhase(settings.paused, connection, source, runOn, onDevice.status === 'ready'),
     latest: sources.answers.latest,
     stats,
-    chart: latencySeries(samples.recent(CHART_WINDOW), allPings, now),
-    pingMs: pings.latest()?.rttMs,
+    chart: latencySeries(samples.recent(CHART_WINDOW, link), allPings, now),
+    pingMs: allPings[allPings.length - 1]?.rttMs,
     // Copies: the logs change in place, a snapshot must not.
     errors: [...sources.errorLog.list()],
     notices: [...sources.noticeLog.list()],
@@ -185,4 +207,12 @@ export function buildSnapshot(sources: SnapshotSources): DashboardSnapshot {
     tracking: sources.tracks.summary(),
     detectionsKept: sources.detections.size,
   };
+}
+
+/** Each link the kept samples crossed, with its figures; a link no hello named (none today) is labelled by its spec. */
+function linkFigures(samples: Pick<SampleStore, 'stats' | 'links'>, seen: readonly MeasuredLink[], window: number): LinkFigures[] {
+  return samples.links().map((spec) => ({
+    link: seen.find((known) => known.spec === spec) ?? { spec, label: spec, emulated: spec !== 'none' },
+    stats: samples.stats({ path: 'gateway', link: spec }, window),
+  }));
 }

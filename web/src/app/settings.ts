@@ -30,6 +30,8 @@ export interface StreamSettings {
   deviceThreads: ThreadsSetting;
   /** Boxes drawn predicted to the frame on screen, or as the latest answer had them. */
   boxes: BoxMode;
+  /** The emulated link the gateway's socket runs behind: a canonical spec (link/link-check.ts), `none` for none. */
+  link: string;
 }
 
 export const DEFAULT_SETTINGS: StreamSettings = {
@@ -47,6 +49,7 @@ export const DEFAULT_SETTINGS: StreamSettings = {
   runOn: 'gateway',
   deviceThreads: 'auto',
   boxes: 'predicted',
+  link: 'none',
 };
 
 export const STATS_WINDOWS: readonly number[] = [100, 500, 2000, 10_000];

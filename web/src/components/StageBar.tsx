@@ -1,12 +1,16 @@
 import type { Codec } from '@sightline/shared/protocol';
+import type { LinkState } from '../app/link-switch.ts';
 import type { StreamSettings } from '../app/settings.ts';
 import { RUN_ON_CHOICES, RUN_ON_HINTS, RUN_ON_LABELS } from '../frame-routes/run-on.ts';
 import { CODEC_LABELS } from '../transport/codec-policy.ts';
+import { LinkSelector } from './LinkSelector.tsx';
 import { SegmentedChoice } from './SegmentedChoice.tsx';
 import { ShareLink } from './ShareLink.tsx';
 
 interface Props {
   settings: StreamSettings;
+  /** The emulated link the stream runs behind (LinkSelector). */
+  link: LinkState;
   onChange: (patch: Partial<StreamSettings>) => void;
 }
 
@@ -17,10 +21,10 @@ const CODEC_HINTS: Record<Codec, string> = {
 };
 
 /**
- * Right under the picture, on a phone too: what is being compared (where frames run, the codec; later the
- * link and the transport), one tap away, and the link that shares these choices.
+ * Right under the picture, on a phone too: what is being compared (where frames run, the codec, the link;
+ * later the transport), one tap away, and the link that shares these choices.
  */
-export function StageBar({ settings, onChange }: Props) {
+export function StageBar({ settings, link, onChange }: Props) {
   return (
     <div className="stage-bar" data-testid="stage-bar" role="group" aria-label="What is compared">
       <div className="stage-bar__group run-on-field" role="radiogroup" aria-labelledby="stage-bar-run-on">
@@ -49,6 +53,7 @@ export function StageBar({ settings, onChange }: Props) {
           onChange={(codec) => onChange({ codec })}
         />
       </div>
+      <LinkSelector value={settings.link} state={link} onChange={(spec) => onChange({ link: spec })} />
       <ShareLink settings={settings} />
     </div>
   );

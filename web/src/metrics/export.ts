@@ -1,6 +1,8 @@
 /**
  * Samples out of the browser: CSV (one row per frame) and JSON, as file downloads. `path` says which
- * route served the frame (`gateway` or `device`); `codec` is empty for frames computed on this device.
+ * route served the frame (`gateway` or `device`); `codec` is empty for frames computed on this device;
+ * `link` is the link the frame crossed as its connection's hello named it (`none` without emulation, empty
+ * on this device), and the JSON's `links` says what each one is.
  * Detections with their track ids go in a CSV of their own (one row per detection, `frameId` = the
  * frame's `id`) and in the JSON's `detections`.
  */
@@ -24,6 +26,7 @@ export const CSV_COLUMNS = [
   'outcome',
   'detections',
   'path',
+  'link',
 ] as const satisfies readonly (keyof FrameSample)[];
 
 export const DETECTION_COLUMNS = [
@@ -80,6 +83,8 @@ export interface ExportMeta {
   onDevice?: Record<string, unknown>;
   /** Detection rows no longer kept because of the cap. */
   detectionsDiscarded?: number;
+  /** Every link the samples and pings crossed: its spec (the samples' `link`), its label, and whether it was emulated. */
+  links?: readonly { spec: string; label: string; emulated: boolean }[];
 }
 
 export function samplesToJson(
@@ -96,7 +101,7 @@ export function samplesToJson(
       ...meta,
       count: samples.length,
       samples: exported,
-      pings: pings.map((ping) => ({ rttMs: roundTo(ping.rttMs, 3) })),
+      pings: pings.map((ping) => ({ rttMs: roundTo(ping.rttMs, 3), ...(ping.link === undefined ? {} : { link: ping.link }) })),
       detections: detections.map((row) => Object.fromEntries(DETECTION_COLUMNS.map((column) => [column, row[column]]))),
     },
     null,

@@ -9,10 +9,15 @@ import { Signal } from '../events/signal.ts';
 import type { FrameRoute } from '../frame-routes/run-on.ts';
 import type { FrameSample } from './frame-sample.ts';
 
-/** Which samples a figure is over: every frame of one route, or only those sent in one codec. */
+/**
+ * Which samples a figure is over: every frame of one route, or only those sent in one codec; on the wire,
+ * only those that crossed one link (figures from different links are never pooled).
+ */
 export interface SampleGroup {
   path: FrameRoute;
   codec?: Codec;
+  /** A link's spec (FrameSample.link): only frames that crossed it. */
+  link?: string;
 }
 
 /** One group's figures over its last samples. */
@@ -114,9 +119,23 @@ export class SampleStore {
     return this.entries.slice(start).map((entry) => entry.sample);
   }
 
-  /** The last `count` samples of any codec, oldest first. */
-  recent(count: number): FrameSample[] {
-    return this.entries.slice(Math.max(0, this.entries.length - count)).map((entry) => entry.sample);
+  /**
+   * The last `count` samples of any codec, oldest first; with `link`, only those that crossed it and those
+   * that crossed none (this device's).
+   */
+  recent(count: number, link?: string): FrameSample[] {
+    if (link === undefined) return this.entries.slice(Math.max(0, this.entries.length - count)).map((entry) => entry.sample);
+    return this.pick(count, (sample) => sample.link === null || sample.link === link).map((entry) => entry.sample);
+  }
+
+  /** The links frames crossed, in the order they were first measured (oldest kept sample first). */
+  links(): string[] {
+    const links = new Set<string>();
+    for (let i = Math.max(0, this.entries.length - this.maxSamples); i < this.entries.length; i++) {
+      const { link } = this.entries[i]!.sample;
+      if (link !== null) links.add(link);
+    }
+    return [...links];
   }
 
   /** Stats over the last `window` samples of `group`. */
@@ -145,7 +164,11 @@ export class SampleStore {
 }
 
 function inGroup(sample: FrameSample, group: SampleGroup): boolean {
-  return sample.path === group.path && (group.codec === undefined || sample.codec === group.codec);
+  return (
+    sample.path === group.path &&
+    (group.codec === undefined || sample.codec === group.codec) &&
+    (group.link === undefined || sample.link === group.link)
+  );
 }
 
 function computeStats(entries: readonly Entry[]): FrameStats {

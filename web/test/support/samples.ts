@@ -30,6 +30,7 @@ export function sample(
     detections: ok ? 2 : 0,
     reason: null,
     skippedBefore: 0,
+    link: 'none',
     ...extra,
   };
 }
@@ -51,6 +52,7 @@ export function deviceSample(
     bytesUp: 0,
     bytesDown: 0,
     detections: ok ? 1 : 0,
+    link: null,
     ...extra,
   });
 }

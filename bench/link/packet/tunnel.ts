@@ -80,11 +80,15 @@ export async function startPacketTunnel(
     splice(from, to);
   });
   let link: PacketLink | undefined;
+  // Interrupted (the forwarder and the relay then die with this process): the socket's folder goes too.
+  const removeDir = () => rmSync(dir, { recursive: true, force: true });
+  process.once('exit', removeDir);
   const close = async () => {
     await link?.close();
     for (const s of sockets) s.destroy();
     await new Promise<void>((resolve) => near.close(() => resolve()));
-    rmSync(dir, { recursive: true, force: true });
+    removeDir();
+    process.off('exit', removeDir);
   };
   try {
     await new Promise<void>((resolve, reject) => {

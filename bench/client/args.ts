@@ -302,7 +302,7 @@ export function buildProgram(): Command {
     .addOption(
       new Option(
         '--clip',
-        'send the fixture photos as a moving clip (each panned and zoomed for 20 frames, 25 fps, 640x480 or --resize), ' +
+        'send fixture photos as a moving clip (six photos, each panned and zoomed for 2 s at 25 fps, 640x480 or --resize), ' +
           "made by the gateway's ffmpeg before the run: the same frames as JPEG or, with a video codec, as video",
       ),
     )

@@ -144,6 +144,16 @@ export function logTicks(min: number, max: number): number[] {
   return ticks;
 }
 
+/** A log axis's ends: the 1-2-5 steps just below the smallest value (so its bar shows) and just above the largest. */
+export function logBounds(min: number, max: number): { lo: number; hi: number } {
+  const steps = (e: number) => [1, 2, 5].map((m) => m * 10 ** e);
+  const e = Math.floor(Math.log10(min));
+  const lo = Math.max(...[...steps(e - 1), ...steps(e)].filter((t) => t < min * 0.95));
+  const f = Math.floor(Math.log10(max));
+  const hi = Math.min(...[...steps(f), ...steps(f + 1)].filter((t) => t >= max * 1.05));
+  return { lo, hi };
+}
+
 /**
  * Grouped horizontal bars: a group per row label (e.g. a link), a bar per series in it (e.g. a transport),
  * the same colour for a series in every group; whiskers where given (e.g. p50 bar, p95 whisker). A log axis
@@ -156,7 +166,9 @@ export function renderGroupedBars(
   const width = 880;
   const left = 170;
   const right = 30;
-  const legendRows = Math.ceil(options.series.length / 3);
+  // Two legend columns: series names are long ("REST, new connection per frame, MessagePack JPEG").
+  const legendColumns = 2;
+  const legendRows = Math.ceil(options.series.length / legendColumns);
   const top = 44 + legendRows * 18;
   const bar = 9;
   const gap = 10;
@@ -172,8 +184,7 @@ export function renderGroupedBars(
   let x: (v: number) => number;
   let ticks: number[];
   if (log) {
-    const lo = 10 ** Math.floor(Math.log10(values.length ? Math.min(...values) : 1));
-    const hi = 10 ** Math.ceil(Math.log10(maxRaw * 1.05));
+    const { lo, hi } = logBounds(values.length ? Math.min(...values) : 1, maxRaw);
     x = (v) => left + ((Math.log10(Math.max(v, lo)) - Math.log10(lo)) / (Math.log10(hi) - Math.log10(lo) || 1)) * plotWidth;
     ticks = logTicks(lo, hi);
   } else {
@@ -191,8 +202,8 @@ export function renderGroupedBars(
   out.push(`<rect width="100%" height="100%" fill="#fff"/>`);
   out.push(`<text x="${left}" y="22" font-size="15" font-weight="600">${escapeXml(options.title)}</text>`);
   options.series.forEach((s, i) => {
-    const lx = left + (i % 3) * 230;
-    const ly = 44 + Math.floor(i / 3) * 18;
+    const lx = left - 150 + (i % legendColumns) * 420;
+    const ly = 44 + Math.floor(i / legendColumns) * 18;
     out.push(`<rect x="${lx}" y="${ly - 9}" width="10" height="10" fill="${color(s)}"/>`);
     out.push(`<text x="${lx + 15}" y="${ly}" fill="#222">${escapeXml(s)}</text>`);
   });

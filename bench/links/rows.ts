@@ -1,9 +1,12 @@
 /**
  * Every transport row `pnpm bench:links` knows, in the table's order. A new transport joins by being listed
  * here as a {@link TransportRow}: WebRTC's data channel and video track, for instance, as
- * `{ id: 'webrtc-dc', transport: 'WebRTC data channel', codec: 'MessagePack JPEG', paths: ['self'], run: (context) => runWebRtcCell(...) }`
- * with `paths` saying what can carry its link (`self` when it applies the link to its own packets). The planner,
- * runner, table and charts need no change.
+ * `{ id: 'webrtc-dc', transport: 'WebRTC data channel', codec: 'MessagePack JPEG', paths: ['self'], run: (context) => ... }`
+ * with `paths` saying what can carry its link (`self` when it applies the link to its own packets, e.g. a UDP
+ * relay running the datagram engine). Its `run` calls its own runner (`runWebRtcCell`) with the context's
+ * gateway, link, seed, measured time and frames, and returns the round as a CellMeasurement: frames sent,
+ * detected, refused, lost, the measured wall time, each detected frame's latency and the bytes (a per-frame
+ * sample list maps one to one). The planner, runner, table and charts need no change.
  */
 import { BENCH_CLIENT_ROWS } from './bench-client-rows.ts';
 import type { TransportRow } from './cell.ts';

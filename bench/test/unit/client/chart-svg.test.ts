@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { logTicks, niceStep, renderGroupedBars, renderLatencyChart } from '../../../client/chart-svg.ts';
+import { logBounds, logTicks, niceStep, renderGroupedBars, renderLatencyChart } from '../../../client/chart-svg.ts';
 
 describe('bench latency chart', () => {
   it('is a well-formed SVG with one curve per series', () => {
@@ -49,6 +49,10 @@ describe('grouped bar chart', () => {
   it('puts log ticks at 1, 2 and 5 of each decade', () => {
     expect(logTicks(1, 100)).toEqual([1, 2, 5, 10, 20, 50, 100]);
     expect(logTicks(10, 1000).slice(0, 3)).toEqual([10, 20, 50]);
+    // The axis starts below the smallest bar, so that bar shows, and ends on a step above the largest.
+    expect(logBounds(10, 900)).toEqual({ lo: 5, hi: 1000 });
+    expect(logBounds(13, 640)).toEqual({ lo: 10, hi: 1000 });
+    expect(logBounds(130, 1400)).toEqual({ lo: 100, hi: 2000 });
     const svg = renderGroupedBars(
       [
         {
@@ -68,5 +72,6 @@ describe('grouped bar chart', () => {
     );
     expect(svg).toContain('(log scale)');
     expect(svg).toContain('>1000</text>');
+    expect(svg).toContain('>10</text>');
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { clipFrameCount, fixturePhotos } from '../../../client/clip.ts';
+import { existsSync } from 'node:fs';
+import { CLIP_PHOTOS, clipFrameCount, clipPhotos } from '../../../client/clip.ts';
 import { VideoInputError, y4mSize } from '../../../client/video-encoding.ts';
 
 describe('video inputs', () => {
@@ -8,10 +9,10 @@ describe('video inputs', () => {
     expect(() => y4mSize('RIFF....')).toThrow(VideoInputError);
   });
 
-  it('makes the clip of every fixture photo, 20 frames each', () => {
-    const photos = fixturePhotos();
-    expect(photos.length).toBeGreaterThan(3);
-    expect(photos.every((p) => p.endsWith('.jpg'))).toBe(true);
-    expect(clipFrameCount()).toBe(photos.length * 20);
+  it('makes the clip of committed photos, 2 s each at 25 fps', () => {
+    const photos = clipPhotos();
+    expect(photos).toHaveLength(CLIP_PHOTOS.length);
+    expect(photos.every((p) => existsSync(p))).toBe(true);
+    expect(clipFrameCount()).toBe(CLIP_PHOTOS.length * 50);
   });
 });

@@ -24,7 +24,7 @@ import { GATEWAY_VARIABLE } from './bench-client-rows.ts';
 import type { FrameSource } from './cell.ts';
 import { linksCharts } from './charts.ts';
 import { linksSection } from './document.ts';
-import { resolveLinks, TABLE_LINKS } from './link-set.ts';
+import { NAMED_LINKS, resolveLinks, TABLE_LINKS } from './link-set.ts';
 import { PATH_POLICIES, planCells, type PathPolicy } from './plan.ts';
 import { ROWS, selectRows } from './rows.ts';
 import { finishContext, invocationOf, startContext } from './run-context.ts';
@@ -76,7 +76,11 @@ export function parseLinksArgs(argv: readonly string[]): LinksOptions {
     .description(
       'Every transport row on every link: detections/s, latency, bytes, refusals and losses; a table, two charts and the commands.',
     )
-    .option('--links <names>', `comma-separated link names (presets, or ${'lte-2mbit-up, lte-loss-1pct'})`, list)
+    .option(
+      '--links <names>',
+      `comma-separated link names: presets or ${Object.keys(NAMED_LINKS).join(', ')} (default: ${TABLE_LINKS.join(',')})`,
+      list,
+    )
     .option('--link <spec>', 'one more link by its spec (repeatable), e.g. bw=2mbit/none,delay=20ms', (v: string, prev: string[] = []) => [
       ...prev,
       v,

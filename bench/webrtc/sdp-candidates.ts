@@ -4,7 +4,7 @@
  * (the server then knows the client only as the peer-reflexive address its checks come from: the relay),
  * and the answer reaches the client with each server candidate replaced by the relay's address. Without the
  * first, the server's ICE agent checks the client's own candidates directly and may pick that pair, around
- * the relay (docs/drafts/webrtc-stack.md saw werift do it). Pure text in, text out.
+ * the relay (werift did, while the WebRTC stack was chosen: docs/BENCHMARKS.md, "Link lab"). Pure text in, text out.
  */
 
 export interface CandidateAddress {

@@ -17,7 +17,8 @@ export const IVF_FOURCC: Readonly<Record<VideoCodec, string>> = { vp8: 'VP80', v
 /**
  * ffmpeg decoders to use, best first; the first one a binary has is used. The native VP8/VP9/H.264
  * decoders are faster than libvpx's. AV1 only through dav1d: libaom's decoder (all that the npm-shipped
- * ffmpeg 4.1 has) measured 8 ms of CPU per 640x480 frame, four times the budget (docs/drafts/video-decoder.md).
+ * ffmpeg 4.1 has) measured 8 ms of CPU per 640x480 frame, four times the budget (docs/BENCHMARKS.md,
+ * "Decoding video").
  */
 export const DECODER_PREFERENCE: Readonly<Record<VideoCodec, readonly string[]>> = {
   vp8: ['vp8', 'libvpx'],

@@ -17,7 +17,8 @@
  * The picture: showinfo first (it reports the decoded size, before scaling), then ffmpeg's own scaler to
  * the requested size with area averaging (an antialiasing filter when shrinking), in YUV when the size is
  * even (YUV 4:2:0 needs even sizes there), then RGB at the final size. Scaling in YUV and converting at the
- * small size measured 0.5 ms a frame cheaper than scaling straight into RGB24 (docs/drafts/video-decoder.md).
+ * small size measured 0.5 ms a frame cheaper than scaling straight into RGB24 (while the decoder was chosen;
+ * docs/BENCHMARKS.md, "Decoding video", has the per-codec costs of this command line).
  * The scaler is always there, even at the decoded size: a stream that changes size mid-way still comes out
  * at the agreed size, so stdout's framing holds (the size change is reported from showinfo's line).
  */

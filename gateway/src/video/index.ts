@@ -2,7 +2,7 @@
  * Video decoding at the gateway: one ffmpeg child process per stream turns a browser's encoded chunks
  * (VP8, VP9, H.264; AV1 where the ffmpeg has dav1d) into RGB frames at the model input's content size.
  * probeVideoDecoding() once at start-up says whether and what; openVideoStream() per stream.
- * docs/drafts/video-decoder.md has the measurements behind the choice.
+ * docs/BENCHMARKS.md, "Decoding video", has the measurements behind the choice.
  */
 export { IVF_FOURCC, parseVideoCodec, VIDEO_CODECS, type VideoCodec } from './codecs.ts';
 export { probeVideoDecoding, npmFfmpegPath, type FfmpegBinary, type VideoDecoding } from './ffmpeg-binary.ts';

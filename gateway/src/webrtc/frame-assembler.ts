@@ -9,6 +9,7 @@
  */
 import { concat, parseH264Payload } from './h264-payload.ts';
 import { sequenceDelta, type RtpPacket } from './rtp-packet.ts';
+import { VIDEO_STREAM_DEFAULTS } from '../video/stream-decoder.ts';
 import { parseVp8Payload } from './vp8-payload.ts';
 
 export type VideoCodec = 'vp8' | 'h264';
@@ -22,7 +23,7 @@ export interface EncodedVideoFrame {
   data: Uint8Array;
 }
 
-export type FrameDropReason = 'packet_lost' | 'awaiting_keyframe' | 'bad_payload';
+export type FrameDropReason = 'packet_lost' | 'awaiting_keyframe' | 'bad_payload' | 'too_large';
 
 export interface FrameAssemblerOptions {
   codec: VideoCodec;
@@ -41,12 +42,18 @@ export interface FrameAssemblerOptions {
   reorderWindowPackets?: number;
   /** How long a hole may stay open while later packets arrive. */
   maxGapWaitMs?: number;
+  /**
+   * A frame growing past this is dropped while it is assembled (a sender that never sets the marker bit must
+   * not grow it without bound); the decoder refuses a larger chunk anyway.
+   */
+  maxFrameBytes?: number;
   now?: () => number;
 }
 
 interface PartialFrame {
   timestamp: number;
   parts: Uint8Array[];
+  bytes: number;
   keyframe: boolean;
 }
 
@@ -70,6 +77,7 @@ export class FrameAssembler {
       maxGapWaitMs: 250,
       nackRetryMs: 100,
       nackRetries: 2,
+      maxFrameBytes: VIDEO_STREAM_DEFAULTS.maxChunkBytes,
       now: () => performance.now(),
       ...options,
     };
@@ -162,9 +170,20 @@ export class FrameAssembler {
   #consumeVp8(packet: RtpPacket): void {
     const info = parseVp8Payload(packet.payload);
     if (!info) return this.#breakStream('bad_payload', packet.timestamp);
-    if (info.frameStart) this.#current = { timestamp: packet.timestamp, parts: [], keyframe: info.keyframe };
+    if (info.frameStart) this.#current = { timestamp: packet.timestamp, parts: [], bytes: 0, keyframe: info.keyframe };
     // A continuation with no start: the start was lost with a hole already reported, or a frame already dropped.
-    this.#current?.parts.push(info.data);
+    this.#append(info.data);
+  }
+
+  #append(data: Uint8Array): void {
+    if (!this.#current) return;
+    this.#current.bytes += data.byteLength;
+    if (this.#current.bytes > this.#options.maxFrameBytes) {
+      // The rest of this frame's packets must not open it again.
+      this.#lastTimestamp = this.#current.timestamp;
+      return this.#breakStream('too_large', this.#current.timestamp);
+    }
+    this.#current.parts.push(data);
   }
 
   #consumeH264(packet: RtpPacket): void {
@@ -173,10 +192,10 @@ export class FrameAssembler {
     if (!this.#current) {
       // After a completed frame a new timestamp opens the next; a fragment's tail cannot open one.
       if (info.continuesFragment || packet.timestamp === this.#lastTimestamp) return;
-      this.#current = { timestamp: packet.timestamp, parts: [], keyframe: false };
+      this.#current = { timestamp: packet.timestamp, parts: [], bytes: 0, keyframe: false };
     }
-    this.#current.parts.push(info.data);
     this.#current.keyframe ||= info.idr;
+    this.#append(info.data);
   }
 
   #complete(frame: PartialFrame): void {

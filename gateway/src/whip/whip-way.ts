@@ -11,10 +11,11 @@
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { encodeMessage } from '@sightline/shared/codec';
+import { ProtocolError } from '@sightline/shared/validation';
 import { DETECTIONS_CHANNEL, WHIP_PATH } from '@sightline/shared/protocol';
 import type { Logger } from '../logger.ts';
 import type { AccessPolicy } from '../security/access-policy.ts';
-import { detectionsReply } from '../frames/replies.ts';
+import { detectionsReply, errorReply } from '../frames/replies.ts';
 import { observeStages } from '../metrics.ts';
 import { MessageSession, type MessageSessionOptions, type SessionVideo } from '../sessions/message-session.ts';
 import { VideoStream } from '../sessions/video-stream.ts';
@@ -68,6 +69,9 @@ export function createWhipWay(options: WhipWayOptions): WhipWay {
     const log = options.logger.child({ peer: peer.id });
     log.info('webrtc peer offered');
     const video = new TrackDetections(peer, options, tracks, log);
+    // Each frame channel is a session holding a place in the queue, as a WebSocket connection does: a peer
+    // could otherwise open channels without bound past SIGHTLINE_MAX_CONNECTIONS.
+    let frameChannels = 0;
     peer.onStateChange((state) => {
       if (state === 'closed' || state === 'failed') video.close();
     });
@@ -78,6 +82,11 @@ export function createWhipWay(options: WhipWayOptions): WhipWay {
           video.output = channel;
           return;
         }
+        if (frameChannels >= MAX_FRAME_CHANNELS_PER_PEER) {
+          refuseChannel(channel);
+          return;
+        }
+        frameChannels += 1;
         const session = new MessageSession(dataChannelChannel(channel), {
           ...options,
           transport: 'webrtc',
@@ -86,6 +95,7 @@ export function createWhipWay(options: WhipWayOptions): WhipWay {
         sessions.add(session);
         channel.onMessage((data) => session.receive(typeof data === 'string' ? Buffer.from(data) : data, typeof data !== 'string'));
         channel.onClose(() => {
+          frameChannels -= 1;
           session.closed();
           sessions.delete(session);
         });
@@ -117,6 +127,18 @@ export function createWhipWay(options: WhipWayOptions): WhipWay {
     },
     terminate: () => manager.drain(0),
   };
+}
+
+/** Frame channels one peer may hold open: a dashboard uses one; more only multiply one client's share. */
+export const MAX_FRAME_CHANNELS_PER_PEER = 2;
+
+/** A channel past the limit hears why (a JSON error, as a raw-image client reads) and is closed; the peer stays. */
+function refuseChannel(channel: SessionDataChannel): void {
+  const refusal = errorReply(
+    new ProtocolError('overloaded', `at most ${MAX_FRAME_CHANNELS_PER_PEER} frame channels per peer; close one first`),
+  ).reply;
+  channel.send(encodeMessage(refusal, 'json'));
+  channel.close();
 }
 
 /**

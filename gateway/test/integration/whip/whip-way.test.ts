@@ -63,6 +63,24 @@ describe('WHIP way in', () => {
     }
   });
 
+  it('takes at most two frame channels from one peer: another hears overloaded and is closed, the peer stays', async () => {
+    const client = await startAiortcClient(whipUrl, ['--extra-channels', '3']);
+    try {
+      await client.next('extra-closed');
+      const deadline = Date.now() + 20_000;
+      const replies = () =>
+        client.events.filter((e) => e.event === 'extra-reply').map((e) => JSON.parse(String(e.data)) as { type: string; code?: string });
+      while (replies().filter((r) => r.type === 'hello').length < 2 && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(replies().filter((r) => r.type === 'hello')).toHaveLength(2);
+      expect(replies().filter((r) => r.type === 'error')).toEqual([expect.objectContaining({ code: 'overloaded' })]);
+      expect(client.events.filter((e) => e.event === 'extra-closed')).toHaveLength(1);
+      expect(client.events.some((e) => e.event === 'state' && e.state === 'failed')).toBe(false);
+    } finally {
+      await client.finish();
+    }
+  });
+
   it('answers WHIP behind the same guard as the API: a foreign Origin is 403, a bad offer 400 with its reason', async () => {
     const foreign = await fetch(whipUrl, {
       method: 'POST',

@@ -79,6 +79,7 @@ async def main():
     parser.add_argument("--fps", type=int, default=15)
     parser.add_argument("--no-delete", action="store_true")
     parser.add_argument("--reliable", action="store_true", help="an ordered, reliable data channel")
+    parser.add_argument("--extra-channels", type=int, default=0, help="more reliable channels, labelled extra-1..N")
     parser.add_argument("--json-frames", nargs="*", default=[], help="photos sent as JSON frame messages, stop-and-wait")
     args = parser.parse_args()
 
@@ -105,6 +106,10 @@ async def main():
                     answered[reply_id].set()
 
         channel.on("message", on_message)
+    for n in range(1, args.extra_channels + 1):
+        extra = pc.createDataChannel(f"extra-{n}")
+        extra.on("message", lambda m, label=extra.label: emit(event="extra-reply", label=label, data=m if isinstance(m, str) else m[:64].hex()))
+        extra.on("close", lambda label=extra.label: emit(event="extra-closed", label=label))
     if args.photos:
         pc.addTrack(PhotoTrack(args.photos, args.fps))
     pc.on("connectionstatechange", lambda: emit(event="state", state=pc.connectionState))

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { FrameAssembler, type EncodedVideoFrame, type FrameDropReason } from '../../../src/webrtc/frame-assembler.ts';
 import { packet, vp8Frame, vp8Packets } from './rtp-builders.ts';
 
-function assembler(codec: 'vp8' | 'h264' = 'vp8', clock = { now: 0 }) {
+function assembler(codec: 'vp8' | 'h264' = 'vp8', clock = { now: 0 }, maxFrameBytes?: number) {
   const frames: EncodedVideoFrame[] = [];
   const drops: FrameDropReason[] = [];
   const nacks: number[][] = [];
@@ -17,6 +17,7 @@ function assembler(codec: 'vp8' | 'h264' = 'vp8', clock = { now: 0 }) {
     nackRetries: 1,
     reorderWindowPackets: 8,
     maxGapWaitMs: 100,
+    ...(maxFrameBytes === undefined ? {} : { maxFrameBytes }),
     now: () => clock.now,
   });
   return { a, frames, drops, nacks, requests: () => keyframeRequests };
@@ -114,6 +115,16 @@ describe('FrameAssembler (VP8)', () => {
     expect(frames.map((f) => f.rtpTimestamp)).toEqual([1000, 2000]);
     expect(requests()).toBe(0);
     expect(a.lostPackets).toBe(0);
+  });
+
+  it('drops a frame that grows past maxFrameBytes while it is assembled, and takes the next keyframe', () => {
+    const { a, frames, drops } = assembler('vp8', { now: 0 }, 16);
+    for (const p of vp8Packets(1, 3000, vp8Frame(true, 40))) a.push(p); // 10 packets of 4 bytes: cut at 20
+    expect(frames).toEqual([]);
+    expect(drops).toEqual(['too_large']);
+    const next = vp8Frame(true, 12);
+    for (const p of vp8Packets(11, 6000, next)) a.push(p);
+    expect(frames.map((f) => f.data)).toEqual([next]);
   });
 
   it('counts a padding-only packet in the sequence without adding media', () => {

@@ -4,7 +4,7 @@
  * schema docker compose validates with: a misspelt key or an unknown depends_on condition fails), then the
  * facts a schema cannot see: every service another one waits for or reaches by URL exists, listens on that
  * port and has a health check; the gateways keep the image's health check and lock-down and stop within
- * their drain deadline; Triton's stop covers its exit timeout, its repository is mounted read-only where its
+ * their drain deadline and publish UDP only as the WebRTC range they set, port for port; Triton's stop covers its exit timeout, its repository is mounted read-only where its
  * command reads it, and its CPU limit is the thread count its model configs give onnxruntime.
  *
  * Two cached virtualenvs: check-jsonschema (deploy/tools/compose-validator-requirements.txt, made by

@@ -3,7 +3,8 @@
  * schemas with kubernetes-validate (strict: an unknown or misspelt field fails), for the oldest and the
  * newest release it carries that a cluster is likely to run; then the facts that must agree across files,
  * which a schema cannot see: the grace period covers the preStop pause and the drain, names and
- * selectors match, the probes hit the gateway's probes, the security context is the image's user.
+ * selectors match, the probes hit the gateway's probes, the security context is the image's user, the pod
+ * declares exactly the WebRTC UDP ports of SIGHTLINE_WEBRTC_PORTS, one per peer.
  *
  * The same for the Triton overlay (deploy/kubernetes-triton): its own objects against the schemas, the
  * whole rendered overlay too where kubectl (with its built-in kustomize) is installed, and what must agree:

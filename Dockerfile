@@ -71,6 +71,9 @@ WORKDIR /app
 # glibc's 16 arenas kept 276-347 MB freed but resident after a hostile load; jemalloc, decaying dirty pages
 # within a second, returned all but 31-37 MB. A bare soname: the path does not depend on the architecture.
 # V8's young generation is sized from the container's limit, not the host's RAM, either way.
+# Video: each stream's decoder is the ffmpeg the gateway's npm package ships, started through
+# ffmpeg-limited.sh with an empty environment and a 512 MiB address-space limit of its own, so a hostile
+# stream fails its own decoder, not the container (docs/SECURITY.md, "Video decoding").
 ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     LD_PRELOAD=libjemalloc.so.2 \
     MALLOC_CONF=background_thread:true,dirty_decay_ms:1000,muzzy_decay_ms:0 \
@@ -78,7 +81,8 @@ ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=8080 \
-    SIGHTLINE_DATA_DIR=/data
+    SIGHTLINE_DATA_DIR=/data \
+    SIGHTLINE_FFMPEG=/app/ffmpeg-limited.sh
 # The `node` user of the base image, by number: Kubernetes' runAsNonRoot can only verify a numeric user.
 # Everything under /app belongs to root and is read-only to it; /data is its one writable place.
 USER 1000:1000

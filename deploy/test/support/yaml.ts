@@ -42,3 +42,11 @@ export function flagValue(args: readonly string[], name: string): string | undef
   const prefix = `--${name}=`;
   return args.find((arg) => arg.startsWith(prefix))?.slice(prefix.length);
 }
+
+/** SIGHTLINE_WEBRTC_PORTS as the gateway reads it ("MIN-MAX", inclusive), or undefined when it is not one. */
+export function portRange(text: unknown): { min: number; max: number } | undefined {
+  const match = /^\s*(\d{1,5})\s*-\s*(\d{1,5})\s*$/.exec(String(text ?? ''));
+  if (!match) return undefined;
+  const [min, max] = [Number(match[1]), Number(match[2])];
+  return min >= 1024 && max <= 65535 && min <= max ? { min, max } : undefined;
+}

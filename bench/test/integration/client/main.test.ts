@@ -109,9 +109,13 @@ describe('bench CLI against a real gateway', () => {
       const summary = JSON.parse(stdout.trim());
       expect(summary.rateFps).toBe(10);
       expect(summary.setup).toContain('open-loop 10 fps');
-      // 2 clients x 2 s x 10 fps: the schedule's count, however late the loop ran.
-      expectEveryFrameAnswered(summary, 40);
-      expect(summary.overall.sendLagMs.count).toBe(40);
+      // 2 clients x 2 s x 10 fps: the schedule's count, however late the loop ran. A frame due while the
+      // gateway's last refusal still asked to wait is held back (an open-loop camera honouring retryAfterMs):
+      // on a loaded machine a few are; every other frame went out and was answered.
+      const { held } = summary.overall.counts as { held: number };
+      expect(held).toBeLessThan(40);
+      expectEveryFrameAnswered(summary, 40 - held);
+      expect(summary.overall.sendLagMs.count).toBe(40 - held);
     }
   });
 

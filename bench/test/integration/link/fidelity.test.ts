@@ -58,14 +58,26 @@ async function addedRoundTrip(kind: PathKind, spec: string): Promise<{ added: nu
   return { added: median(samples), samples };
 }
 
+/**
+ * The added round trip, measured again (at most three times) while it is off by more than the tolerance:
+ * another process taking the CPU from a user-space link adds its own delay to a measurement now and then, while
+ * a link that adds the wrong delay is off in every attempt. Every attempt is in the failure message.
+ */
+async function addedRoundTripWithin(kind: PathKind, spec: string, expected: number, tolerance: number) {
+  const attempts: Array<{ added: number; samples: number[] }> = [];
+  do attempts.push(await addedRoundTrip(kind, spec));
+  while (Math.abs(attempts.at(-1)!.added - expected) > tolerance && attempts.length < 3);
+  return { ...attempts.at(-1)!, attempts: attempts.map((a) => Math.round(a.added * 10) / 10) };
+}
+
 describe('link fidelity: TCP proxy (no root)', () => {
   it('carries a bulk transfer at the bandwidth, within 10%', async () => {
     expect(Math.abs((await throughputRatio('proxy')) - 1)).toBeLessThanOrEqual(0.1);
   });
 
   it('adds 2 x delay to the round trip, within 2 ms + jitter; never less than 2 x (delay - jitter)', async () => {
-    const { added, samples } = await addedRoundTrip('proxy', 'delay=25ms,jitter=3ms');
-    expect(Math.abs(added - 50)).toBeLessThanOrEqual(2 + 3);
+    const { added, samples, attempts } = await addedRoundTripWithin('proxy', 'delay=25ms,jitter=3ms', 50, 2 + 3);
+    expect(Math.abs(added - 50), `added round trips (ms): ${attempts.join(', ')}`).toBeLessThanOrEqual(2 + 3);
     for (const s of samples) expect(s).toBeGreaterThanOrEqual(2 * (25 - 3) - 0.5);
   });
 });
@@ -80,8 +92,8 @@ describe.skipIf(rootReason !== undefined)(`link fidelity: packet path (root${roo
   });
 
   it('adds 2 x delay to the round trip, within 2 ms + jitter', async () => {
-    const { added } = await addedRoundTrip('packet-user', 'delay=25ms,jitter=3ms');
-    expect(Math.abs(added - 50)).toBeLessThanOrEqual(2 + 3);
+    const { added, attempts } = await addedRoundTripWithin('packet-user', 'delay=25ms,jitter=3ms', 50, 2 + 3);
+    expect(Math.abs(added - 50), `added round trips (ms): ${attempts.join(', ')}`).toBeLessThanOrEqual(2 + 3);
   });
 
   it('loses UDP datagrams at the set rate, within a binomial tolerance, on the lossy direction only', async () => {

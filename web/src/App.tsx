@@ -24,8 +24,10 @@ import { StageBreakdown } from './components/StageBreakdown.tsx';
 import { StreamControls } from './components/StreamControls.tsx';
 import { Toasts } from './components/Toasts.tsx';
 import { TrackingPanel } from './components/TrackingPanel.tsx';
+import { WebRtcStats } from './components/WebRtcStats.tsx';
 import { unservedLinkText } from './ui/models-text.ts';
 import { VERDICT_WINDOW } from './ui/route-comparison.ts';
+import { codecFallback } from './video/codec-availability.ts';
 
 export function App() {
   const [controller] = useState(() => new DashboardController());
@@ -105,6 +107,16 @@ export function App() {
     }
   }, [controller, link, models, settings.model, updateSettings]);
 
+  // A codec the address or the stored settings asked for that this browser, the gateway or the transport cannot
+  // use (known once the browser was probed and the gateway said hello): a notice, and the nearest one instead.
+  const { codecChoices } = snapshot;
+  useEffect(() => {
+    const fallback = codecFallback(settings.codec, codecChoices);
+    if (!fallback) return;
+    controller.addressProblem(`${fallback.reason}.`);
+    updateSettings({ codec: fallback.codec });
+  }, [controller, codecChoices, settings.codec, updateSettings]);
+
   const chooseSource = useCallback(
     (next: SourceKind) => {
       if (next === 'camera') controller.openCamera(snapshot.source.deviceId);
@@ -137,7 +149,6 @@ export function App() {
 
   const sourceSize =
     snapshot.source.width && snapshot.source.height ? { width: snapshot.source.width, height: snapshot.source.height } : undefined;
-  const activeCodecs = settings.abMode ? (['json', 'msgpack'] as const) : [settings.codec];
   const activeRoutes = settings.runOn === 'both' ? (['gateway', 'device'] as const) : [settings.runOn];
   const retryDevice = useCallback(() => controller.retryOnDevice(), [controller]);
 
@@ -200,7 +211,7 @@ export function App() {
             onResume={() => updateSettings({ paused: false })}
             onRetryDevice={retryDevice}
           />
-          <StageBar settings={settings} onChange={choose} />
+          <StageBar settings={settings} codecChoices={snapshot.codecChoices} onChange={choose} />
           <Panel
             title="Tracking"
             id="tracking-title"
@@ -232,6 +243,15 @@ export function App() {
               activeRoutes={activeRoutes}
             />
           </Panel>
+          {snapshot.transport.mode !== 'websocket' && (
+            <Panel
+              title="WebRTC"
+              id="webrtc-title"
+              actions={<span className="panel__note">the connection’s own statistics (getStats)</span>}
+            >
+              <WebRtcStats transport={snapshot.transport} />
+            </Panel>
+          )}
           <Panel
             title="Codec comparison"
             id="stats-title"
@@ -255,7 +275,7 @@ export function App() {
               </>
             }
           >
-            <CodecStats stats={snapshot.stats} activeCodecs={activeCodecs} />
+            <CodecStats columns={snapshot.codecColumns} />
             <div className="export-row">
               <button type="button" className="button button--small" data-testid="export-csv" onClick={() => controller.exportCsv()}>
                 Export CSV

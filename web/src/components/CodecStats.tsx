@@ -1,22 +1,14 @@
-import { CODECS, type Codec } from '@sightline/shared/protocol';
-import type { FrameStats } from '../metrics/sample-store.ts';
-import { CODEC_LABELS } from '../transport/codec-policy.ts';
+import type { CodecColumn } from '../app/dashboard-snapshot.ts';
 import { bestColumn, CODEC_METRICS } from '../ui/stat-metrics.ts';
 import { StatsTable } from './StatsTable.tsx';
 
 interface Props {
-  stats: Record<Codec, FrameStats>;
-  activeCodecs: readonly Codec[];
+  /** One per codec and transport (ui/codec-columns.ts): JPEG, video chunks, the WebRTC paths. */
+  columns: readonly CodecColumn[];
 }
 
-/** The gateway's frames per codec side by side, the better codec highlighted where the difference means something. */
-export function CodecStats({ stats, activeCodecs }: Props) {
-  const columns = CODECS.map((codec) => ({
-    id: codec,
-    label: CODEC_LABELS[codec],
-    stats: stats[codec],
-    active: activeCodecs.includes(codec),
-  }));
+/** The gateway's frames per codec and transport side by side, the better one highlighted where the difference means something. */
+export function CodecStats({ columns }: Props) {
   return (
     <StatsTable
       columns={columns}

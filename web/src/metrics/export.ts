@@ -1,6 +1,7 @@
 /**
  * Samples out of the browser: CSV (one row per frame) and JSON, as file downloads. `path` says which
- * route served the frame (`gateway` or `device`); `codec` is empty for frames computed on this device.
+ * route served the frame (`gateway` or `device`), `transport` what it travelled on (`websocket`, `webrtc`); `codec`
+ * (a JPEG's wire codec, or a video codec) and `transport` are empty for frames computed on this device.
  * Detections with their track ids go in a CSV of their own (one row per detection, `frameId` = the
  * frame's `id`) and in the JSON's `detections`.
  */
@@ -24,6 +25,7 @@ export const CSV_COLUMNS = [
   'outcome',
   'detections',
   'path',
+  'transport',
 ] as const satisfies readonly (keyof FrameSample)[];
 
 export const DETECTION_COLUMNS = [

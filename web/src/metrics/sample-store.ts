@@ -3,16 +3,24 @@
  * the statistics, which one function computes for any group of samples (a route, or one codec of it), and
  * everything (up to a cap) is kept for export.
  */
-import type { Codec } from '@sightline/shared/protocol';
 import { mean, summarize, type Summary } from '@sightline/shared/stats';
 import { Signal } from '../events/signal.ts';
 import type { FrameRoute } from '../frame-routes/run-on.ts';
+import type { StreamCodec } from '../transport/stream-codecs.ts';
+import type { Transport } from '../transport/transports.ts';
 import type { FrameSample } from './frame-sample.ts';
 
-/** Which samples a figure is over: every frame of one route, or only those sent in one codec. */
+/** Which samples a figure is over: every frame of one route, or only those sent in one codec (over one transport). */
 export interface SampleGroup {
   path: FrameRoute;
-  codec?: Codec;
+  codec?: StreamCodec;
+  transport?: Transport;
+}
+
+/** A codec over a transport that frames went in: one column of the codec comparison. */
+export interface StreamKind {
+  transport: Transport;
+  codec: StreamCodec;
 }
 
 /** One group's figures over its last samples. */
@@ -64,6 +72,8 @@ export class SampleStore {
   private readonly maxSamples: number;
   private lastAnsweredPerf: number | null = null;
   private discardedCount = 0;
+  /** Every codec and transport the gateway's frames went in since the last clear, by `transport:codec`. */
+  private kinds = new Map<string, StreamKind>();
 
   constructor(options: SampleStoreOptions = {}) {
     this.maxSamples = Math.max(1, options.maxSamples ?? DEFAULT_MAX_SAMPLES);
@@ -87,6 +97,11 @@ export class SampleStore {
       this.lastAnsweredPerf = sample.answeredPerf;
     }
     this.entries.push({ sample, intervalMs });
+    if (sample.codec !== null) {
+      const transport = sample.transport ?? 'websocket';
+      const key = `${transport}:${sample.codec}`;
+      if (!this.kinds.has(key)) this.kinds.set(key, { transport, codec: sample.codec });
+    }
     // Trim in batches so the cap costs O(1) amortised.
     const excess = this.entries.length - this.maxSamples;
     if (excess > 0 && (excess >= 1024 || this.maxSamples < 4096)) {
@@ -103,6 +118,7 @@ export class SampleStore {
 
   clear(): void {
     this.entries = [];
+    this.kinds = new Map();
     this.lastAnsweredPerf = null;
     this.discardedCount = 0;
     this.changed.emit('cleared');
@@ -117,6 +133,11 @@ export class SampleStore {
   /** The last `count` samples of any codec, oldest first. */
   recent(count: number): FrameSample[] {
     return this.entries.slice(Math.max(0, this.entries.length - count)).map((entry) => entry.sample);
+  }
+
+  /** The codecs and transports frames went to the gateway in since the samples were last cleared, first seen first. */
+  streamKinds(): StreamKind[] {
+    return [...this.kinds.values()];
   }
 
   /** Stats over the last `window` samples of `group`. */
@@ -145,7 +166,11 @@ export class SampleStore {
 }
 
 function inGroup(sample: FrameSample, group: SampleGroup): boolean {
-  return sample.path === group.path && (group.codec === undefined || sample.codec === group.codec);
+  return (
+    sample.path === group.path &&
+    (group.codec === undefined || sample.codec === group.codec) &&
+    (group.transport === undefined || (sample.transport ?? 'websocket') === group.transport)
+  );
 }
 
 function computeStats(entries: readonly Entry[]): FrameStats {

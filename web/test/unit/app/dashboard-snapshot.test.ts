@@ -6,7 +6,6 @@ import { DEFAULT_SETTINGS } from '../../../src/app/settings.ts';
 import type { SourceState } from '../../../src/capture/capture-source.ts';
 import { PingStore } from '../../../src/metrics/ping-store.ts';
 import { SampleStore } from '../../../src/metrics/sample-store.ts';
-import { FrameSender } from '../../../src/transport/frame-sender.ts';
 import type { ConnectionStatus } from '../../../src/transport/gateway-socket.ts';
 import { FakeClock } from '../../support/fake-clock.ts';
 import { deviceFrame, errorOutcome } from '../../support/outcomes.ts';
@@ -28,14 +27,23 @@ describe('streamPhase', () => {
 
 describe('buildSnapshot', () => {
   function sources() {
-    let id = 0;
     const samples = new SampleStore();
     const pings = new PingStore();
     const errorLog = new EventLog();
     const backoff = new RejectionBackoff(new FakeClock());
     const parts: SnapshotSources = {
-      settings: () => ({ paused: false, statsWindow: 2, runOn: 'gateway' as const }),
-      socket: { status: open },
+      settings: () => ({ ...DEFAULT_SETTINGS, codec: 'json', statsWindow: 2 }),
+      transports: {
+        status: open,
+        mode: 'websocket',
+        rtc: undefined,
+        nextCodec: () => 'json',
+        framesSent: 5,
+        lossTimeoutMs: 1000,
+        unmatched: 0,
+        keyframeRequests: 0,
+      },
+      codecChoices: () => [],
       models: { state: { status: 'loading' } },
       source: { current: ready },
       answers: { latest: undefined },
@@ -43,7 +51,6 @@ describe('buildSnapshot', () => {
       pings,
       errorLog,
       noticeLog: new EventLog(),
-      sender: new FrameSender({ send: () => true, nextId: () => ++id, policy: { ...DEFAULT_SETTINGS, codec: 'json' } }),
       encoder: { path: 'worker' },
       backoff,
       loop: { lastEncode: { width: 400, height: 300, bytes: 20_000, encodeMs: 4 } },
@@ -74,8 +81,11 @@ describe('buildSnapshot', () => {
       tracking: { leadMs: 120, unique: 3, counts: [{ label: 'dog', count: 2 }] },
       detectionsKept: 7,
     });
-    // Stats over the chosen window: the last 2 json samples only.
-    expect(snapshot.stats.json.count).toBe(2);
+    // Stats over the chosen window: the last 2 json samples only; JSON and MessagePack always have a column.
+    expect(snapshot.codecColumns.map((column) => [column.id, column.active, column.stats.count])).toEqual([
+      ['json', true, 2],
+      ['msgpack', false, 0],
+    ]);
     expect(snapshot.chart.frames).toHaveLength(5);
     expect(snapshot.chart.frames.at(-1)!.t).toBe(-3.6); // the last answer, 3.6 s before now
   });
@@ -106,7 +116,7 @@ describe('buildSnapshot', () => {
     }
     const snapshot = buildSnapshot({
       ...parts,
-      settings: () => ({ paused: false, statsWindow: 500, runOn: 'both' }),
+      settings: () => ({ ...DEFAULT_SETTINGS, statsWindow: 500, runOn: 'both' }),
       onDevice: { state: { status: 'ready', backend: 'wasm', threads: 2 } },
       dispatcher: { nextRoute: () => 'device', inFlight: 1 },
     });
@@ -115,5 +125,31 @@ describe('buildSnapshot', () => {
     expect(snapshot.routes.device.count).toBe(6);
     expect(snapshot.comparison).toMatchObject({ faster: 'gateway', gatewayMs: 20, deviceMs: 60, current: true });
     expect(snapshot.chart.device).toHaveLength(6);
+  });
+
+  it('gives video chunks and each WebRTC path a column of its own, and the WebRTC figures while WebRTC is in use', () => {
+    const { parts, samples } = sources();
+    samples.add(sample('vp8', 1000, 30));
+    samples.add(sample('msgpack', 1100, 40, 'ok', { transport: 'webrtc' }));
+    samples.add(sample('vp8', 1200, 50, 'ok', { transport: 'webrtc' }));
+    const snapshot = buildSnapshot({
+      ...parts,
+      settings: () => ({ ...DEFAULT_SETTINGS, codec: 'vp8', transport: 'webrtc', statsWindow: 500 }),
+      transports: { ...parts.transports, mode: 'track', rtc: { at: 4000, figures: { rttMs: 3, framesEncoded: 90 } }, unmatched: 1 },
+    });
+    expect(snapshot.codecColumns.map((column) => [column.id, column.label, column.active, column.stats.count])).toEqual([
+      ['vp8', 'VP8', false, 1],
+      ['webrtc-msgpack', 'WebRTC channel · MessagePack', false, 1],
+      ['webrtc-vp8', 'WebRTC track · VP8', true, 1],
+      ['json', 'JSON + Base64', false, 0],
+      ['msgpack', 'MessagePack', false, 0],
+    ]);
+    expect(snapshot.transport).toEqual({
+      transport: 'webrtc',
+      mode: 'track',
+      rtc: { at: 4000, figures: { rttMs: 3, framesEncoded: 90 } },
+      unmatched: 1,
+      keyframeRequests: 0,
+    });
   });
 });

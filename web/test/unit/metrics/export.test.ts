@@ -15,6 +15,7 @@ const base: FrameSample = {
   id: 1,
   path: 'gateway',
   codec: 'msgpack',
+  transport: 'websocket',
   model: 'ssdlite-mobilenetv2-coco',
   sentAt: 1_763_821_800_123.5,
   sentPerf: 10,
@@ -34,20 +35,32 @@ const base: FrameSample = {
 describe('samplesToCsv', () => {
   it('starts with the agreed header row', () => {
     const [header] = samplesToCsv([]).split('\r\n');
-    expect(header).toBe('id,codec,model,sentAt,fullMs,serverMs,inferenceMs,networkQueueMs,bytesUp,bytesDown,outcome,detections,path');
-    expect(CSV_COLUMNS).toHaveLength(13);
+    expect(header).toBe(
+      'id,codec,model,sentAt,fullMs,serverMs,inferenceMs,networkQueueMs,bytesUp,bytesDown,outcome,detections,path,transport',
+    );
+    expect(CSV_COLUMNS).toHaveLength(14);
   });
 
   it('writes one CRLF-terminated row per sample, empty cells for missing values', () => {
     const csv = samplesToCsv([
       base,
-      { ...base, id: 2, codec: 'json', outcome: 'dropped', serverMs: null, inferenceMs: null, networkQueueMs: null, detections: 0 },
+      {
+        ...base,
+        id: 2,
+        codec: 'vp8',
+        transport: 'webrtc',
+        outcome: 'dropped',
+        serverMs: null,
+        inferenceMs: null,
+        networkQueueMs: null,
+        detections: 0,
+      },
     ]);
     const lines = csv.split('\r\n');
     expect(lines).toHaveLength(4);
     expect(lines[3]).toBe('');
-    expect(lines[1]).toBe('1,msgpack,ssdlite-mobilenetv2-coco,1763821800123.5,42,30.25,20.125,11.75,10240,512,ok,3,gateway');
-    expect(lines[2]).toBe('2,json,ssdlite-mobilenetv2-coco,1763821800123.5,42,,,,10240,512,dropped,0,gateway');
+    expect(lines[1]).toBe('1,msgpack,ssdlite-mobilenetv2-coco,1763821800123.5,42,30.25,20.125,11.75,10240,512,ok,3,gateway,websocket');
+    expect(lines[2]).toBe('2,vp8,ssdlite-mobilenetv2-coco,1763821800123.5,42,,,,10240,512,dropped,0,gateway,webrtc');
   });
 
   it('quotes fields with separators or quotes (RFC 4180)', () => {

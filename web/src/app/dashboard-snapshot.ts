@@ -77,6 +77,8 @@ export interface TransportView {
   lossTimeoutMs?: number;
   /** Video track: detections that named no frame this page sent (or one it no longer keeps). */
   unmatched: number;
+  /** Video track: detections that arrived before their frame's report, matched once it came. */
+  overtaken: number;
   /** Keyframes the gateway asked for on the WebSocket's video stream. */
   keyframeRequests: number;
 }
@@ -156,6 +158,7 @@ export interface SnapshotSources {
     readonly framesSent: number;
     readonly lossTimeoutMs: number;
     readonly unmatched: number;
+    readonly overtaken: number;
     readonly keyframeRequests: number;
   };
   codecChoices: () => readonly CodecChoice[];
@@ -210,6 +213,7 @@ export function buildSnapshot(sources: SnapshotSources): DashboardSnapshot {
       ...(transports.rtc ? { rtc: transports.rtc } : {}),
       ...(transports.mode === 'data-channel' ? { lossTimeoutMs: transports.lossTimeoutMs } : {}),
       unmatched: transports.unmatched,
+      overtaken: transports.overtaken,
       keyframeRequests: transports.keyframeRequests,
     },
     codecChoices: sources.codecChoices(),

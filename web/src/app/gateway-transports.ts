@@ -158,6 +158,10 @@ export class GatewayTransports implements RoutePort {
     return this.track.unmatched;
   }
 
+  get overtaken(): number {
+    return this.track.overtaken;
+  }
+
   /** Keyframes the gateway asked for on the WebSocket's video stream. */
   get keyframeRequests(): number {
     return this.options.socketSender.video.keyframeRequests;

@@ -52,6 +52,13 @@ export function webRtcRows(view: TransportView): FigureRow[] {
   if (view.mode === 'track') {
     rows.push(
       {
+        key: 'model',
+        label: 'Model',
+        text: 'the gateway’s default',
+        title:
+          'A WHIP session names no model or score threshold: the track’s frames are detected with the gateway’s default model at its own threshold (the detections list names the model that ran)',
+      },
+      {
         key: 'target-bitrate',
         label: 'Encoder target',
         value: figures.targetKbps,
@@ -114,8 +121,12 @@ export function webRtcRows(view: TransportView): FigureRow[] {
         key: 'unmatched',
         label: 'Unmatched results',
         value: view.unmatched,
-        text: count(view.unmatched),
-        title: 'Detections naming an RTP timestamp this page did not send (or no longer keeps)',
+        text:
+          view.overtaken > 0
+            ? `${count(view.unmatched)} (${count(view.overtaken)} came before their frame's report)`
+            : count(view.unmatched),
+        title:
+          'Detections naming an RTP timestamp this page did not send (or no longer keeps); in brackets, those that arrived before the report of the frame they name and were matched when it came',
       },
     );
   } else {

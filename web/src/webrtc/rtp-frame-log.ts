@@ -71,6 +71,11 @@ export class RtpFrameLog {
     return frame;
   }
 
+  /** Whether the frame with this RTP timestamp is in the log. */
+  has(rtpTimestamp: number): boolean {
+    return this.frames.some((frame) => frame.rtpTimestamp === rtpTimestamp);
+  }
+
   /**
    * The frame a detection names, and the frames sent before it that no detection named (the gateway detected
    * a newer picture instead, or never got them): both leave the log. No frame when it is not (any more) in it.

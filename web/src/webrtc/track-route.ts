@@ -7,7 +7,9 @@
  * so the samples, the chart, the latency split and tracking read it the same way. The frames sent before it
  * that no detection named are settled `dropped` (`not_detected`: a newer picture was detected instead, or the
  * gateway could not use them); frames still unnamed when the connection ends, or after the answer timeout,
- * are lost.
+ * are lost. A detection can overtake its own frame's report: the tap's message to the page and the data
+ * channel's are two task queues, and a page busy for longer than the gateway's round trip may run the
+ * second first. Such a detection waits (up to REPORT_WAIT_MS) for its frame to be recorded.
  */
 import type { DetectionsMessage, VideoCodec } from '@sightline/shared/protocol';
 import { Signal, type Subscribable } from '../events/signal.ts';
@@ -24,6 +26,15 @@ export type TrackOutcome = FrameOutcome<TrackFrame>;
 
 /** Why a frame the track carried got no detections of its own. */
 export const NOT_DETECTED = 'not_detected';
+
+/** How long a detection waits for the report of the frame it names before it counts as unmatched. */
+export const REPORT_WAIT_MS = 2000;
+
+interface WaitingDetection {
+  message: DetectionsMessage;
+  bytes: number;
+  receivedAt: number;
+}
 
 /** The part of the peer link the route reads. */
 export interface TrackLink {
@@ -52,16 +63,31 @@ export class TrackRoute implements RoutePort {
   readonly settled = new Signal<TrackOutcome>();
   /** Detections that named no frame the log holds (sent before a reconnect, or older than the log). */
   unmatched = 0;
+  /** Detections that arrived before the report of their frame, and were matched once it came. */
+  overtaken = 0;
+  /** Detections waiting for their frame's report, by RTP timestamp. */
+  private waiting = new Map<number, WaitingDetection>();
 
   constructor(
     link: TrackLink,
     private readonly options: TrackRouteOptions,
   ) {
-    link.encodedFrames.subscribe((report) => options.log.record(report));
+    link.encodedFrames.subscribe((report) => {
+      options.log.record(report);
+      const early = this.waiting.get(report.rtpTimestamp);
+      if (!early) return;
+      this.waiting.delete(report.rtpTimestamp);
+      this.overtaken++;
+      this.detected(early.message, early.bytes, early.receivedAt);
+    });
     link.detections.subscribe(({ message, bytes, receivedAt }) => this.detected(message, bytes, receivedAt));
     link.statusChanged.subscribe((status) => {
       // Whatever was still waiting for its detections will not get them on the next connection.
-      if (status.state !== 'open') this.giveUp(options.log.reset(), this.options.now());
+      if (status.state !== 'open') {
+        this.unmatched += this.waiting.size;
+        this.waiting.clear();
+        this.giveUp(options.log.reset(), this.options.now());
+      }
       this.changed.emit();
     });
   }
@@ -83,15 +109,28 @@ export class TrackRoute implements RoutePort {
     return undefined;
   }
 
-  /** Gives up on frames no detection named for longer than `timeoutMs` (the answer watchdog). */
+  /**
+   * Gives up on frames no detection named for longer than `timeoutMs` (the answer watchdog), and on detections
+   * whose frame's report did not come within REPORT_WAIT_MS.
+   */
   expire(timeoutMs: number): void {
     const now = this.options.now();
     this.giveUp(this.options.log.expire(now, timeoutMs), now);
+    for (const [rtp, early] of this.waiting) {
+      if (now - early.receivedAt < REPORT_WAIT_MS) continue;
+      this.waiting.delete(rtp);
+      this.unmatched++;
+    }
   }
 
   private detected(message: DetectionsMessage, bytes: number, receivedAt: number): void {
     if (message.rtpTimestamp === undefined) {
       this.unmatched++;
+      return;
+    }
+    if (!this.options.log.has(message.rtpTimestamp)) {
+      // Its frame's report may still be on its way (see above): it is matched when that comes.
+      this.waiting.set(message.rtpTimestamp, { message, bytes, receivedAt });
       return;
     }
     const { frame, passedOver } = this.options.log.take(message.rtpTimestamp);

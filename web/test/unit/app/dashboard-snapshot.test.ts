@@ -41,6 +41,7 @@ describe('buildSnapshot', () => {
         framesSent: 5,
         lossTimeoutMs: 1000,
         unmatched: 0,
+        overtaken: 0,
         keyframeRequests: 0,
       },
       codecChoices: () => [],
@@ -149,6 +150,7 @@ describe('buildSnapshot', () => {
       mode: 'track',
       rtc: { at: 4000, figures: { rttMs: 3, framesEncoded: 90 } },
       unmatched: 1,
+      overtaken: 0,
       keyframeRequests: 0,
     });
   });

@@ -3,7 +3,7 @@ import { webRtcRows } from '../../../src/ui/webrtc-figures.ts';
 
 describe('webRtcRows', () => {
   it('has no rows over the WebSocket', () => {
-    expect(webRtcRows({ transport: 'websocket', mode: 'websocket', unmatched: 0, keyframeRequests: 0 })).toEqual([]);
+    expect(webRtcRows({ transport: 'websocket', mode: 'websocket', unmatched: 0, overtaken: 0, keyframeRequests: 0 })).toEqual([]);
   });
 
   it("shows the track's round trip, bitrate, losses, jitter and frames, each with its raw value", () => {
@@ -11,6 +11,7 @@ describe('webRtcRows', () => {
       transport: 'webrtc',
       mode: 'track',
       unmatched: 0,
+      overtaken: 0,
       keyframeRequests: 0,
       rtc: {
         at: 1,
@@ -47,6 +48,7 @@ describe('webRtcRows', () => {
       transport: 'webrtc',
       mode: 'data-channel',
       unmatched: 0,
+      overtaken: 0,
       keyframeRequests: 0,
       lossTimeoutMs: 1500,
       rtc: { at: 1, figures: { messagesSent: 76, messagesReceived: 77 } },

@@ -71,15 +71,30 @@ describe('TrackRoute', () => {
     expect(h.settled.at(-1)).toMatchObject({ kind: 'lost', reason: 'no_answer', answeredAt: 2000, frame: { sentAt: 1198 } });
   });
 
+  it("matches a detection that overtook its frame's report once the report comes", () => {
+    const h = setup();
+    h.sendFrame(90_000, 1000);
+    h.detect(96_000, 1300);
+    expect(h.settled).toHaveLength(0);
+    h.sendFrame(96_000, 1066);
+    expect(h.settled.map((outcome) => [outcome.kind, outcome.frame.sentAt, outcome.answeredAt])).toEqual([
+      ['dropped', 1000, 1300],
+      ['ok', 1066, 1300],
+    ]);
+    expect([h.route.overtaken, h.route.unmatched]).toEqual([1, 0]);
+  });
+
   it('counts detections that name no frame it sent, and gives up frames after the answer timeout', () => {
     const h = setup();
     h.detect(123, 10);
     h.detect(undefined, 11);
-    expect(h.route.unmatched).toBe(2);
+    expect(h.route.unmatched).toBe(1);
     h.sendFrame(90_000, 1000);
     h.setNow(7000);
     h.route.expire(5000);
     expect(h.settled).toMatchObject([{ kind: 'lost', frame: { sentAt: 1000 } }]);
+    // The detection that named 123 waited for a report that never came.
+    expect(h.route.unmatched).toBe(2);
   });
 
   it('takes no frames from the stream loop: the camera goes on the track by itself', () => {

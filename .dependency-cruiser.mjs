@@ -34,8 +34,8 @@ const GATEWAY_LAYERS = [
   { name: 'security', holds: ['security'] },
   // The ways in: each one an adapter onto the frame core (see WAYS_IN).
   { name: 'ways-in', holds: ['http', 'ws', 'whip'] },
-  // The composition root and what starts it.
-  { name: 'root', holds: ['gateway.ts', 'index.ts', 'main.ts', 'startup-banner.ts', 'warm-up.ts', 'cli'] },
+  // The composition root and what starts it (launcher: the process `pnpm start` runs, which runs main.ts).
+  { name: 'root', holds: ['gateway.ts', 'index.ts', 'main.ts', 'startup-banner.ts', 'warm-up.ts', 'cli', 'launcher'] },
 ];
 
 /** Ways frames come in: none imports another, and only the composition root imports them. */

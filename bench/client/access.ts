@@ -19,6 +19,12 @@ export interface ClientAccess {
    * the gateway's own host, not the proxy's.
    */
   verifyHost?: string | undefined;
+  /**
+   * The Host header to send when the client reaches the gateway at another address (the packet path's relay):
+   * the gateway's own host and port, since a gateway answers only requests for the names it serves (DNS
+   * rebinding protection).
+   */
+  hostHeader?: string | undefined;
 }
 
 /** Reads the --ca file once per run, so every connection trusts the same bytes. */
@@ -26,8 +32,12 @@ export function loadAccess(options: { token: string | undefined; caFile: string 
   return { token: options.token, ca: options.caFile === undefined ? undefined : readFileSync(options.caFile), insecure: options.insecure };
 }
 
+/** Headers every request and upgrade carries: the token, and the gateway's own Host when reached through a relay. */
 export function authHeaders(access: ClientAccess | undefined): Record<string, string> {
-  return access?.token ? { Authorization: `Bearer ${access.token}` } : {};
+  return {
+    ...(access?.hostHeader !== undefined ? { Host: access.hostHeader } : {}),
+    ...(access?.token ? { Authorization: `Bearer ${access.token}` } : {}),
+  };
 }
 
 /** Options for tls.connect / https.request; empty for the defaults (system CAs, host name checked). */

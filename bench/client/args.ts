@@ -13,20 +13,44 @@ import {
   streamLimitations,
   type LinkProfile,
 } from '@sightline/shared/link';
+import { VIDEO_CODECS, type VideoCodec } from '@sightline/shared/protocol';
+import { packetLinkUnavailable as packetPathUnavailable } from '../link/packet/packet-link.ts';
 import { type CliOutput, parseWithoutExit, SILENT_OUTPUT } from './parse-without-exit.ts';
 
 export const TRANSPORTS = ['ws', 'rest', 'rest-keepalive'] as const;
-export const CLIENT_CODECS = ['json', 'msgpack', 'raw'] as const;
+/** Image codecs: how one image per frame travels (REST takes these only). */
+export const IMAGE_CODECS = ['json', 'msgpack', 'raw'] as const;
+/** Video codecs: the frames encoded as one video stream, each frame a `chunk` message (WebSocket, MessagePack). */
+export const CLIENT_VIDEO_CODECS = VIDEO_CODECS;
+export const CLIENT_CODECS = [...IMAGE_CODECS, ...CLIENT_VIDEO_CODECS] as const;
 export const MODES = ['serial', 'pipelined', 'short'] as const;
+/** Which emulation carries --link: auto = the byte-stream proxy, or the packet path when the link loses packets. */
+export const LINK_PATHS = ['auto', 'proxy', 'packet'] as const;
 
 export type Transport = (typeof TRANSPORTS)[number];
+export type ImageCodec = (typeof IMAGE_CODECS)[number];
 export type ClientCodec = (typeof CLIENT_CODECS)[number];
 export type Mode = (typeof MODES)[number];
+export type LinkPathChoice = (typeof LINK_PATHS)[number];
+
+export function isVideoCodec(codec: string): codec is VideoCodec {
+  return (VIDEO_CODECS as readonly string[]).includes(codec);
+}
+
+/** How --codec vp8 (and the other video codecs) encodes the frames, once, before the run. */
+export interface VideoEncoding {
+  codec: VideoCodec;
+  bitrateKbps: number;
+  /** Frames from one keyframe to the next (the first frame is always one). */
+  keyframeInterval: number;
+}
 
 export type InputSource =
   | { kind: 'image'; path: string }
   | { kind: 'dir'; path: string }
   | { kind: 'video'; path: string; maxFrames: number }
+  /** --clip: the fixture photos as a moving clip (panned and zoomed, 25 fps), made by ffmpeg before the run. */
+  | { kind: 'clip'; maxFrames: number | undefined }
   /** No input flag: the committed fixture photos (shared/fixtures/photos). */
   | { kind: 'default' };
 
@@ -54,6 +78,8 @@ export interface BenchConfig {
   input: InputSource;
   resize: { width: number; height: number } | undefined;
   quality: number | undefined;
+  /** Video codecs: how the frames are encoded as a stream; undefined for image codecs. */
+  video: VideoEncoding | undefined;
   model: string | undefined;
   threshold: number | undefined;
   /**
@@ -61,6 +87,11 @@ export interface BenchConfig {
    * undefined: none. --delay / --bandwidth are shorthands for a custom link.
    */
   link: LinkProfile | undefined;
+  /**
+   * What carries the link: the byte-stream proxy (no root; no loss), or the packet path (root; real TCP
+   * segments through a network namespace, lost and retransmitted). Undefined without a link.
+   */
+  linkPath: 'proxy' | 'packet' | undefined;
   /** Seed of the link's jitter draws; undefined: a fresh one, reported in the summary. */
   linkSeed: number | undefined;
   /** WS: ms between pings during the measured phase; 0 = only the probes before it. */
@@ -110,6 +141,10 @@ export const DEFAULTS = {
   timeoutMs: 30_000,
   videoFrames: 100,
   quality: 80,
+  /** kbit/s; the dashboard's default too (`?bitrate=1000`). */
+  bitrateKbps: 1000,
+  /** 3 s at 25 fps: "every few seconds", as a browser's encoder is asked to. */
+  keyframeInterval: 75,
 };
 
 function integer(min: number, max = Number.MAX_SAFE_INTEGER) {
@@ -186,10 +221,24 @@ export function buildProgram(): Command {
       new Option(
         '--codec <codec>',
         'json = JSON with the image as Base64 (WS text); msgpack = MessagePack with the image as bin ' +
-          '(WS binary; REST Content-Type and Accept application/msgpack); raw = REST only, the image bytes as the body',
+          '(WS binary; REST Content-Type and Accept application/msgpack); raw = REST only, the image bytes as the body; ' +
+          'vp8, vp9, h264, av1 = video (WS only): the frames encoded once before the run as one stream by the ' +
+          "gateway's ffmpeg, as a browser's realtime encoder would (no B-frames, --keyframe-interval, --bitrate), each " +
+          'frame one `chunk` message (MessagePack), sent in order',
       )
         .choices(CLIENT_CODECS)
         .default(DEFAULTS.codec),
+    )
+    .addOption(
+      new Option('--bitrate <kbps>', `video codecs: target bitrate in kbit/s (default ${DEFAULTS.bitrateKbps})`).argParser(
+        integer(10, 100_000),
+      ),
+    )
+    .addOption(
+      new Option(
+        '--keyframe-interval <n>',
+        `video codecs: frames from one keyframe to the next (default ${DEFAULTS.keyframeInterval}; the first frame is always one)`,
+      ).argParser(integer(1, 10_000)),
     )
     .addOption(
       new Option(
@@ -250,7 +299,18 @@ export function buildProgram(): Command {
           '(apt-get install -y ffmpeg); frames are JPEG-encoded once before the run',
       ),
     )
-    .addOption(new Option('--video-frames <n>', 'frames to take from --video').default(DEFAULTS.videoFrames).argParser(integer(1, 100_000)))
+    .addOption(
+      new Option(
+        '--clip',
+        'send fixture photos as a moving clip (six photos, each panned and zoomed for 2 s at 25 fps, 640x480 or --resize), ' +
+          "made by the gateway's ffmpeg before the run: the same frames as JPEG or, with a video codec, as video",
+      ),
+    )
+    .addOption(
+      new Option('--video-frames <n>', `frames to take from --video (default ${DEFAULTS.videoFrames}) or --clip (default: all)`).argParser(
+        integer(1, 100_000),
+      ),
+    )
     .addOption(
       new Option(
         '--resize <WxH>',
@@ -272,8 +332,19 @@ export function buildProgram(): Command {
           'link such as bw=2mbit/10mbit,delay=40ms,jitter=5ms,queue=100ms (up/down; one-way delays), or a preset with ' +
           'overrides (lte,jitter=10ms). A user-space TCP proxy applies it to every transport (no root needed); new ' +
           'connections also pay one emulated handshake round trip before their first bytes. Loss needs the packet path ' +
-          '(a byte stream cannot lose a segment) and is refused here. See docs: Link lab',
+          '(a byte stream cannot lose a segment: see --link-path). See docs: Link lab',
       ).argParser(linkSpec),
+    )
+    .addOption(
+      new Option(
+        '--link-path <path>',
+        'what carries --link: proxy = the user-space TCP proxy (no root; rate, queue, delay, jitter; no loss); ' +
+          'packet = real TCP segments through a network namespace and TUN devices, lost and retransmitted (root; the ' +
+          'client reaches the gateway through a relay at the far end of the link); auto = packet when the link has loss, ' +
+          'else proxy',
+      )
+        .choices(LINK_PATHS)
+        .default('auto'),
     )
     .addOption(
       new Option('--link-seed <n>', "seed of the link's jitter draws, to replay a run (default: fresh, printed)").argParser(
@@ -347,6 +418,8 @@ Examples:
   pnpm bench --transport rest --codec raw --resize 240x180 --delay 20 --frames 50
   pnpm bench --link lte --codec json --resize 640x480 --frames 50     # a preset: 40 ms RTT, 29.5/7.6 Mbit/s
   pnpm bench --link 'bw=2mbit/10mbit,delay=40ms,jitter=5ms,queue=100ms' --transport rest
+  sudo pnpm bench --link lte,loss=1% --transport rest                 # loss: the packet path (root)
+  pnpm bench --clip --codec vp8 --bitrate 1000 --link lte              # the moving clip as VP8 chunks
   pnpm bench --mode pipelined --in-flight 4 --duration 10 --csv out.csv --chart out.svg
   pnpm bench --mode short --clients 6 --frames 50 --json
   pnpm bench --rate 30 --clients 4 --duration 20 --resize 640x480   # open loop: 4 cameras at 30 fps
@@ -372,12 +445,16 @@ interface RawOptions {
   image?: string;
   dir?: string;
   video?: string;
-  videoFrames: number;
+  clip?: boolean;
+  videoFrames?: number;
+  bitrate?: number;
+  keyframeInterval?: number;
   resize?: { width: number; height: number };
   quality?: number;
   model?: string;
   threshold?: number;
   link?: LinkProfile;
+  linkPath: LinkPathChoice;
   linkSeed?: number;
   delay?: number;
   bandwidth?: number;
@@ -407,6 +484,8 @@ export function parseArgs(
     baseDir?: string;
     /** Where SIGHTLINE_TOKEN is read; default: this process's environment. */
     env?: Readonly<Record<string, string | undefined>>;
+    /** Why the packet path cannot run here (undefined: it can); default: asked of this machine. */
+    packetPathUnavailable?: () => string | undefined;
   } = {},
 ): BenchConfig {
   const program = buildProgram();
@@ -438,9 +517,25 @@ export function parseArgs(
     );
   }
   if (o.frames !== undefined && o.duration !== undefined) problems.push('give either --frames or --duration, not both');
-  const inputFlags = (['image', 'dir', 'video'] as const).filter((k) => o[k] !== undefined);
+  const inputFlags = (['image', 'dir', 'video', 'clip'] as const).filter((k) => o[k] !== undefined);
   if (inputFlags.length > 1) problems.push(`give one input: ${inputFlags.map((k) => `--${k}`).join(', ')} were given together`);
-  if (given('videoFrames') && o.video === undefined) problems.push('--video-frames applies to --video only');
+  if (o.videoFrames !== undefined && o.video === undefined && o.clip === undefined)
+    problems.push('--video-frames applies to --video and --clip only');
+  const video = isVideoCodec(o.codec);
+  if (video) {
+    if (isRest)
+      problems.push(`--codec ${o.codec} sends video chunks over the WebSocket: REST takes one image per request (use --transport ws)`);
+    if (o.mode === 'short')
+      problems.push(`--codec ${o.codec} is one stream per connection: --mode short would start every frame anew (use serial or pipelined)`);
+    if (o.quality !== undefined) problems.push(`--quality is the JPEG quality; a video codec's size is set by --bitrate`);
+  } else {
+    for (const flag of ['bitrate', 'keyframeInterval'] as const) {
+      if (o[flag] !== undefined)
+        problems.push(
+          `--${flag === 'bitrate' ? 'bitrate' : 'keyframe-interval'} applies to the video codecs (${CLIENT_VIDEO_CODECS.join(', ')})`,
+        );
+    }
+  }
   if (given('stagger') && o.clients === 1 && o.stagger > 0) problems.push('--stagger needs --clients > 1');
   const https = o.url.startsWith('https:');
   if (o.ca !== undefined && o.insecure) problems.push('give either --ca (trust this certificate) or --insecure (trust any), not both');
@@ -453,7 +548,8 @@ export function parseArgs(
     problems.push(`${o.token !== undefined ? '--token' : TOKEN_ENV}: printable characters without spaces, as the gateway prints it`);
   }
   if (options.checkFiles !== false) {
-    for (const k of inputFlags) if (!existsSync(o[k]!)) problems.push(`--${k} ${o[k]}: no such file or folder`);
+    for (const k of ['image', 'dir', 'video'] as const)
+      if (o[k] !== undefined && !existsSync(o[k])) problems.push(`--${k} ${o[k]}: no such file or folder`);
     if (o.ca !== undefined && !existsSync(o.ca)) problems.push(`--ca ${o.ca}: no such file`);
   }
   let link = o.link;
@@ -465,10 +561,15 @@ export function parseArgs(
     if (o.bandwidth !== undefined) parts.push(`bw=${o.bandwidth}kbit`);
     link = parseLinkSpec(parts.join(','));
   }
-  if (link !== undefined) {
-    for (const limitation of streamLimitations(link)) problems.push(`--link ${formatLinkSpec(link)}: ${limitation}`);
-  }
   if (link !== undefined && isTransparent(link.up) && isTransparent(link.down)) link = undefined;
+  let linkPath: BenchConfig['linkPath'];
+  if (link !== undefined) {
+    const path = chooseLinkPath(link, o.linkPath, options.packetPathUnavailable ?? packetPathUnavailable);
+    if ('problem' in path) problems.push(`--link ${formatLinkSpec(link)}: ${path.problem}`);
+    else linkPath = path.path;
+  } else if (given('linkPath')) {
+    problems.push('--link-path applies to --link (or --delay / --bandwidth)');
+  }
   if (o.linkSeed !== undefined && link === undefined) problems.push('--link-seed applies to --link (or --delay / --bandwidth)');
   if (problems.length) throw new ArgsError(problems.join('\n'));
 
@@ -478,8 +579,10 @@ export function parseArgs(
       : o.dir !== undefined
         ? { kind: 'dir', path: o.dir }
         : o.video !== undefined
-          ? { kind: 'video', path: o.video, maxFrames: o.videoFrames }
-          : { kind: 'default' };
+          ? { kind: 'video', path: o.video, maxFrames: o.videoFrames ?? DEFAULTS.videoFrames }
+          : o.clip
+            ? { kind: 'clip', maxFrames: o.videoFrames }
+            : { kind: 'default' };
 
   return {
     url: o.url,
@@ -497,9 +600,17 @@ export function parseArgs(
     input,
     resize: o.resize,
     quality: o.quality,
+    video: video
+      ? {
+          codec: o.codec as VideoCodec,
+          bitrateKbps: o.bitrate ?? DEFAULTS.bitrateKbps,
+          keyframeInterval: o.keyframeInterval ?? DEFAULTS.keyframeInterval,
+        }
+      : undefined,
     model: o.model,
     threshold: o.threshold,
     link,
+    linkPath,
     linkSeed: o.linkSeed,
     pingIntervalMs: o.pingInterval ?? (isRest || o.mode === 'short' ? 0 : DEFAULTS.pingIntervalMs),
     timeoutMs: o.timeout,
@@ -515,6 +626,23 @@ export function parseArgs(
   };
 }
 
+/**
+ * What carries a link: the byte-stream proxy unless the link loses packets (a byte stream cannot lose a
+ * segment), or what was asked for; a problem when that cannot be had here.
+ */
+export function chooseLinkPath(
+  link: LinkProfile,
+  asked: LinkPathChoice,
+  unavailable: () => string | undefined,
+): { path: 'proxy' | 'packet' } | { problem: string } {
+  const limits = streamLimitations(link);
+  if (asked === 'proxy' && limits.length) return { problem: `${limits.join('; ')} (--link-path proxy)` };
+  if (asked === 'proxy' || (asked === 'auto' && limits.length === 0)) return { path: 'proxy' };
+  const why = unavailable();
+  if (why !== undefined) return { problem: limits.length ? `${limits.join('; ')}, and ${why}` : why };
+  return { path: 'packet' };
+}
+
 /** The flags that reproduce a config (for the matrix's "commands used" and the JSON summary). */
 export function describeConfig(config: BenchConfig): string {
   const mode =
@@ -526,7 +654,8 @@ export function describeConfig(config: BenchConfig): string {
   parts.push(config.frames !== undefined ? `frames=${config.frames}` : `duration=${config.durationS}s`);
   if (config.warmup) parts.push(`warmup=${config.warmup}`);
   if (config.repeats > 1) parts.push(`repeats=${config.repeats}`);
-  if (config.link) parts.push(`link=${formatLinkSpec(config.link)}`);
+  if (config.video) parts.push(`${config.video.bitrateKbps} kbit/s, keyframe every ${config.video.keyframeInterval}`);
+  if (config.link) parts.push(`link=${formatLinkSpec(config.link)}${config.linkPath === 'packet' ? ' (packet path)' : ''}`);
   if (config.staggerMs) parts.push(`stagger=${config.staggerMs}ms`);
   return parts.join(' ');
 }

@@ -9,9 +9,9 @@ export interface ChartSeries {
   values: readonly number[];
 }
 
-const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#17becf', '#7f7f7f', '#bcbd22'];
+export const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#17becf', '#7f7f7f', '#bcbd22'];
 
-function escapeXml(text: string): string {
+export function escapeXml(text: string): string {
   return text.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!);
 }
 
@@ -115,6 +115,128 @@ export function renderLatencyChart(series: readonly ChartSeries[], options: { ti
       `<text x="${left - 6}" y="${n(cy + 4)}" text-anchor="end" fill="#222">${escapeXml(d.name.length > 17 ? `…${d.name.slice(-16)}` : d.name)}</text>`,
     );
   });
+  out.push('</svg>');
+  return out.join('\n');
+}
+
+/** One bar of a group: a value (absent: no figure, drawn as a gap), and optionally a whisker from low to high. */
+export interface Bar {
+  series: string;
+  value: number | undefined;
+  low?: number | undefined;
+  high?: number | undefined;
+}
+
+export interface BarGroup {
+  name: string;
+  bars: readonly Bar[];
+}
+
+/** Tick values of a log axis over [min, max]: 1, 2, 5 x 10^k. */
+export function logTicks(min: number, max: number): number[] {
+  const ticks: number[] = [];
+  for (let e = Math.floor(Math.log10(min)); e <= Math.ceil(Math.log10(max)); e++) {
+    for (const m of [1, 2, 5]) {
+      const t = m * 10 ** e;
+      if (t >= min * 0.999 && t <= max * 1.001) ticks.push(t);
+    }
+  }
+  return ticks;
+}
+
+/** A log axis's ends: the 1-2-5 steps just below the smallest value (so its bar shows) and just above the largest. */
+export function logBounds(min: number, max: number): { lo: number; hi: number } {
+  const steps = (e: number) => [1, 2, 5].map((m) => m * 10 ** e);
+  const e = Math.floor(Math.log10(min));
+  const lo = Math.max(...[...steps(e - 1), ...steps(e)].filter((t) => t < min * 0.95));
+  const f = Math.floor(Math.log10(max));
+  const hi = Math.min(...[...steps(f), ...steps(f + 1)].filter((t) => t >= max * 1.05));
+  return { lo, hi };
+}
+
+/**
+ * Grouped horizontal bars: a group per row label (e.g. a link), a bar per series in it (e.g. a transport),
+ * the same colour for a series in every group; whiskers where given (e.g. p50 bar, p95 whisker). A log axis
+ * for quantities that span decades (latency from loopback to a satellite).
+ */
+export function renderGroupedBars(
+  groups: readonly BarGroup[],
+  options: { title: string; unit: string; series: readonly string[]; scale?: 'linear' | 'log'; note?: string },
+): string {
+  const width = 880;
+  const left = 170;
+  const right = 30;
+  // Two legend columns: series names are long ("REST, new connection per frame, MessagePack JPEG").
+  const legendColumns = 2;
+  const legendRows = Math.ceil(options.series.length / legendColumns);
+  const top = 44 + legendRows * 18;
+  const bar = 9;
+  const gap = 10;
+  const groupHeight = Math.max(1, options.series.length) * bar + gap;
+  const plotHeight = Math.max(1, groups.length) * groupHeight;
+  const height = top + plotHeight + 50;
+  const plotWidth = width - left - right;
+  const values = groups
+    .flatMap((g) => g.bars.flatMap((b) => [b.value, b.high]))
+    .filter((v): v is number => v !== undefined && v > 0 && Number.isFinite(v));
+  const log = options.scale === 'log';
+  const maxRaw = values.length ? Math.max(...values) : 1;
+  let x: (v: number) => number;
+  let ticks: number[];
+  if (log) {
+    const { lo, hi } = logBounds(values.length ? Math.min(...values) : 1, maxRaw);
+    x = (v) => left + ((Math.log10(Math.max(v, lo)) - Math.log10(lo)) / (Math.log10(hi) - Math.log10(lo) || 1)) * plotWidth;
+    ticks = logTicks(lo, hi);
+  } else {
+    const step = niceStep(maxRaw * 1.05);
+    const xMax = Math.ceil((maxRaw * 1.05) / step) * step || 1;
+    x = (v) => left + (Math.min(v, xMax) / xMax) * plotWidth;
+    ticks = [];
+    for (let t = 0; t <= xMax + 1e-9; t += step) ticks.push(t);
+  }
+  const color = (series: string) => COLORS[Math.max(0, options.series.indexOf(series)) % COLORS.length]!;
+  const out: string[] = [];
+  out.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, sans-serif" font-size="12">`,
+  );
+  out.push(`<rect width="100%" height="100%" fill="#fff"/>`);
+  out.push(`<text x="${left}" y="22" font-size="15" font-weight="600">${escapeXml(options.title)}</text>`);
+  options.series.forEach((s, i) => {
+    const lx = left - 150 + (i % legendColumns) * 420;
+    const ly = 44 + Math.floor(i / legendColumns) * 18;
+    out.push(`<rect x="${lx}" y="${ly - 9}" width="10" height="10" fill="${color(s)}"/>`);
+    out.push(`<text x="${lx + 15}" y="${ly}" fill="#222">${escapeXml(s)}</text>`);
+  });
+  for (const t of ticks) {
+    out.push(`<line x1="${n(x(t))}" y1="${top}" x2="${n(x(t))}" y2="${top + plotHeight}" stroke="#eee"/>`);
+    out.push(`<text x="${n(x(t))}" y="${top + plotHeight + 16}" text-anchor="middle" fill="#444">${n(t)}</text>`);
+  }
+  out.push(
+    `<text x="${left + plotWidth / 2}" y="${top + plotHeight + 34}" text-anchor="middle" fill="#222">${escapeXml(options.unit)}${log ? ' (log scale)' : ''}</text>`,
+  );
+  groups.forEach((g, gi) => {
+    const gy = top + gi * groupHeight;
+    if (gi > 0) out.push(`<line x1="${left - 160}" y1="${n(gy - gap / 2)}" x2="${width - right}" y2="${n(gy - gap / 2)}" stroke="#ddd"/>`);
+    out.push(
+      `<text x="${left - 8}" y="${n(gy + (groupHeight - gap) / 2 + 4)}" text-anchor="end" fill="#222">${escapeXml(g.name.length > 26 ? `${g.name.slice(0, 25)}…` : g.name)}</text>`,
+    );
+    for (const b of g.bars) {
+      const index = options.series.indexOf(b.series);
+      if (index < 0 || b.value === undefined || !Number.isFinite(b.value)) continue;
+      const y = gy + index * bar;
+      const x0 = log ? left : x(0);
+      out.push(
+        `<rect x="${n(x0)}" y="${n(y + 1)}" width="${n(Math.max(1, x(b.value) - x0))}" height="${bar - 2}" fill="${color(b.series)}"/>`,
+      );
+      if (b.high !== undefined && Number.isFinite(b.high)) {
+        const from = b.low !== undefined && Number.isFinite(b.low) ? b.low : b.value;
+        out.push(`<line x1="${n(x(from))}" y1="${n(y + bar / 2)}" x2="${n(x(b.high))}" y2="${n(y + bar / 2)}" stroke="#333"/>`);
+        out.push(`<line x1="${n(x(b.high))}" y1="${n(y + 2)}" x2="${n(x(b.high))}" y2="${n(y + bar - 2)}" stroke="#333"/>`);
+      }
+    }
+  });
+  out.push(`<rect x="${left}" y="${top}" width="${plotWidth}" height="${plotHeight}" fill="none" stroke="#999"/>`);
+  if (options.note) out.push(`<text x="${left}" y="${height - 6}" fill="#555">${escapeXml(options.note)}</text>`);
   out.push('</svg>');
   return out.join('\n');
 }

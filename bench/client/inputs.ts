@@ -8,13 +8,17 @@ import { tmpdir } from 'node:os';
 import { basename, extname, join } from 'node:path';
 import sharp, { type Sharp } from 'sharp';
 import { PHOTOS_DIR } from '@sightline/shared/fixtures';
-import { DEFAULTS, type InputSource } from './args.ts';
+import { DEFAULTS, type InputSource, type VideoEncoding } from './args.ts';
+import { CLIP_DEFAULT_SIZE, makeFixtureClip } from './clip.ts';
 import type { FrameInput } from './types.ts';
+import { clipFromImages, clipFromVideo, encodeVideoInputs, VideoInputError, videoFfmpeg } from './video-encoding.ts';
 
 export interface InputOptions {
   source: InputSource;
   resize?: { width: number; height: number } | undefined;
   quality?: number | undefined;
+  /** A video codec: the frames are encoded as one stream, each frame a chunk. */
+  video?: VideoEncoding | undefined;
 }
 
 const IMAGE_EXTENSIONS = new Set(['.jpg', '.jpeg', '.png', '.webp']);
@@ -86,6 +90,11 @@ function clamp(v: number): number {
  * Reads at most `maxFrames` frames.
  */
 export function parseY4m(data: Uint8Array, maxFrames: number): Y4mFrame[] {
+  return [...iterateY4m(data, maxFrames)];
+}
+
+/** {@link parseY4m} one frame at a time: a long clip is never all RGB in memory at once. */
+export function* iterateY4m(data: Uint8Array, maxFrames: number): Generator<Y4mFrame> {
   const headerEnd = data.indexOf(0x0a);
   if (headerEnd < 0) throw new InputError('y4m: no header line');
   const header = new TextDecoder().decode(data.subarray(0, headerEnd)).split(' ');
@@ -108,9 +117,9 @@ export function parseY4m(data: Uint8Array, maxFrames: number): Y4mFrame[] {
   else throw new InputError(`y4m: unsupported colour space C${chroma} (8-bit 420/422/444/mono only)`);
   const ySize = width * height;
   const cSize = cw * ch;
-  const frames: Y4mFrame[] = [];
+  let count = 0;
   let pos = headerEnd + 1;
-  while (frames.length < maxFrames && pos < data.length) {
+  while (count < maxFrames && pos < data.length) {
     const lineEnd = data.indexOf(0x0a, pos);
     if (lineEnd < 0) break;
     if (new TextDecoder().decode(data.subarray(pos, pos + 5)) !== 'FRAME') throw new InputError(`y4m: expected FRAME at byte ${pos}`);
@@ -143,10 +152,10 @@ export function parseY4m(data: Uint8Array, maxFrames: number): Y4mFrame[] {
         rgb[o + 2] = clamp(Math.round(b));
       }
     }
-    frames.push({ width, height, rgb });
+    count++;
+    yield { width, height, rgb };
     pos = start + ySize + 2 * cSize;
   }
-  return frames;
 }
 
 export function ffmpegAvailable(): boolean {
@@ -158,15 +167,14 @@ async function loadVideo(path: string, maxFrames: number, options: InputOptions)
   const quality = options.quality ?? DEFAULTS.quality;
   const stem = basename(path);
   if (extname(path).toLowerCase() === '.y4m') {
-    const frames = parseY4m(readFileSync(path), maxFrames);
-    if (frames.length === 0) throw new InputError(`${path}: no complete frame`);
-    return Promise.all(
-      frames.map(async (f, i) => {
-        const image = sharp(f.rgb, { raw: { width: f.width, height: f.height, channels: 3 } });
-        const out = await reencode(image, options.resize, quality);
-        return { name: `${stem}#${i}`, bytes: out.bytes, contentType: 'image/jpeg', width: out.width, height: out.height };
-      }),
-    );
+    const inputs: FrameInput[] = [];
+    for (const f of iterateY4m(readFileSync(path), maxFrames)) {
+      const image = sharp(f.rgb, { raw: { width: f.width, height: f.height, channels: 3 } });
+      const out = await reencode(image, options.resize, quality);
+      inputs.push({ name: `${stem}#${inputs.length}`, bytes: out.bytes, contentType: 'image/jpeg', width: out.width, height: out.height });
+    }
+    if (inputs.length === 0) throw new InputError(`${path}: no complete frame`);
+    return inputs;
   }
   if (!ffmpegAvailable()) {
     throw new InputError(
@@ -196,16 +204,85 @@ async function loadVideo(path: string, maxFrames: number, options: InputOptions)
   }
 }
 
+function inputFiles(source: Extract<InputSource, { kind: 'image' | 'dir' | 'default' }>): string[] {
+  if (source.kind === 'image') return [source.path];
+  const dir = source.kind === 'dir' ? source.path : PHOTOS_DIR;
+  const files = imageFilesIn(dir);
+  if (files.length === 0) throw new InputError(`${dir}: no .jpg, .jpeg, .png or .webp file`);
+  return files;
+}
+
+/** Runs `body` with a temporary folder that is gone afterwards, however it ended; ffmpeg's failures become input errors. */
+async function withScratch<T>(body: (dir: string) => Promise<T>): Promise<T> {
+  const dir = mkdtempSync(join(tmpdir(), 'sightline-video-'));
+  try {
+    return await body(dir);
+  } catch (error) {
+    if (error instanceof VideoInputError) throw new InputError(error.message, { cause: error });
+    throw error;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Images as the frames of one video: oriented, sized alike (--resize, or the first image's size), in order.
+ * One image is repeated for a keyframe interval: a still scene, as a camera on a tripod sends it.
+ */
+async function imagesAsVideo(files: readonly string[], options: InputOptions & { video: VideoEncoding }, dir: string, ffmpeg: string) {
+  const pngs: Array<{ name: string; png: Uint8Array; width: number; height: number }> = [];
+  for (const file of files) {
+    let image = sharp(readFileSync(file)).rotate();
+    if (options.resize) image = image.resize(options.resize.width, options.resize.height, { fit: 'cover', position: 'centre' });
+    const { data, info } = await image.png().toBuffer({ resolveWithObject: true });
+    pngs.push({ name: basename(file), png: data, width: info.width, height: info.height });
+  }
+  const sizes = new Set(pngs.map((p) => `${p.width}x${p.height}`));
+  if (sizes.size > 1) {
+    throw new InputError(`one video stream has one picture size, and these images have ${[...sizes].join(', ')}: give --resize WxH`);
+  }
+  const frames = pngs.length === 1 ? Array.from({ length: options.video.keyframeInterval }, () => pngs[0]!) : pngs;
+  const clip = await clipFromImages(
+    ffmpeg,
+    frames.map((f) => f.png),
+    dir,
+  );
+  const inputs = await encodeVideoInputs(ffmpeg, clip, options.video, { stem: 'frames' });
+  return inputs.map((input, i) => ({ ...input, name: pngs.length === 1 ? `${frames[i]!.name}#${i}` : frames[i]!.name }));
+}
+
+async function loadVideoCodecInputs(options: InputOptions & { video: VideoEncoding }): Promise<FrameInput[]> {
+  const { source } = options;
+  return withScratch(async (dir) => {
+    const ffmpeg = await videoFfmpeg();
+    if (source.kind === 'clip') {
+      const clip = await makeFixtureClip(ffmpeg, dir, options.resize ?? CLIP_DEFAULT_SIZE);
+      return encodeVideoInputs(ffmpeg, clip, options.video, { stem: 'clip', maxFrames: source.maxFrames });
+    }
+    if (source.kind === 'video') {
+      const asIs = extname(source.path).toLowerCase() === '.y4m' && options.resize === undefined;
+      const clip = asIs ? source.path : await clipFromVideo(ffmpeg, source.path, source.maxFrames, options.resize, dir);
+      return encodeVideoInputs(ffmpeg, clip, options.video, { stem: basename(source.path), maxFrames: source.maxFrames });
+    }
+    return imagesAsVideo(inputFiles(source), options, dir, ffmpeg);
+  });
+}
+
+/** The clip's frames as images (JPEG at --quality, default 80), the same pictures a video codec would encode. */
+function loadClipImages(maxFrames: number | undefined, options: InputOptions): Promise<FrameInput[]> {
+  return withScratch(async (dir) => {
+    const clip = await makeFixtureClip(await videoFfmpeg(), dir, options.resize ?? CLIP_DEFAULT_SIZE);
+    const frames = await loadVideo(clip, maxFrames ?? Number.POSITIVE_INFINITY, { ...options, resize: undefined });
+    return frames.map((frame, i) => ({ ...frame, name: `clip#${i}` }));
+  });
+}
+
 /** Every frame the run will cycle through, encoded and ready to send. */
 export async function loadInputs(options: InputOptions): Promise<FrameInput[]> {
-  const { source } = options;
+  const { source, video } = options;
+  if (video) return loadVideoCodecInputs({ ...options, video });
+  if (source.kind === 'clip') return loadClipImages(source.maxFrames, options);
   if (source.kind === 'video') return loadVideo(source.path, source.maxFrames, options);
-  let files: string[];
-  if (source.kind === 'image') files = [source.path];
-  else {
-    const dir = source.kind === 'dir' ? source.path : PHOTOS_DIR;
-    files = imageFilesIn(dir);
-    if (files.length === 0) throw new InputError(`${dir}: no .jpg, .jpeg, .png or .webp file`);
-  }
+  const files = inputFiles(source);
   return Promise.all(files.map((file) => prepare(basename(file), readFileSync(file), options)));
 }

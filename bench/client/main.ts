@@ -36,7 +36,7 @@ function chartSeries(result: BenchResult) {
 /** Runs one benchmark from a parsed config, writing the requested outputs. */
 export async function runCli(config: BenchConfig, io: { stdout: (s: string) => void; stderr: (s: string) => void }): Promise<CliOutcome> {
   for (const warning of accessWarnings(config.url, config)) io.stderr(`warning: ${warning}\n`);
-  const inputs = await loadInputs({ source: config.input, resize: config.resize, quality: config.quality });
+  const inputs = await loadInputs({ source: config.input, resize: config.resize, quality: config.quality, video: config.video });
   const progress = createProgress({
     enabled: !config.quiet,
     total: expectedFrames(config),

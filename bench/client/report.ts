@@ -70,8 +70,13 @@ export interface BenchSummary {
   /** Open loop: frames per second per client on a fixed schedule; undefined for closed-loop modes. */
   rateFps: number | undefined;
   clients: number;
-  /** The emulated link (--link), as a spec, a label and the seed that replays its jitter; undefined: none. */
-  link: { spec: string; label: string; seed: number | undefined } | undefined;
+  /**
+   * The emulated link (--link), as a spec, a label, the seed that replays its draws and what carried it
+   * (the byte-stream proxy, or the packet path); undefined: none.
+   */
+  link: { spec: string; label: string; seed: number | undefined; path: 'proxy' | 'packet' } | undefined;
+  /** Video codecs: the codec, bitrate and keyframe interval of the stream the frames were encoded as. */
+  video: { codec: string; bitrateKbps: number; keyframeInterval: number } | undefined;
   inputs: { count: number; meanBytes: number; sizes: string[] };
   model: string | undefined;
   overall: RunSummary;
@@ -192,7 +197,13 @@ export function summarizeBench(result: BenchResult): BenchSummary {
     inFlight: config.inFlight,
     rateFps: config.rateFps,
     clients: config.clients,
-    link: config.link && { spec: formatLinkSpec(config.link), label: linkLabel(config.link), seed: result.linkSeed },
+    link: config.link && {
+      spec: formatLinkSpec(config.link),
+      label: linkLabel(config.link),
+      seed: result.linkSeed,
+      path: config.linkPath ?? 'proxy',
+    },
+    video: config.video,
     inputs: { count: result.inputs.length, meanBytes: meanOf(result.inputs.map((i) => i.bytes)), sizes },
     model: config.model ?? result.hello?.defaultModel ?? result.models?.defaultModel,
     overall,
@@ -244,7 +255,10 @@ export function formatSummary(summary: BenchSummary): string {
   const o = summary.overall;
   const lines: string[] = [];
   lines.push(`${summary.label ? `${summary.label}: ` : ''}${summary.setup}`);
-  if (summary.link) lines.push(`link: ${summary.link.label} (${summary.link.spec}, seed ${summary.link.seed})`);
+  if (summary.link) {
+    const path = summary.link.path === 'packet' ? 'packet path: real TCP segments through a network namespace' : 'TCP link proxy';
+    lines.push(`link: ${summary.link.label} (${summary.link.spec}, seed ${summary.link.seed}; ${path})`);
+  }
   lines.push(
     `gateway ${summary.url}${summary.model ? `  model ${summary.model}` : ''}  inputs ${summary.inputs.count} image(s) ${summary.inputs.sizes.slice(0, 3).join(', ')}${summary.inputs.sizes.length > 3 ? ', ...' : ''}, mean ${fmtBytes(summary.inputs.meanBytes)} B`,
   );
@@ -258,7 +272,7 @@ export function formatSummary(summary: BenchSummary): string {
   rows.push(statRow('  of which queue', o.queueMs));
   if (o.sendLagMs.count > 0) rows.push(statRow('send lag (behind schedule)', o.sendLagMs));
   lines.push(table(rows));
-  if (o.network.connect && summary.link) {
+  if (o.network.connect && summary.link?.path === 'proxy') {
     lines.push('(TCP connect is to the local link proxy; its emulated handshake round trip shows in connect+upgrade / TTFB - server.)');
   }
   lines.push('');

@@ -1,17 +1,18 @@
 /**
- * Runs a benchmark: starts the link proxy if asked (--link), then for each repeat opens the clients, warms them up,
+ * Runs a benchmark: starts the link if asked (--link: the byte-stream proxy, or the packet path), then for each repeat opens the clients, warms them up,
  * runs the measured phase (clients together or staggered, --frames or --duration each) and collects every
  * frame and network probe. No statistics here: report.ts summarises.
  */
-import { MODELS_PATH, type HelloMessage, type ModelsResponse } from '@sightline/shared/protocol';
+import { MODELS_PATH, type Codec, type HelloMessage, type ModelsResponse } from '@sightline/shared/protocol';
 import { validateModelsResponse } from '@sightline/shared/validation';
 import { certificateHint, loadAccess, unauthorizedHint, type ClientAccess } from './access.ts';
 import { ArgsError, type BenchConfig } from './args.ts';
 import { getJson, type JsonResponse } from './get-json.ts';
 import { framesInDuration } from './pacing.ts';
-import { startLinkProxyFor, type LinkProxy } from '../link/link-proxy.ts';
+import { startLinkProxyFor } from '../link/link-proxy.ts';
+import { startPacketTunnel } from '../link/packet/tunnel.ts';
 import { loadTraces } from '../link/traces.ts';
-import { RestDriver } from './transports/rest.ts';
+import { RestDriver, type RestCodec } from './transports/rest.ts';
 import type { WsConnectionOptions } from './transports/ws-connection.ts';
 import { WsPipelinedDriver } from './transports/ws-pipelined.ts';
 import { WsPacedDriver } from './transports/ws-paced.ts';
@@ -43,9 +44,9 @@ export interface RepeatResult {
 
 export interface BenchResult {
   config: BenchConfig;
-  /** The URL the clients used (the link proxy's with --link). */
+  /** The URL the clients used (the link proxy's, or the packet path's far relay, with --link). */
   effectiveUrl: string;
-  /** The link proxy's seed (undefined without --link): `--link-seed` replays the run's jitter. */
+  /** The link's seed (undefined without --link): `--link-seed` replays the run's jitter (and loss, on the packet path). */
   linkSeed: number | undefined;
   inputs: Array<Pick<FrameInput, 'name' | 'width' | 'height' | 'contentType'> & { bytes: number }>;
   hello: HelloMessage | undefined;
@@ -66,11 +67,19 @@ export function expectedFrames(config: BenchConfig): number | undefined {
   return config.frames === undefined ? undefined : config.frames * config.clients * config.repeats;
 }
 
+/** How frames travel on the WebSocket: video chunks go as MessagePack, as the browser sends them. */
+export function wireCodecOf(config: Pick<BenchConfig, 'codec' | 'video'>): Codec {
+  if (config.video) return 'msgpack';
+  if (config.codec === 'json' || config.codec === 'msgpack') return config.codec;
+  throw new Error(`--codec ${config.codec} is not a WebSocket codec`);
+}
+
 function createDriver(config: BenchConfig, baseUrl: string, access: ClientAccess): ClientDriver {
   if (config.transport !== 'ws') {
+    if (config.video) throw new Error(`--codec ${config.codec} is WebSocket-only`);
     return new RestDriver({
       baseUrl,
-      codec: config.codec,
+      codec: config.codec as RestCodec,
       keepAlive: config.transport === 'rest-keepalive',
       timeoutMs: config.timeoutMs,
       model: config.model,
@@ -78,10 +87,9 @@ function createDriver(config: BenchConfig, baseUrl: string, access: ClientAccess
       access,
     });
   }
-  if (config.codec === 'raw') throw new Error('raw codec is REST-only');
   const options: WsConnectionOptions = {
     baseUrl,
-    codec: config.codec,
+    codec: wireCodecOf(config),
     timeoutMs: config.timeoutMs,
     model: config.model,
     threshold: config.threshold,
@@ -94,12 +102,44 @@ function createDriver(config: BenchConfig, baseUrl: string, access: ClientAccess
   return new WsPersistentDriver(options);
 }
 
-/** Frames for one client and phase: a count, or a deadline; inputs cycle, each client from its own offset. */
+/**
+ * Where one client is in the input cycle, kept from its warm-up into its measured phase: images cycle from
+ * the client's own offset; a video stream goes on from the frame after the last one sent, and when the
+ * gateway asked for a keyframe it skips ahead to the next keyframe of the clip (a browser's encoder would make
+ * one at once; a clip encoded before the run has one every keyframe interval).
+ */
+export class InputCursor {
+  private index: number;
+
+  constructor(
+    private readonly inputs: readonly FrameInput[],
+    offset: number,
+  ) {
+    if (inputs.length === 0) throw new Error('no input frames');
+    this.index = offset;
+  }
+
+  take(keyframeWanted = false): FrameInput {
+    const length = this.inputs.length;
+    if (keyframeWanted) {
+      for (let step = 0; step < length; step++) {
+        const candidate = this.inputs[(this.index + step) % length]!;
+        if (!candidate.video || candidate.video.key) {
+          this.index += step;
+          break;
+        }
+      }
+    }
+    return this.inputs[this.index++ % length]!;
+  }
+}
+
+/** Frames for one client and phase: a count, or a deadline, taken from the client's cursor. */
 function workload(
-  inputs: readonly FrameInput[],
-  offset: number,
+  cursor: InputCursor,
   limit: { count?: number; deadline?: number },
   isAlive: () => boolean,
+  keyframeWanted: () => boolean = () => false,
 ): Workload {
   let seq = 0;
   return {
@@ -107,8 +147,7 @@ function workload(
       if (!isAlive()) return undefined;
       if (limit.count !== undefined && seq >= limit.count) return undefined;
       if (limit.deadline !== undefined && at >= limit.deadline) return undefined;
-      const input = inputs[(offset + seq) % inputs.length]!;
-      return { seq: seq++, input };
+      return { seq: seq++, input: cursor.take(keyframeWanted()) };
     },
   };
 }
@@ -159,6 +198,10 @@ async function runRepeat(
 
   const drivers = Array.from({ length: config.clients }, () => createDriver(config, baseUrl, access));
   const recorders = drivers.map((_, i) => recorderFor(i));
+  // Each client's images start at its own offset so concurrent clients do not send the same image in
+  // lockstep; each video stream starts at the clip's first frame, a keyframe.
+  const cursors = drivers.map((_, i) => new InputCursor(inputs, config.video ? 0 : i));
+  const keyframeWanted = (d: ClientDriver) => () => d.keyframeWanted ?? false;
   const opened = await Promise.allSettled(drivers.map((d, i) => d.open(recorders[i]!)));
   const usable: boolean[] = opened.map((r, i) => {
     if (r.status === 'rejected') clientFailures.push(`client ${i}: ${r.reason instanceof Error ? r.reason.message : String(r.reason)}`);
@@ -184,7 +227,7 @@ async function runRepeat(
         drivers.map((d, i) =>
           usable[i]
             ? d.run(
-                workload(inputs, i, { count: config.warmup }, () => d.alive),
+                workload(cursors[i]!, { count: config.warmup }, () => d.alive, keyframeWanted(d)),
                 recorders[i]!,
               )
             : undefined,
@@ -214,9 +257,8 @@ async function runRepeat(
       if (config.pingIntervalMs > 0 && d.probe) {
         pingers.push(setInterval(() => void d.probe!(recorders[i]!), config.pingIntervalMs));
       }
-      // Offsets of the input cycle per client so concurrent clients do not send the same image in lockstep.
       await d.run(
-        workload(inputs, i + config.warmup, limit, () => d.alive),
+        workload(cursors[i]!, limit, () => d.alive, keyframeWanted(d)),
         recorders[i]!,
       );
     });
@@ -263,33 +305,41 @@ export async function runBenchmark(config: BenchConfig, inputs: readonly FrameIn
   if (config.model !== undefined && !models.models.some((m) => m.name === config.model)) {
     throw new ArgsError(`--model: the gateway has no model "${config.model}" (it has ${models.models.map((m) => m.name).join(', ')})`);
   }
-  let proxy: LinkProxy | undefined;
+  let link: { close(): Promise<void>; seed: number } | undefined;
   let baseUrl = config.url;
   let clientAccess = access;
   if (config.link !== undefined) {
-    let traces;
-    try {
-      traces = await loadTraces(config.link);
-    } catch (error) {
-      throw new ArgsError(`--link: ${(error as Error).message}`, { cause: error });
+    if (config.linkPath === 'packet') {
+      const tunnel = await startPacketTunnel(config.url, { profile: config.link, seed: config.linkSeed });
+      link = tunnel;
+      baseUrl = tunnel.url;
+    } else {
+      let traces;
+      try {
+        traces = await loadTraces(config.link);
+      } catch (error) {
+        throw new ArgsError(`--link: ${(error as Error).message}`, { cause: error });
+      }
+      const started = await startLinkProxyFor(config.url, { profile: config.link, seed: config.linkSeed, traces });
+      link = started.proxy;
+      baseUrl = started.url;
     }
-    const started = await startLinkProxyFor(config.url, { profile: config.link, seed: config.linkSeed, traces });
-    proxy = started.proxy;
-    baseUrl = started.url;
-    // TLS passes through the proxy untouched: the certificate still names the gateway, not 127.0.0.1.
+    // TLS passes through the link untouched: the certificate still names the gateway, not the link's address.
     clientAccess = { ...access, verifyHost: new URL(config.url).hostname.replace(/^\[|\]$/g, '') };
+    // The relay at the far end of the packet path has an address of its own; the gateway is asked for by its name.
+    if (config.linkPath === 'packet') clientAccess.hostHeader = new URL(config.url).host;
   }
   const helloOut: { hello?: HelloMessage } = {};
   const repeats: RepeatResult[] = [];
   try {
     for (let r = 0; r < config.repeats; r++) repeats.push(await runRepeat(config, baseUrl, clientAccess, inputs, r, hooks, helloOut));
   } finally {
-    await proxy?.close();
+    await link?.close();
   }
   return {
     config,
     effectiveUrl: baseUrl,
-    linkSeed: proxy?.seed,
+    linkSeed: link?.seed,
     inputs: inputs.map((i) => ({ name: i.name, width: i.width, height: i.height, contentType: i.contentType, bytes: i.bytes.byteLength })),
     hello: helloOut.hello,
     models,

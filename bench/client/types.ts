@@ -1,14 +1,17 @@
 /** Types shared by the benchmark client's modules. */
+import type { VideoCodec } from '@sightline/shared/protocol';
 
-/** One encoded image the client sends, prepared once before the run. */
+/** One encoded image (or video frame) the client sends, prepared once before the run. */
 export interface FrameInput {
   /** File name (or `video#N`), for the CSV. */
   name: string;
   bytes: Uint8Array;
-  /** image/jpeg, image/png or image/webp: the Content-Type of a raw REST body. */
+  /** image/jpeg, image/png or image/webp: the Content-Type of a raw REST body; video/vp8 and so on for a chunk. */
   contentType: string;
   width: number;
   height: number;
+  /** A video frame: sent as a `chunk` of the connection's stream, in order after the one before it. */
+  video?: { codec: VideoCodec; key: boolean };
 }
 
 /**
@@ -120,5 +123,7 @@ export interface ClientDriver {
   probe?(recorder: Recorder): Promise<void>;
   /** False once the connection is lost: the run stops feeding this client. */
   readonly alive: boolean;
+  /** Video: the gateway asked for a keyframe and none has gone out since. */
+  readonly keyframeWanted?: boolean;
   close(): Promise<void>;
 }

@@ -4,7 +4,7 @@
  */
 import type { BenchClient } from './bench-client.ts';
 import { CELLS, lengthArgv, type CellSpec } from './cells.ts';
-import { COMPARE_DEFAULTS, type CompareOptions } from './options.ts';
+import { COMPARE_DEFAULTS, WEBRTC_DEFAULT_LINKS, type CompareOptions } from './options.ts';
 import { abLines, engineLines } from './ratios.ts';
 import { engineTable, measureTable, type ServerResults } from './tables.ts';
 
@@ -40,6 +40,11 @@ export interface CompareReport {
   cells?: readonly CellSpec[];
 }
 
+/** A word as a shell needs it: quoted when it holds anything but plain characters. */
+export function shellWord(word: string): string {
+  return /^[\w./:=,@+-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
 /** The command that produced the section, as a reader would retype it. */
 export function invocation(options: CompareOptions): string {
   const words = ['pnpm bench:compare', '--preset', options.preset];
@@ -50,6 +55,12 @@ export function invocation(options: CompareOptions): string {
   if (options.preset === 'naive' && options.hog !== COMPARE_DEFAULTS.hog) words.push('--hog', String(options.hog));
   if (options.threads !== 2) words.push('--threads', String(options.threads));
   if (options.workers !== 2) words.push('--workers', String(options.workers));
+  if (options.preset === 'webrtc') {
+    if (options.links.join('|') !== WEBRTC_DEFAULT_LINKS.join('|')) for (const link of options.links) words.push('--link', shellWord(link));
+    if (options.durationS !== undefined) words.push('--duration', String(options.durationS));
+    if (options.fps !== COMPARE_DEFAULTS.fps) words.push('--fps', String(options.fps));
+    if (options.linkPath !== undefined) words.push('--link-path', options.linkPath);
+  }
   if (options.preset === 'engine') {
     if (options.maxBatch !== 4) words.push('--max-batch', String(options.maxBatch));
     if (options.remoteWorkers !== options.workers) words.push('--remote-workers', String(options.remoteWorkers));

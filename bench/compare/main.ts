@@ -6,6 +6,8 @@
  *                              batching on and off), beside the FastAPI + OpenCV peer (issue 21)
  *   --preset naive             naive stop-and-wait clients on the gateway and the OpenCV peer, idle and beside
  *                              busy loops (issue 29; its own cells and section, naive/)
+ *   --preset webrtc            the gateway's WebRTC paths and the Python aiortc peer on loopback and on links, or a
+ *                              --duration long run (issue 28; its own cells and sections, webrtc/)
  *
  * Cells: the matrix's 1-client stop-and-wait cell and 6 such clients (cells.ts), each in --repeats halves per
  * server, round-robin over the servers (schedule.ts), samples pooled (figures.ts). Prints the section; with
@@ -31,6 +33,7 @@ import { presetPlans, setupLines } from './plans.ts';
 import { probeProblem } from './probe.ts';
 import { runContext } from './run-context.ts';
 import { runHalves, type Measured } from './run-halves.ts';
+import { runWebRtcComparison } from './webrtc/main.ts';
 import { startServers, stopServers, type RunningServer } from './start-servers.ts';
 import type { ServerResults } from './tables.ts';
 import type { EngineCounters } from './triton-metrics.ts';
@@ -53,6 +56,7 @@ function results(servers: readonly RunningServer[], measured: Measured): ServerR
 async function main(argv: readonly string[]): Promise<number> {
   const options = parseCompareArgs(argv, { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s) });
   if (options.preset === 'naive') return runNaiveComparison(options, log);
+  if (options.preset === 'webrtc') return runWebRtcComparison(options, log);
   const startedAt = performance.now();
   const loadBefore = loadavg()[0]!;
   const plans = presetPlans(options);

@@ -6,11 +6,12 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { parseLinkSpec } from '@sightline/shared/link';
 import { BENCHMARKS_DOC } from '../doc-section.ts';
 import { type CliOutput, parseWithoutExit, SILENT_OUTPUT } from '../client/parse-without-exit.ts';
 import { callerPath } from '../reliability/scenario-options.ts';
 
-export const PRESETS = ['ab', 'engine', 'naive'] as const;
+export const PRESETS = ['ab', 'engine', 'naive', 'webrtc'] as const;
 export type Preset = (typeof PRESETS)[number];
 
 /** --client: which checkout's benchmark client drives the older gateway of an A/B (bench-client.ts). */
@@ -46,12 +47,37 @@ export interface CompareOptions {
   hog: number;
   /** naive: where the frames the Python client sends are written (kept); undefined: a temporary folder, removed after. */
   framesDir?: string | undefined;
+  /** webrtc: the links every row is measured on (link specs; `none` is loopback). */
+  links: string[];
+  /** webrtc: a long run of this many seconds per video-track row instead of the cells (latency per minute). */
+  durationS: number | undefined;
+  /** webrtc: the camera's frame rate. */
+  fps: number;
+  /** webrtc: how a link is put on the UDP path; undefined: the packet path as root, else the relay. */
+  linkPath: 'packet' | 'relay' | undefined;
   /** Replace the preset's section of `out` (otherwise the block is only printed). */
   write: boolean;
   out: string;
 }
 
-export const COMPARE_DEFAULTS = { repeats: 2, scale: 1, threads: 2, workers: 2, maxBatch: 4, tritonMaxBatch: 8, queueDelayUs: 0, hog: 2 };
+/** webrtc: loopback, two mobile links and one with loss (a link spec's commas are its own: one --link each). */
+export const WEBRTC_DEFAULT_LINKS: readonly string[] = ['none', 'lte', '3g', 'lte,loss=2%'];
+export const LINK_PATHS = ['packet', 'relay'] as const;
+
+export const COMPARE_DEFAULTS = {
+  repeats: 2,
+  scale: 1,
+  threads: 2,
+  workers: 2,
+  maxBatch: 4,
+  tritonMaxBatch: 8,
+  queueDelayUs: 0,
+  hog: 2,
+  fps: 30,
+  links: [...WEBRTC_DEFAULT_LINKS],
+  durationS: undefined as number | undefined,
+  linkPath: undefined as CompareOptions['linkPath'],
+};
 
 /** Bounds that keep every run finite: at most 20 halves of at most 10x the default length. */
 const MAX_REPEATS = 20;
@@ -71,6 +97,15 @@ function integer(min: number, max: number) {
     if (!/^\s*\d+\s*$/.test(value) || n < min || n > max) throw new InvalidArgumentError(`an integer from ${min} to ${max}.`);
     return n;
   };
+}
+
+function linkSpec(value: string, previous: string[] | undefined): string[] {
+  try {
+    parseLinkSpec(value);
+  } catch (error) {
+    throw new InvalidArgumentError(error instanceof Error ? error.message : String(error));
+  }
+  return [...(previous ?? []), value];
 }
 
 function scaleOf(value: string): number {
@@ -155,9 +190,30 @@ function buildProgram(): Command {
     .addOption(
       new Option('--frames-dir <dir>', 'naive: write the frames the Python client sends here and keep them (default: a temporary folder)'),
     )
+    .addOption(
+      new Option(
+        '--link <spec>',
+        `webrtc: a link to measure on, e.g. lte, 3g, 'lte,loss=2%' (repeat for more; none is loopback; default: ${WEBRTC_DEFAULT_LINKS.join(' / ')})`,
+      ).argParser(linkSpec),
+    )
+    .addOption(
+      new Option(
+        '--duration <s>',
+        "webrtc: instead of the cells, a long run of each video-track row (Sightline's, the peer's in both modes) for this many seconds, latency per minute",
+      ).argParser(integer(10, 24 * 3600)),
+    )
+    .addOption(
+      new Option('--fps <n>', 'webrtc: the camera frame rate of every row').default(COMPARE_DEFAULTS.fps).argParser(integer(1, 120)),
+    )
+    .addOption(
+      new Option(
+        '--link-path <path>',
+        'webrtc: packet: the servers run inside a network namespace behind the packet link (root); relay: they stay on loopback and a user-space UDP relay carries the link (default: packet as root, else relay)',
+      ).choices(LINK_PATHS),
+    )
     .option(
       '--write',
-      "replace the preset's section of --out (between <!-- ab:begin --> / <!-- engine:begin --> / <!-- naive:begin --> and its end marker)",
+      "replace the preset's section of --out (between <!-- ab:begin --> / <!-- engine:begin --> / <!-- naive:begin --> / <!-- webrtc:begin --> (webrtc-long with --duration) and its end marker)",
     )
     .addOption(new Option('--out <file>', 'markdown file --write updates').default(BENCHMARKS_DOC))
     .addHelpText(
@@ -170,6 +226,9 @@ function buildProgram(): Command {
         '  pnpm bench:compare --preset engine --scale 0.05                     # a smoke run, under a minute',
         '  pnpm bench:compare --preset naive --before /tmp/before/gateway --write   # naive clients, idle and beside 2 busy loops',
         '  pnpm bench:compare --preset naive --scale 0.05 --hog 2               # a smoke run',
+        '  sudo pnpm bench:compare --preset webrtc --write                       # WebRTC paths on loopback, lte, 3g, lte with 2% loss',
+        "  pnpm bench:compare --preset webrtc --link none --link 'lte,loss=2%' --scale 0.2 --link-path relay",
+        '  sudo pnpm bench:compare --preset webrtc --duration 300 --write        # the long run: latency per minute',
       ].join('\n'),
     )
     .allowExcessArguments(false);
@@ -190,11 +249,14 @@ export function parseCompareArgs(argv: readonly string[], output: CliOutput = SI
     badArguments: (message) => new CompareArgsError(message),
   });
   const o = program.opts<
-    Omit<CompareOptions, 'write' | 'before' | 'remoteWorkers' | 'framesDir'> & {
+    Omit<CompareOptions, 'write' | 'before' | 'remoteWorkers' | 'framesDir' | 'links' | 'durationS' | 'linkPath'> & {
       write?: boolean;
       before?: string;
       remoteWorkers?: number;
       framesDir?: string;
+      link?: string[];
+      duration?: number;
+      linkPath?: 'packet' | 'relay';
     }
   >();
   const given = (key: string) => program.getOptionValueSource(key) === 'cli';
@@ -212,9 +274,23 @@ export function parseCompareArgs(argv: readonly string[], output: CliOutput = SI
   if (o.preset !== 'naive')
     for (const flag of ['hog', 'framesDir'] as const)
       if (given(flag)) problems.push(`--${flag === 'hog' ? 'hog' : 'frames-dir'} is for --preset naive`);
+  if (o.preset !== 'webrtc')
+    for (const [key, flag] of [
+      ['link', '--link'],
+      ['duration', '--duration'],
+      ['fps', '--fps'],
+      ['linkPath', '--link-path'],
+    ] as const)
+      if (given(key)) problems.push(`${flag} is for --preset webrtc`);
+  if (o.preset === 'webrtc' && before !== undefined) problems.push('--before is for --preset ab or naive');
   if (problems.length) throw new CompareArgsError(problems.join('; '));
+  const { link, duration, linkPath, ...rest } = o;
   return {
-    ...o,
+    ...rest,
+    // A long run is minutes per row: on loopback unless links are named.
+    links: link ?? (duration !== undefined ? ['none'] : [...WEBRTC_DEFAULT_LINKS]),
+    durationS: duration,
+    linkPath,
     out: callerPath(o.out),
     before,
     remoteWorkers: o.remoteWorkers ?? o.workers,

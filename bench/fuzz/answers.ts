@@ -1,6 +1,6 @@
 /**
  * The fuzz runner's WebSocket, on the shared wire client: opened only once the gateway has greeted it, the
- * gateway's answers taken one at a time (pongs and the greeting aside), a ping whose pong must come back
+ * gateway's answers taken one at a time (pongs, keyframe requests and the greeting aside), a ping whose pong must come back
  * with nothing else in between, and every message or close put in the runner's vocabulary of outcomes
  * (fuzz-case.ts).
  */
@@ -48,10 +48,13 @@ export async function openGreeted(baseUrl: string, timeoutMs: number): Promise<W
   throw new Error(closed ? `closed at once (${closed.code} ${closed.reason})` : 'no hello');
 }
 
-/** Pongs answer the runner's own checks, and the greeting came before any case: neither answers a case. */
+/**
+ * Pongs answer the runner's own checks, the greeting came before any case, and a keyframe request asks the
+ * client for something rather than answering what it sent: none answers a case.
+ */
 function isAnswer(client: WireClient, event: WireEvent): boolean {
   if (event.kind !== 'message') return true;
-  return event.message.type !== 'pong' && event.message !== client.greeting;
+  return event.message.type !== 'pong' && event.message.type !== 'keyframe' && event.message !== client.greeting;
 }
 
 /** The next message or close that answers something the runner sent; undefined after `timeoutMs` without one. */

@@ -29,6 +29,7 @@ export const CATEGORIES = [
   'wrong-content-type',
   'tcp-garbage',
   'bad-ws-framing',
+  'bad-video',
 ] as const;
 export type Category = (typeof CATEGORIES)[number];
 

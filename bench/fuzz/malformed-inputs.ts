@@ -63,6 +63,7 @@ export const CATEGORY_WEIGHTS: Readonly<Record<Category, number>> = {
   'wrong-content-type': 4,
   'tcp-garbage': 4,
   'bad-ws-framing': 5,
+  'bad-video': 5,
 };
 
 const STAND_IN_IMAGE = new Uint8Array([0xff, 0xd8, 0xff, 0xe0]);
@@ -729,6 +730,45 @@ function badWsFraming(ctx: Context): Draft {
   return { channel: 'tcp-ws', name, input: { channel: 'tcp-ws', bytes }, expect: { accept: codes.map(reply.close) } };
 }
 
+/**
+ * Video chunks (protocol 3) that no decoder should take, on the shared connection: whichever state earlier cases
+ * left its video stream in, each is answered with its error (never a crash, never silence). A delta or a keyframe
+ * of random bytes may meet a decoder an earlier case opened, so it is either refused before decoding
+ * (`needs_keyframe`) or by the decoder (`bad_video`); a stream the gateway has no decoder slot for sheds it.
+ */
+function badVideo(ctx: Context): Draft {
+  const { rng, facts } = ctx;
+  const side = Math.ceil(Math.sqrt(facts.maxPixels)) + 1;
+  const noise = (length: number) => {
+    const bytes = new Uint8Array(length);
+    for (let i = 0; i < length; i++) bytes[i] = Math.floor(rng.next() * 256);
+    return bytes;
+  };
+  const undecodable: ErrorCode[] = ['needs_keyframe', 'bad_video'];
+  const [name, fields, codes] = rng.pick<[string, Record<string, unknown>, ErrorCode[]]>([
+    ['a VP8 delta of noise, no keyframe before it', { codec: 'vp8', key: false, data: noise(rng.int(1, 4000)) }, undecodable],
+    ['a VP8 keyframe of noise', { codec: 'vp8', key: true, width: 640, height: 480, data: noise(rng.int(16, 8000)) }, undecodable],
+    ['an H.264 keyframe of noise', { codec: 'h264', key: true, width: 640, height: 480, data: noise(rng.int(16, 8000)) }, undecodable],
+    ['a keyframe without its size', { codec: 'vp8', key: true, data: noise(64) }, ['bad_video', 'needs_keyframe']],
+    [`a keyframe claiming ${side}x${side}`, { codec: 'vp8', key: true, width: side, height: side, data: noise(64) }, ['too_large']],
+    ['an AV1 keyframe (not decoded here)', { codec: 'av1', key: true, width: 64, height: 64, data: noise(64) }, ['unsupported_codec']],
+    ['an empty keyframe', { codec: 'vp9', key: true, width: 64, height: 64, data: new Uint8Array(0) }, undecodable],
+    [
+      'a keyframe for a model that does not exist',
+      { codec: 'vp8', key: true, width: 64, height: 64, data: noise(64), model: `no-such-${letters(rng, 6)}` },
+      ['unknown_model'],
+    ],
+  ]);
+  const codec = rng.pick(CODECS);
+  const message = { type: 'chunk', id: ctx.id, ts: TS, ...fields };
+  return {
+    channel: codec === 'json' ? 'ws-text' : 'ws-binary',
+    name: `${name} (${codec})`,
+    input: wsInput(codec, encodeValue(message, codec)),
+    expect: { accept: [...codes.map(reply.error), ...LOAD_SHEDDING_WS], id: ctx.id },
+  };
+}
+
 const GENERATORS: Readonly<Record<Category, (ctx: Context) => Draft>> = {
   'random-bytes': randomBytes,
   'truncated-msgpack': truncatedMsgpack,
@@ -748,6 +788,7 @@ const GENERATORS: Readonly<Record<Category, (ctx: Context) => Draft>> = {
   'wrong-content-type': wrongContentType,
   'tcp-garbage': tcpGarbage,
   'bad-ws-framing': badWsFraming,
+  'bad-video': badVideo,
 };
 
 /** A category by weight; the first cases of a run visit every category once, so even short runs cover all. */

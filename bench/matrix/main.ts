@@ -22,6 +22,7 @@ import { DEFAULT_CONFIG } from '@sightline/gateway';
 import { startGatewayProcess, type GatewayProcess, type ServerProcess } from '@sightline/harness/process';
 import type { HelloMessage, ModelsResponse } from '@sightline/shared/protocol';
 import { benchModelSpec } from '../bare/model-specs.ts';
+import { EDGE_STUDY, EDGE_STUDY_DELAYS_MS } from '../edge-study.ts';
 import { parseArgs } from '../client/args.ts';
 import { BENCHMARKS_DOC, replaceSection } from '../doc-section.ts';
 import { loadInputs } from '../client/inputs.ts';
@@ -39,13 +40,7 @@ const MODELS_DIR = DEFAULT_CONFIG.modelsDir;
 /** Shell variables naming the peers in the printed commands. */
 const PEER_VARIABLES: Record<PythonPeer, string> = { baseline: 'BASELINE', opencv: 'OPENCV' };
 
-const DELAYS = [5, 10, 20, 40, 80, 160, 320];
-/** Published edge-study means (ms) for WS and REST at the delays where they were given. */
-const EDGE_STUDY: Record<number, { ws: number; rest: number }> = {
-  5: { ws: 12.2, rest: 24.8 },
-  40: { ws: 47.3, rest: 94.6 },
-  320: { ws: 327.8, rest: 654.9 },
-};
+const DELAYS = EDGE_STUDY_DELAYS_MS;
 
 // ---------------------------------------------------------------------------------------------------------
 // Options

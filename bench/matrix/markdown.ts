@@ -1,9 +1,10 @@
 /** Markdown and number formatting of the matrix's tables. */
 import { fmt, type BenchSummary } from '../client/report.ts';
 
-export function mdTable(header: string[], rows: string[][]): string {
+/** A markdown table: the first `textColumns` columns left-aligned, the rest (figures) right-aligned. */
+export function mdTable(header: string[], rows: string[][], textColumns = 1): string {
   const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
-  return [line(header), line(header.map((_, i) => (i === 0 ? '---' : '---:'))), ...rows.map(line)].join('\n');
+  return [line(header), line(header.map((_, i) => (i < textColumns ? '---' : '---:'))), ...rows.map(line)].join('\n');
 }
 
 export const ms = (v: number) => fmt(v, 1);

@@ -2,7 +2,8 @@
  * What the production image runs, without a container engine: the gateway bundle and the tree
  * deploy/image/assemble.mjs lays out for the Dockerfile, started from a folder outside the workspace
  * (no node_modules above it, no TypeScript loader), detecting with both models, decoding JPEG with
- * libjpeg-turbo from the pruned packages, serving the dashboard without source maps, and stopping on
+ * libjpeg-turbo from the pruned packages, decoding video with the ffmpeg it carries, answering WHIP (node-datachannel),
+ * serving the dashboard without source maps, and stopping on
  * SIGTERM with exit code 0 after a logged drain.
  */
 import { execFile } from 'node:child_process';
@@ -12,6 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { freePort, ServerProcess } from '@sightline/harness/process';
 import { readPhoto } from '@sightline/shared/fixtures';
 import { validateServerMessage } from '@sightline/shared/validation';
@@ -85,6 +87,14 @@ describe('the image tree (bundle + assemble.mjs)', () => {
     const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
     expect(metrics).toMatch(/sightline_decodes_total\{decoder="turbo"[^}]*\} [1-9]/);
     expect((await fetch(`${gateway.url}/`)).status).toBe(200);
+    // Video: the ffmpeg the tree carries decodes VP8 and H.264; WebRTC: node-datachannel's binary loads.
+    const hello = await new Promise<unknown>((resolve, reject) => {
+      const ws = new WebSocket(`ws://127.0.0.1:${port}/ws`);
+      ws.once('message', (data) => (resolve(JSON.parse(String(data))), ws.close()));
+      ws.once('error', reject);
+    });
+    expect(hello).toMatchObject({ type: 'hello', video: { codecs: expect.arrayContaining(['vp8', 'h264']) } });
+    expect((await fetch(`${gateway.url}/whip`, { method: 'OPTIONS' })).status).toBe(204);
 
     await gateway.stop('SIGTERM', 15_000);
     expect({ code: gateway.child.exitCode, signal: gateway.child.signalCode }).toEqual({ code: 0, signal: null });

@@ -5,7 +5,7 @@
  * scrolled), every option of both controls lies wholly inside the viewport below the header, nothing covers
  * its centre, it is at least 44x44 CSS px (the touch target of WCAG 2.5.5 and Apple's guidelines), and one
  * tap on it changes what goes on the wire, with the page still unscrolled. The wide layout keeps its three
- * columns with the stage bar under the picture.
+ * columns with the stage bar under the picture (two rows: run on and codec, then the link).
  */
 import type { Locator, Page, WebSocket as PwWebSocket } from '@playwright/test';
 import { expect, test } from '../support/fixtures.ts';
@@ -148,6 +148,18 @@ test.describe('on a phone', () => {
       );
       expect(hit, `${name}: nothing covers it`).toBe(name);
     }
+    // The link too: its selector whole on the first screen, a touch target, uncovered (a tap opens its list).
+    const linkSelect = await rect(page.getByTestId('link-select'));
+    expect(linkSelect.y, 'link: below the header').toBeGreaterThanOrEqual(bottom(header));
+    expect(bottom(linkSelect), 'link: on the first screen').toBeLessThanOrEqual(PHONE.height);
+    expect(linkSelect.height, 'link: touch target height').toBeGreaterThanOrEqual(TOUCH_TARGET);
+    expect(
+      await page.evaluate(({ x, y }) => document.elementFromPoint(x, y)?.getAttribute('data-testid') ?? null, {
+        x: linkSelect.x + linkSelect.width / 2,
+        y: linkSelect.y + linkSelect.height / 2,
+      }),
+      'link: nothing covers it',
+    ).toBe('link-select');
     const copyLink = await rect(page.getByTestId('copy-link'));
     expect(bottom(copyLink), 'Copy link on the first screen').toBeLessThanOrEqual(PHONE.height);
 
@@ -177,8 +189,14 @@ test('wide screen: three columns, the stage bar right under the picture, chips o
   const bar = await rect(page.getByTestId('stage-bar'));
   expect(bar.y).toBeGreaterThanOrEqual(bottom(stage));
   expect(bar.y - bottom(stage)).toBeLessThanOrEqual(16);
-  // One row: the tallest of its controls, with its padding.
-  expect(bar.height).toBeLessThan(60);
+  // Two rows: where frames run and the codec side by side, then the link (and Copy link) under them.
+  const runOn = await rect(page.getByTestId('run-on-gateway').locator('xpath=..'));
+  const codec = await rect(page.getByTestId('codec-json').locator('xpath=..'));
+  const link = await rect(page.getByTestId('link-select'));
+  expect(Math.abs(codec.y - runOn.y), 'run on and codec in one row').toBeLessThan(4);
+  expect(link.y, 'the link below them').toBeGreaterThanOrEqual(bottom(runOn));
+  expect(bottom(link)).toBeLessThanOrEqual(bottom(bar));
+  expect(bar.height).toBeLessThan(110);
   const hud = await rect(page.getByTestId('hud-path'));
   expect(hud.y).toBeGreaterThan(stage.y);
   expect(bottom(hud)).toBeLessThanOrEqual(bottom(stage));

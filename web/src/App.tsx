@@ -14,6 +14,7 @@ import { ErrorLog } from './components/ErrorLog.tsx';
 import { Panel } from './components/Field.tsx';
 import { Header } from './components/Header.tsx';
 import { LatencyChart } from './components/LatencyChart.tsx';
+import { LinkStats } from './components/LinkStats.tsx';
 import { MediaStage } from './components/MediaStage.tsx';
 import { ModelControls } from './components/ModelControls.tsx';
 import { RouteComparison } from './components/RouteComparison.tsx';
@@ -30,11 +31,12 @@ import { VERDICT_WINDOW } from './ui/route-comparison.ts';
 import { codecFallback } from './video/codec-availability.ts';
 
 export function App() {
-  const [controller] = useState(() => new DashboardController());
-  const snapshot = useSyncExternalStore(controller.subscribe, controller.getSnapshot);
   // The settings the page's address sets (url-settings.ts), read once: they win over the stored ones for this page load.
   const [link] = useState(() => readUrlSettings(window.location.search));
   const [settings, updateSettings] = usePersistedSettings(link.settings);
+  // The first connection already runs behind the link chosen.
+  const [controller] = useState(() => new DashboardController({ link: settings.link }));
+  const snapshot = useSyncExternalStore(controller.subscribe, controller.getSnapshot);
   const lastFile = useRef<File | undefined>(undefined);
 
   // The address bar follows the choices once the page was opened with some, or the person makes one.
@@ -63,6 +65,12 @@ export function App() {
   }, [controller]);
 
   useEffect(() => controller.updateSettings(settings), [controller, settings]);
+
+  // The gateway refused the link chosen and the stream went back to the one before: the choice follows.
+  const refusal = snapshot.link.refusal;
+  useEffect(() => {
+    if (refusal) updateSettings({ link: refusal.instead });
+  }, [refusal, updateSettings]);
 
   // Open the camera once the media elements are attached (MediaStage's effect runs first).
   useEffect(() => {
@@ -211,7 +219,7 @@ export function App() {
             onResume={() => updateSettings({ paused: false })}
             onRetryDevice={retryDevice}
           />
-          <StageBar settings={settings} codecChoices={snapshot.codecChoices} onChange={choose} />
+          <StageBar settings={settings} codecChoices={snapshot.codecChoices} link={snapshot.link} onChange={choose} />
           <Panel
             title="Tracking"
             id="tracking-title"
@@ -226,7 +234,7 @@ export function App() {
             className="panel--chart"
             actions={<span className="panel__note">ms · last {CHART_WINDOW} messages</span>}
           >
-            <LatencyChart series={snapshot.chart} pingMs={snapshot.pingMs} />
+            <LatencyChart series={snapshot.chart} pingMs={snapshot.pingMs} link={snapshot.measuredOn} />
           </Panel>
         </section>
 
@@ -241,6 +249,7 @@ export function App() {
               routes={snapshot.routes}
               pingMs={snapshot.pingMs}
               activeRoutes={activeRoutes}
+              link={snapshot.measuredOn}
             />
           </Panel>
           {snapshot.transport.mode !== 'websocket' && (
@@ -275,7 +284,7 @@ export function App() {
               </>
             }
           >
-            <CodecStats columns={snapshot.codecColumns} />
+            <CodecStats columns={snapshot.codecColumns} link={snapshot.measuredOn} />
             <div className="export-row">
               <button type="button" className="button button--small" data-testid="export-csv" onClick={() => controller.exportCsv()}>
                 Export CSV
@@ -306,6 +315,17 @@ export function App() {
               </span>
             </div>
           </Panel>
+          {snapshot.links.length > 1 && (
+            <Panel
+              title="Links"
+              id="links-title"
+              actions={
+                <span className="panel__note">the gateway's frames per link, last {settings.statsWindow.toLocaleString('en-US')} each</span>
+              }
+            >
+              <LinkStats links={snapshot.links} inForce={snapshot.measuredOn.spec} />
+            </Panel>
+          )}
           <Panel
             title="Detections"
             id="detections-title"

@@ -11,13 +11,16 @@ import { parseWire } from '@sightline/shared/codec';
 import { DETECT_PATH, MSGPACK_CONTENT_TYPE } from '@sightline/shared/protocol';
 import { validateServerMessage } from '@sightline/shared/validation';
 import { authHeaders, tlsOptions, unauthorizedHint, type ClientAccess } from '../access.ts';
-import type { ClientCodec } from '../args.ts';
+import type { ImageCodec } from '../args.ts';
 import type { ClientDriver, FrameInput, FrameReport, Recorder, Workload } from '../types.ts';
 import { detectionsResult, resultFromReply } from './ws-connection.ts';
 
+/** REST carries one image per request: the image codecs only. */
+export type RestCodec = ImageCodec;
+
 export interface RestOptions {
   baseUrl: string;
-  codec: ClientCodec;
+  codec: RestCodec;
   keepAlive: boolean;
   timeoutMs: number;
   model?: string | undefined;

@@ -6,7 +6,7 @@
  * open-loop and short-connection drivers and by the reliability scenarios.
  */
 import { WireClient, type WireEvent } from '@sightline/harness/client';
-import type { Codec, DetectionsMessage, FrameMessage, HelloMessage, ServerMessage } from '@sightline/shared/protocol';
+import type { ChunkMessage, Codec, DetectionsMessage, FrameMessage, HelloMessage, ServerMessage } from '@sightline/shared/protocol';
 import { authHeaders, tlsOptions, unauthorizedHint, type ClientAccess } from '../access.ts';
 import { RateCap } from '../pacing.ts';
 import type { FrameInput, FrameReport } from '../types.ts';
@@ -84,6 +84,18 @@ export function detectionsResult(
   };
 }
 
+/** A frame message for an image; a chunk of the connection's video stream for a video frame (its size with a keyframe). */
+export function messageFor(input: FrameInput, id: number, ts: number): FrameMessage | ChunkMessage {
+  if (!input.video) return { type: 'frame', id, ts, image: input.bytes };
+  const { codec, key } = input.video;
+  const chunk: ChunkMessage = { type: 'chunk', id, ts, codec, key, data: input.bytes };
+  if (key) {
+    chunk.width = input.width;
+    chunk.height = input.height;
+  }
+  return chunk;
+}
+
 export class WsConnection {
   hello: HelloMessage | undefined;
   /** TCP connect time (ms): from creating the socket to its connect event. */
@@ -92,6 +104,11 @@ export class WsConnection {
   handshakeMs = Number.NaN;
   /** Answers that matched no pending frame (late after a timeout, or unknown ids). */
   unmatched = 0;
+  /**
+   * The gateway asked for a keyframe (its video stream cannot go on from what it has) and none has been sent
+   * since: the next video frame sent should be one.
+   */
+  keyframeWanted = false;
   closeReason: string | undefined;
   /** The close code and reason as received (1006 when the connection dropped without a close frame). */
   closeCode: number | undefined;
@@ -151,6 +168,11 @@ export class WsConnection {
     return waitMs > 0 ? new Promise((resolve) => setTimeout(resolve, waitMs)) : undefined;
   }
 
+  /** A frame not sent (held back by a refusal): the video stream's next frame must then be a keyframe. */
+  skipped(input: FrameInput): void {
+    if (input.video) this.keyframeWanted = true;
+  }
+
   /** How long the gateway's last refusal still holds the next frame back, ms (0: it may go). */
   heldMs(): number {
     return Math.max(0, this.holdUntil - this.now());
@@ -206,8 +228,10 @@ export class WsConnection {
       }
       return;
     }
-    // A keyframe request concerns video chunks, which this client does not send.
-    if (message.type === 'keyframe') return;
+    if (message.type === 'keyframe') {
+      this.keyframeWanted = true;
+      return;
+    }
     // An error without an id (the gateway could not read ours) belongs to the oldest frame in flight.
     const id = message.id ?? this.pending.keys().next().value;
     const entry = id === undefined ? undefined : this.pending.get(id);
@@ -266,9 +290,10 @@ export class WsConnection {
       });
     }
     const id = this.nextId++;
-    const message: FrameMessage = { type: 'frame', id, ts: startedAt, image: input.bytes };
+    const message = messageFor(input, id, startedAt);
     if (this.options.model !== undefined) message.model = this.options.model;
     if (this.options.threshold !== undefined) message.threshold = this.options.threshold;
+    if (input.video?.key) this.keyframeWanted = false;
     return new Promise<FrameReport>((resolve) => {
       // The answer cannot come before this turn ends: the frame is registered right after it goes out.
       const data = client.send(message, this.options.codec, (error) => {

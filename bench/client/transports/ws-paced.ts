@@ -15,6 +15,8 @@ export interface FrameSender {
   request(input: FrameInput, startedAt: number): Promise<FrameReport>;
   /** How long the gateway's last refusal still holds frames back, ms. */
   heldMs?(): number;
+  /** A frame the camera skipped: a video stream then needs a keyframe before it can go on. */
+  skipped?(input: FrameInput): void;
 }
 
 /**
@@ -42,6 +44,7 @@ export async function pacedLoop(
     if (!item) break;
     if ((sender.heldMs?.() ?? 0) > 0) {
       recorder.frame(item, due, { outcome: 'held', latencyMs: Number.NaN, bytesUp: 0, bytesDown: 0 });
+      sender.skipped?.(item.input);
       continue;
     }
     const sendLagMs = Math.max(0, clock.now() - due);

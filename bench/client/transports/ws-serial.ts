@@ -22,6 +22,10 @@ export class WsPersistentDriver implements ClientDriver {
     return this.connection?.alive ?? false;
   }
 
+  get keyframeWanted(): boolean {
+    return this.connection?.keyframeWanted ?? false;
+  }
+
   get closeReason(): string | undefined {
     return this.connection?.closeReason;
   }

@@ -9,7 +9,7 @@ import type { FrameResult } from '@sightline/shared/model';
 import type { AdmittedFrame } from '../admission/frame-admission.ts';
 import type { FairScheduler, Lane } from '../scheduling/fair-scheduler.ts';
 import { ConnectionTracks } from '../tracking/connection-tracks.ts';
-import type { FrameAnswer, PendingFrame } from './pending-frame.ts';
+import { mapDetected, type FrameAnswer, type PendingFrame } from './pending-frame.ts';
 
 export interface StreamOptions {
   /** Frames processed at once. */
@@ -74,14 +74,9 @@ export class FrameStream {
 
   private tracked(answer: FrameAnswer, capturedAt: number): FrameAnswer {
     const tracks = this.tracks!;
-    return {
-      dropped: (reason, retryAfterMs) => answer.dropped(reason, retryAfterMs),
-      failed: (error) => answer.failed(error),
-      detected: (detected) =>
-        answer.detected({
-          ...detected,
-          result: { ...detected.result, detections: tracks.identify(detected.model, detected.result.detections, capturedAt) },
-        }),
-    };
+    return mapDetected(answer, (detected) => ({
+      ...detected,
+      result: { ...detected.result, detections: tracks.identify(detected.model, detected.result.detections, capturedAt) },
+    }));
   }
 }

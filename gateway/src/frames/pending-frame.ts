@@ -28,6 +28,15 @@ export interface FrameAnswer {
   failed(error: unknown): void;
 }
 
+/** `answer`, with what a detected frame is answered with changed by `map` (track ids, the decoder's time). */
+export function mapDetected(answer: FrameAnswer, map: (detected: Detected) => Detected): FrameAnswer {
+  return {
+    detected: (detected) => answer.detected(map(detected)),
+    dropped: (reason, retryAfterMs) => answer.dropped(reason, retryAfterMs),
+    failed: (error) => answer.failed(error),
+  };
+}
+
 export interface PendingFrame extends InferenceJob {
   spec: ModelSpec;
   /** Bytes its decode will hold while it is processed. */

@@ -15,7 +15,7 @@ import { ProtocolError } from '@sightline/shared/validation';
 import type { PixelFrame } from '../decode/frame-decoder.ts';
 import type { FrameService } from '../frames/frame-service.ts';
 import type { FrameStream } from '../frames/frame-stream.ts';
-import type { FrameAnswer } from '../frames/pending-frame.ts';
+import { mapDetected, type FrameAnswer } from '../frames/pending-frame.ts';
 import type { ModelSpec } from '../models/manifest.ts';
 import { pictureSize } from '../video/picture-size.ts';
 import { openVideoStream, type DecodedVideoFrame, type VideoDecoding, type VideoStreamDecoder } from '../video/index.ts';
@@ -274,13 +274,8 @@ export class VideoStream {
 
 /** The decoder's time (write to ffmpeg to frame read back) counts in the reply's decodeMs. */
 function withDecodeTime(answer: FrameAnswer, frame: DecodedVideoFrame): FrameAnswer {
-  return {
-    dropped: (reason, retryAfterMs) => answer.dropped(reason, retryAfterMs),
-    failed: (error) => answer.failed(error),
-    detected: (detected) =>
-      answer.detected({
-        ...detected,
-        result: { ...detected.result, stages: { ...detected.result.stages, decodeMs: detected.result.stages.decodeMs + frame.latencyMs } },
-      }),
-  };
+  return mapDetected(answer, (detected) => ({
+    ...detected,
+    result: { ...detected.result, stages: { ...detected.result.stages, decodeMs: detected.result.stages.decodeMs + frame.latencyMs } },
+  }));
 }

@@ -11,13 +11,12 @@
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { encodeMessage } from '@sightline/shared/codec';
-import { DETECTIONS_CHANNEL, WHIP_PATH, type Limits } from '@sightline/shared/protocol';
-import type { FrameService } from '../frames/frame-service.ts';
+import { DETECTIONS_CHANNEL, WHIP_PATH } from '@sightline/shared/protocol';
 import type { Logger } from '../logger.ts';
 import type { AccessPolicy } from '../security/access-policy.ts';
 import { detectionsReply } from '../frames/replies.ts';
-import { observeStages, type Metrics } from '../metrics.ts';
-import { MessageSession, type SessionVideo } from '../sessions/message-session.ts';
+import { observeStages } from '../metrics.ts';
+import { MessageSession, type MessageSessionOptions, type SessionVideo } from '../sessions/message-session.ts';
 import { VideoStream } from '../sessions/video-stream.ts';
 import {
   handleWhipRequest,
@@ -29,19 +28,16 @@ import {
 } from '../webrtc/index.ts';
 import { dataChannelChannel } from './data-channel.ts';
 
-export interface WhipWayOptions {
-  frames: FrameService;
-  limits: Limits;
-  maxBufferedBytes: number;
-  maxMessagesPerSecond: number;
-  models: () => { defaultModel: string; models: string[] };
-  instance: string;
+/** What each data channel's session is made with (as a WebSocket connection's), and the WebRTC settings. */
+export interface WhipWayOptions extends Pick<
+  MessageSessionOptions,
+  'frames' | 'limits' | 'maxBufferedBytes' | 'maxMessagesPerSecond' | 'models' | 'instance' | 'metrics'
+> {
   video?: SessionVideo | undefined;
   webrtc: Partial<WebRtcConfig> & Pick<WebRtcConfig, 'bindAddress'>;
   /** The WebSocket's Origin rule applies to WHIP too (the HTTP guard before it checks the Host and the token). */
   policy: AccessPolicy;
   logger: Logger;
-  metrics: Metrics;
 }
 
 export interface WhipWay {

@@ -21,6 +21,8 @@ export interface AnswerRecorderOptions {
   timeOrigin: number;
   /** Date.now(): when log entries happened. */
   wallClock?: () => number;
+  /** The link a frame crossed (the spec its connection's hello named), null off the wire. Default: null. */
+  linkOf?: (outcome: FrameOutcome) => string | null;
 }
 
 export class AnswerRecorder {
@@ -40,7 +42,7 @@ export class AnswerRecorder {
 
   /** A frame settled on some route. */
   record(outcome: FrameOutcome): void {
-    this.options.samples.add(sampleFromOutcome(outcome, this.options.timeOrigin));
+    this.options.samples.add(sampleFromOutcome(outcome, this.options.timeOrigin, this.options.linkOf?.(outcome) ?? null));
     const { notice } = outcome;
     // One entry per kind of problem, repeats counted.
     if (notice) this.options.noticeLog.add(notice.code, notice.message, this.wallClock(), outcome.frame.id);

@@ -5,7 +5,9 @@
  * transport (gateway-transports.ts: the socket, a WebRTC data channel, or the camera as a WebRTC track) or
  * this device (the on-device engine, the model in a worker); every route settles its frames into the answer
  * recorder (samples, logs) and the live tracks (the overlay's boxes, the detection log), the gateway's also
- * into the rejection backoff; beside them the ping clock, the answer watchdog and the models loader.
+ * into the rejection backoff; beside them the ping clock, the answer watchdog, the models loader and the link
+ * switch (the emulated link the gateway's WebSocket runs behind, which labels every figure taken through it;
+ * the gateway runs a WebRTC peer behind no link).
  *
  * Nothing here forwards events by hand: the stream loop subscribes to what may let a frame go, the
  * snapshot publisher to what changes the view. React reads snapshots from the publisher
@@ -18,6 +20,7 @@ import { FrameEncoder, intrinsicSize } from '../capture/frame-encoder.ts';
 import { modelFor } from '../capture/frame-size.ts';
 import { Signal } from '../events/signal.ts';
 import { createInferenceWorker, OnDeviceEngine, type DeviceTarget } from '../inference/on-device-engine.ts';
+import { NO_LINK_SPEC } from '../link/link-check.ts';
 import { DetectionLog, detectionRows } from '../metrics/detection-log.ts';
 import { PingStore } from '../metrics/ping-store.ts';
 import { SampleStore } from '../metrics/sample-store.ts';
@@ -30,6 +33,7 @@ import { LiveTracks } from '../tracking/live-tracks.ts';
 import { ANSWER_TIMEOUT_MS, FrameSender } from '../transport/frame-sender.ts';
 import { GatewaySocket, type IncomingMessage } from '../transport/gateway-socket.ts';
 import { gatewaySocketUrl } from '../transport/gateway-url.ts';
+import { fetchAccessInfo } from '../transport/access-api.ts';
 import { fetchModels } from '../transport/models-api.ts';
 import { wireCodecOf } from '../transport/stream-codecs.ts';
 import { codecChoices, probeBrowserVideo, type BrowserVideo, type CodecChoice } from '../video/codec-availability.ts';
@@ -40,6 +44,7 @@ import { AnswerRecorder } from './answer-recorder.ts';
 import { AnswerWatchdog } from './answer-watchdog.ts';
 import { buildSnapshot, type DashboardSnapshot, type SnapshotSources } from './dashboard-snapshot.ts';
 import { EventLog } from './event-log.ts';
+import { isThisMachine, LinkSwitch } from './link-switch.ts';
 import { FrameDispatcher } from './frame-dispatcher.ts';
 import { GatewayTransports } from './gateway-transports.ts';
 import type { LostModel } from './model-choice.ts';
@@ -54,6 +59,21 @@ import { StreamLoop } from './stream-loop.ts';
 /** How the view shows a change: rebuilt at once (a discrete event), or with the stream's throttled rebuilds. */
 const AT_ONCE = true;
 const WITH_THE_STREAM = false;
+
+export interface DashboardOptions {
+  /** The link to connect behind first (the settings' at page load), so the first connection is the right one. */
+  link?: string;
+}
+
+/** The gateway answers plain HTTP for this page (so a socket that never opened was refused), and whether it asks for a token. */
+async function probeGateway(): Promise<{ tokenRequired: boolean } | undefined> {
+  try {
+    const info = await fetchAccessInfo(AbortSignal.timeout(5000));
+    return { tokenRequired: info.tokenRequired };
+  } catch {
+    return undefined;
+  }
+}
 
 export class DashboardController {
   private readonly clock = browserClock;
@@ -79,6 +99,7 @@ export class DashboardController {
   /** The video codecs the gateway last said it decodes (kept across reconnects). */
   private gatewayVideo: readonly VideoCodec[] | undefined;
   private readonly videoSupportChanged = new Signal<void>();
+  private readonly links: LinkSwitch;
   private readonly onDevice: OnDeviceEngine;
   private readonly dispatcher: FrameDispatcher;
   private readonly answers: AnswerRecorder;
@@ -94,10 +115,11 @@ export class DashboardController {
   private messageId = 0;
   private running = false;
 
-  constructor() {
+  constructor(options: DashboardOptions = {}) {
     const { clock, samples, pings, tracks, detections, errorLog, noticeLog, encoder, source, backoff, settingsChanged } = this;
     const nextId = (): number => ++this.messageId;
-    const socket = (this.socket = new GatewaySocket({ url: gatewaySocketUrl(window.location), clock }));
+    // Every attempt asks for the link the switch holds now.
+    const socket = (this.socket = new GatewaySocket({ url: () => gatewaySocketUrl(window.location, this.links.target), clock }));
     const sender = (this.sender = new FrameSender({ send: (data) => socket.send(data), nextId }));
     const peer = (this.peer = new PeerLink({ whipUrl: `${window.location.origin}${WHIP_PATH}`, clock }));
     const peerSender = (this.peerSender = new FrameSender({ send: (data) => peer.send(data), nextId, transport: 'webrtc' }));
@@ -112,6 +134,15 @@ export class DashboardController {
       settings: () => this.settings,
       source,
       modelInput: () => modelFor(this.models.state.response, this.settings.model)?.input,
+    }));
+    const links = (this.links = new LinkSwitch({
+      socket,
+      // The link is the WebSocket's: only its frames are awaited before a switch.
+      inFlight: () => gateway.websocket.inFlight,
+      settled: gateway.websocket.settled,
+      probe: probeGateway,
+      onThisMachine: isThisMachine(window.location.hostname),
+      ...(options.link === undefined ? {} : { initial: options.link }),
     }));
     const onDevice = (this.onDevice = new OnDeviceEngine({
       createWorker: createInferenceWorker,
@@ -133,6 +164,10 @@ export class DashboardController {
       errorLog,
       noticeLog,
       timeOrigin: performance.timeOrigin,
+      // A frame answered (or given up) on the gateway crossed the link of the connection it went on: the WebSocket's
+      // last greeted; a WebRTC peer runs behind none.
+      linkOf: (outcome) =>
+        outcome.frame.path !== 'gateway' ? null : outcome.frame.transport === 'webrtc' ? NO_LINK_SPEC : links.inForce.spec,
     }));
     const models = (this.models = new ModelsLoader({ fetch: fetchModels, clock }));
     const loop = (this.loop = new StreamLoop({
@@ -144,9 +179,10 @@ export class DashboardController {
       clock,
       settings: () => this.settings,
       modelInput: () => modelFor(models.state.response, this.settings.model)?.input,
-      holdMs: () => backoff.waitMs(),
+      // A link switch waits for the frames out to be answered: none goes meanwhile.
+      holdMs: () => (links.holding ? Number.POSITIVE_INFINITY : backoff.waitMs()),
       // What may let the next frame go: a route greeted, loaded, or settling a frame; the picture; the settings; the backoff letting go.
-      wakeOn: [dispatcher.changed, source.changed, settingsChanged, backoff.changed],
+      wakeOn: [dispatcher.changed, source.changed, settingsChanged, backoff.changed, links.changed],
     }));
     const pingClock = (this.pingClock = new PingClock({
       clock,
@@ -155,7 +191,14 @@ export class DashboardController {
       codec: () => wireCodecOf(this.settings.codec),
     }));
     this.watchdog = new AnswerWatchdog({ clock, expire: (timeoutMs) => gateway.expire(timeoutMs) });
-    this.exporter = new SampleExporter({ samples, pings, detections, settings: () => this.settings, onDevice: () => onDevice.state });
+    this.exporter = new SampleExporter({
+      samples,
+      pings,
+      detections,
+      settings: () => this.settings,
+      onDevice: () => onDevice.state,
+      links: () => links.seen(),
+    });
 
     // Every frame's fate, on either route, is recorded and tracked; the gateway's answers also drive the rejection backoff.
     for (const route of [gateway, onDevice]) {
@@ -165,18 +208,19 @@ export class DashboardController {
     gateway.settled.subscribe((outcome) => backoff.track(outcome));
     tracks.identified.subscribe((answer) => detections.add(detectionRows(answer, performance.timeOrigin)));
     // The socket's and the peer's message sessions speak the same protocol: errors, pongs, greetings alike.
-    const onMessage = ({ message, receivedAt }: IncomingMessage): void => {
+    const onMessage = ({ message, receivedAt }: IncomingMessage, link: () => string): void => {
       if (message.type === 'error') answers.gatewayError(message);
       // The model asked for left the gateway since the list was read: read it now, not at the next refresh.
       if (message.type === 'error' && message.code === 'unknown_model') models.refresh();
       if (message.type === 'hello') this.gatewayVideoIs(message.video?.codecs ?? []);
       if (message.type !== 'pong') return;
       // receivedAt is taken first thing in the channel's message handler, before decoding.
-      pings.add({ at: receivedAt, rttMs: receivedAt - message.ts });
+      pings.add({ at: receivedAt, rttMs: receivedAt - message.ts, link: link() });
       pingClock.pongArrived();
     };
-    socket.messages.subscribe(onMessage);
-    peer.messages.subscribe(onMessage);
+    // A pong crossed the link its session runs behind: the socket's in force, none for the peer's.
+    socket.messages.subscribe((incoming) => onMessage(incoming, () => links.inForce.spec));
+    peer.messages.subscribe((incoming) => onMessage(incoming, () => NO_LINK_SPEC));
     socket.statusChanged.subscribe((status) => {
       if (status.state !== 'open' && gateway.mode === 'websocket') this.markBreak();
       // Greeted (again): maybe by a gateway restarted with other models. A load under way is as fresh.
@@ -218,6 +262,7 @@ export class DashboardController {
       dispatcher,
       tracks,
       detections,
+      links,
     };
     const sources: SnapshotSources = {
       ...units,
@@ -236,6 +281,7 @@ export class DashboardController {
     publisher.watch(gateway.changed, WITH_THE_STREAM);
     publisher.watch(gateway.rtcChanged, WITH_THE_STREAM);
     publisher.watch(this.videoSupportChanged, AT_ONCE);
+    publisher.watch(links.changed, AT_ONCE);
     publisher.watch(models.changed, AT_ONCE);
     publisher.watch(source.changed, AT_ONCE);
     publisher.watch(settingsChanged, AT_ONCE);
@@ -340,6 +386,7 @@ export class DashboardController {
     // Another model finds other things: its tracks start afresh.
     if (next.model !== previous.model) this.tracks.reset();
     if (next.paused && !previous.paused) this.markBreak();
+    if (next.link !== previous.link) this.links.request(next.link);
     if (next.runOn !== previous.runOn) {
       this.dispatcher.reset();
       this.markBreak();

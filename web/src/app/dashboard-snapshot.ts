@@ -5,6 +5,7 @@
 import type { SourceState } from '../capture/capture-source.ts';
 import type { EncoderPath } from '../capture/frame-encoder.ts';
 import type { OnDeviceState } from '../inference/on-device-engine.ts';
+import { NO_LINK, type MeasuredLink } from '../link/measured-link.ts';
 import { latencySeries, type LatencySeries } from '../metrics/chart-data.ts';
 import type { PingStore } from '../metrics/ping-store.ts';
 import type { FrameStats, SampleStore } from '../metrics/sample-store.ts';
@@ -19,6 +20,7 @@ import { compareRoutes, recentPingMs, VERDICT_WINDOW, type RouteComparison } fro
 import type { CodecChoice } from '../video/codec-availability.ts';
 import type { RtcReading } from './gateway-transports.ts';
 import type { EventLog, LogEntry } from './event-log.ts';
+import type { LinkState } from './link-switch.ts';
 import type { ModelsState } from './models-loader.ts';
 import type { RejectionBackoff } from './rejection-backoff.ts';
 import { CHART_WINDOW, type StreamSettings } from './settings.ts';
@@ -83,12 +85,30 @@ export interface TransportView {
   keyframeRequests: number;
 }
 
+/** One link's figures: the gateway's frames that crossed it (both codecs), over the stats window. */
+export interface LinkFigures {
+  link: MeasuredLink;
+  stats: FrameStats;
+}
+
 export interface DashboardSnapshot {
   /** The active transport's connection: the WebSocket's, or the WebRTC peer's. */
   connection: ConnectionStatus;
   transport: TransportView;
   /** Every codec with whether it can be chosen now (this browser's encoders, the gateway's decoders, the transport). */
   codecChoices: readonly CodecChoice[];
+  /**
+   * The link the gateway's WebSocket runs behind (its hello's) and any switch under way (the Link selector).
+   */
+  link: LinkState;
+  /**
+   * What the gateway's figures below (codec and route stats, the chart, the ping) were measured on: the link in
+   * force over the WebSocket; over WebRTC, none (the gateway emulates links on its WebSocket only). Only
+   * frames and pings that crossed it are in them: figures from different links are never pooled.
+   */
+  measuredOn: MeasuredLink;
+  /** Per link measured since the samples were reset, in the order first measured: the links side by side. */
+  links: readonly LinkFigures[];
   models: ModelsState;
   source: SourceState;
   phase: StreamPhase;
@@ -165,8 +185,8 @@ export interface SnapshotSources {
   models: { readonly state: ModelsState };
   source: { readonly current: SourceState };
   answers: { readonly latest: LatestResult | undefined };
-  samples: Pick<SampleStore, 'stats' | 'statsWindows' | 'recent' | 'size' | 'discarded' | 'streamKinds'>;
-  pings: Pick<PingStore, 'all' | 'latest'>;
+  samples: Pick<SampleStore, 'stats' | 'statsWindows' | 'recent' | 'links' | 'size' | 'discarded' | 'streamKinds'>;
+  pings: Pick<PingStore, 'all'>;
   errorLog: Pick<EventLog, 'list'>;
   noticeLog: Pick<EventLog, 'list'>;
   encoder: { readonly path: EncoderPath };
@@ -177,6 +197,7 @@ export interface SnapshotSources {
   dispatcher: { nextRoute(): FrameRoute | undefined; readonly inFlight: number };
   tracks: { summary(): TrackingSummary };
   detections: { readonly size: number };
+  links: { readonly state: LinkState; seen(): readonly MeasuredLink[] };
   /** performance.now(): the chart's time axis ends there. */
   now: () => number;
 }
@@ -189,15 +210,20 @@ export function buildSnapshot(sources: SnapshotSources): DashboardSnapshot {
   const onDevice = sources.onDevice.state;
   const { runOn } = settings;
   const now = sources.now();
-  const allPings = pings.all();
+  const linkState = sources.links.state;
+  // The gateway runs a WebRTC peer behind no link, whatever its WebSocket runs behind.
+  const measuredOn = transports.mode === 'websocket' ? linkState.inForce : NO_LINK;
+  const link = measuredOn.spec;
+  // Pings taken before links were told apart (none today) count for none.
+  const allPings = pings.all().filter((ping) => (ping.link ?? 'none') === link);
   const nextRoute = sources.dispatcher.nextRoute();
   const windows = [VERDICT_WINDOW, settings.statsWindow];
   const [deviceRecent, deviceStats] = samples.statsWindows({ path: 'device' }, windows);
-  const [gatewayRecent, gatewayStats] = samples.statsWindows({ path: 'gateway' }, windows);
+  const [gatewayRecent, gatewayStats] = samples.statsWindows({ path: 'gateway', link }, windows);
   const active = activeKinds(settings, transports.mode === 'websocket' ? 'websocket' : 'webrtc', transports.mode === 'track');
   const codecColumns = codecColumnSpecs(samples.streamKinds(), active).map((spec) => ({
     ...spec,
-    stats: samples.stats({ path: 'gateway', codec: spec.codec, transport: spec.transport }, settings.statsWindow),
+    stats: samples.stats({ path: 'gateway', codec: spec.codec, transport: spec.transport, link }, settings.statsWindow),
     active: active.some((kind) => kind.codec === spec.codec && kind.transport === spec.transport),
   }));
   const comparison = compareRoutes(deviceRecent!, gatewayRecent!, {
@@ -217,13 +243,16 @@ export function buildSnapshot(sources: SnapshotSources): DashboardSnapshot {
       keyframeRequests: transports.keyframeRequests,
     },
     codecChoices: sources.codecChoices(),
+    link: linkState,
+    measuredOn,
+    links: linkFigures(samples, sources.links.seen(), settings.statsWindow),
     models: sources.models.state,
     source,
     phase: streamPhase(settings.paused, connection, source, runOn, onDevice.status === 'ready'),
     latest: sources.answers.latest,
     codecColumns,
-    chart: latencySeries(samples.recent(CHART_WINDOW), allPings, now),
-    pingMs: pings.latest()?.rttMs,
+    chart: latencySeries(samples.recent(CHART_WINDOW, link), allPings, now),
+    pingMs: allPings[allPings.length - 1]?.rttMs,
     // Copies: the logs change in place, a snapshot must not.
     errors: [...sources.errorLog.list()],
     notices: [...sources.noticeLog.list()],
@@ -244,4 +273,12 @@ export function buildSnapshot(sources: SnapshotSources): DashboardSnapshot {
     tracking: sources.tracks.summary(),
     detectionsKept: sources.detections.size,
   };
+}
+
+/** Each link the kept samples crossed, with its figures; a link no hello named (none today) is labelled by its spec. */
+function linkFigures(samples: Pick<SampleStore, 'stats' | 'links'>, seen: readonly MeasuredLink[], window: number): LinkFigures[] {
+  return samples.links().map((spec) => ({
+    link: seen.find((known) => known.spec === spec) ?? { spec, label: spec, emulated: spec !== 'none' },
+    stats: samples.stats({ path: 'gateway', link: spec }, window),
+  }));
 }

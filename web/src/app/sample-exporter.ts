@@ -8,6 +8,7 @@ import { detectionsToCsv, downloadText, exportFilename, samplesToCsv, samplesToJ
 import type { PingStore } from '../metrics/ping-store.ts';
 import type { SampleStore } from '../metrics/sample-store.ts';
 import type { OnDeviceState } from '../inference/on-device-engine.ts';
+import type { MeasuredLink } from '../link/measured-link.ts';
 import type { StreamSettings } from './settings.ts';
 
 export interface SampleExporterOptions {
@@ -18,6 +19,8 @@ export interface SampleExporterOptions {
   settings: () => StreamSettings;
   /** On-device inference as it stands (backend, threads, model file), for the JSON export. */
   onDevice?: () => OnDeviceState;
+  /** The links connections ran behind (labels for the samples' `link`), for the JSON export. */
+  links?: () => readonly MeasuredLink[];
   download?: (filename: string, text: string, mimeType: string) => void;
   date?: () => Date;
   userAgent?: () => string;
@@ -60,6 +63,7 @@ export class SampleExporter {
         settings: { ...settings() },
         ...(this.options.onDevice ? { onDevice: onDeviceSummary(this.options.onDevice()) } : {}),
         ...(detections ? { detectionsDiscarded: detections.discarded } : {}),
+        ...(this.options.links ? { links: this.options.links() } : {}),
       },
       pings.all(),
       detections?.all() ?? [],

@@ -7,6 +7,7 @@
  * Any other stored size that is still a valid option is kept; anything unknown falls back to the default.
  */
 import { isFrameSize } from '../capture/frame-size.ts';
+import { checkLink } from '../link/link-check.ts';
 import { isThreadsSetting } from '../inference/threads.ts';
 import { isRunOn } from '../frame-routes/run-on.ts';
 import { isBoxMode } from '../tracking/box-mode.ts';
@@ -34,6 +35,7 @@ export const PERSISTED = [
   'boxes',
   'transport',
   'videoBitrate',
+  'link',
 ] as const;
 type PersistedKey = (typeof PERSISTED)[number];
 
@@ -65,6 +67,8 @@ function valid(key: PersistedKey, value: unknown): boolean {
       return isThreadsSetting(value);
     case 'boxes':
       return isBoxMode(value);
+    case 'link':
+      return typeof value === 'string' && checkLink(value).ok;
     default:
       return typeof value === 'number' && Number.isFinite(value);
   }

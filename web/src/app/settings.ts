@@ -37,6 +37,8 @@ export interface StreamSettings {
   transport: Transport;
   /** Target bitrate of the video codecs, kbit/s. */
   videoBitrate: number;
+  /** The emulated link the gateway's socket runs behind: a canonical spec (link/link-check.ts), `none` for none. */
+  link: string;
 }
 
 export const DEFAULT_SETTINGS: StreamSettings = {
@@ -56,6 +58,7 @@ export const DEFAULT_SETTINGS: StreamSettings = {
   boxes: 'predicted',
   transport: 'websocket',
   videoBitrate: DEFAULT_VIDEO_BITRATE_KBPS,
+  link: 'none',
 };
 
 export const STATS_WINDOWS: readonly number[] = [100, 500, 2000, 10_000];

@@ -12,6 +12,7 @@
 import { FRAME_SIZE_STEPS, type FrameSize } from '../capture/frame-size.ts';
 import { RUN_ON_CHOICES } from '../frame-routes/run-on.ts';
 import { THREAD_CHOICES, type ThreadsSetting } from '../inference/threads.ts';
+import { checkLink, LINK_CHOICES } from '../link/link-check.ts';
 import { BOX_MODES } from '../tracking/box-mode.ts';
 import { MAX_IN_FLIGHT, MIN_IN_FLIGHT } from '../transport/frame-sender.ts';
 import { STREAM_CODECS } from '../transport/stream-codecs.ts';
@@ -128,9 +129,14 @@ function parseModelName(raw: string): string | undefined {
   return name.length > 0 && name.length <= 200 ? name : undefined;
 }
 
+/** A link the dashboard's WebSocket can run behind, as its canonical spec (`LTE` -> `lte`). */
+function parseLink(raw: string): string | undefined {
+  const check = checkLink(raw);
+  return check.ok ? check.spec : undefined;
+}
+
 /**
- * Every setting of the dashboard as a query parameter, in the order they are written. Later settings (the
- * link, `link=`) add theirs here.
+ * Every setting of the dashboard as a query parameter, in the order they are written.
  */
 export const URL_PARAMS: readonly UrlParam[] = [
   param({ name: 'codec', key: 'codec', label: 'Codec', expects: STREAM_CODECS.join(', '), parse: oneOf(STREAM_CODECS), format: String }),
@@ -220,6 +226,14 @@ export const URL_PARAMS: readonly UrlParam[] = [
     parse: (raw) => STATS_WINDOWS.find((size) => String(size) === raw.trim()),
     format: String,
   }),
+  param({
+    name: 'link',
+    key: 'link',
+    label: 'Link',
+    expects: `${LINK_CHOICES.map((preset) => preset.name).join(', ')}, or a spec such as bw=2mbit/10mbit,delay=40ms (no loss)`,
+    parse: parseLink,
+    format: String,
+  }),
   param({ name: 'mirror', key: 'mirror', label: 'Mirror view', expects: 'on or off', shared: false, parse: onOff, format: formatOnOff }),
   param({ name: 'paused', key: 'paused', label: 'Pause', expects: 'on or off', shared: false, parse: onOff, format: formatOnOff }),
 ];
@@ -294,13 +308,21 @@ export function readUrlSettings(search: string): LinkedSettings {
   return { settings, problems, present };
 }
 
+/**
+ * A value as a query holds it: percent-encoded, except for the characters a query may carry as they are
+ * (RFC 3986: `/ , = :`), so a link spec reads as it is typed (`link=bw=2mbit/10mbit,delay=40ms`).
+ */
+function encodeQueryValue(value: string): string {
+  return encodeURIComponent(value).replace(/%(2F|2C|3D|3A)/gi, (escaped) => decodeURIComponent(escaped));
+}
+
 /** `name=value` pairs of the shared settings, in table order. */
 function settingPairs(settings: StreamSettings): string[] {
   const pairs: string[] = [];
   for (const entry of URL_PARAMS) {
     if (!entry.shared) continue;
     const value = entry.write(settings);
-    if (value !== undefined) pairs.push(`${entry.name}=${encodeURIComponent(value)}`);
+    if (value !== undefined) pairs.push(`${entry.name}=${encodeQueryValue(value)}`);
   }
   return pairs;
 }

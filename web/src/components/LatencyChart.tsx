@@ -8,12 +8,16 @@ import {
   type LatencySeries,
   type LatencySeriesKey,
 } from '../metrics/chart-data.ts';
+import type { MeasuredLink } from '../link/measured-link.ts';
 import { formatMs, rawValue } from '../ui/format.ts';
 import { latencySummary } from '../ui/latency-summary.ts';
+import { LinkCaption } from './LinkCaption.tsx';
 
 interface Props {
   series: LatencySeries;
   pingMs: number | undefined;
+  /** The link the gateway's lines and the pings were measured on (only those that crossed it are drawn). */
+  link: MeasuredLink;
 }
 
 /** A round y-axis top: above the data, but ignoring rare spikes (model warm-up) so the usual range stays readable. */
@@ -70,7 +74,7 @@ function seriesData(key: LatencySeriesKey, data: LatencySeries): LatencyRow[] | 
  * line breaks where no answers arrived (chart-data.ts), and those stretches are shaded. In Both, the
  * gateway's and this device's lines each join their own frames, side by side.
  */
-export const LatencyChart = memo(function LatencyChart({ series: data, pingMs }: Props) {
+export const LatencyChart = memo(function LatencyChart({ series: data, pingMs, link }: Props) {
   const rows = data.frames;
   const [hidden, setHidden] = useState<ReadonlySet<LatencySeriesKey>>(() => new Set());
   const visible = useMemo(() => new Set(LATENCY_SERIES.map((s) => s.key).filter((key) => !hidden.has(key))), [hidden]);
@@ -88,6 +92,7 @@ export const LatencyChart = memo(function LatencyChart({ series: data, pingMs }:
 
   return (
     <div className="chart">
+      <LinkCaption link={link} testId="chart-link" />
       <div className="chart__legend" role="group" aria-label="Series shown">
         {LATENCY_SERIES.filter((series) => inLegend(series.key, data)).map((series) => (
           <button

@@ -7,6 +7,7 @@ import { formatMs } from '../ui/format.ts';
 import { secondsUntil, VERSION_MISMATCH_HELP, VERSION_MISMATCH_TITLE } from '../ui/connection-text.ts';
 import { onDeviceStatusText } from '../ui/on-device-text.ts';
 import { BOX_MODE_LABELS, type BoxMode } from '../tracking/box-mode.ts';
+import { linkBadgeText } from '../ui/link-text.ts';
 import { leadText } from '../ui/tracking-text.ts';
 import { useNow } from '../ui/use-now.ts';
 
@@ -63,6 +64,11 @@ export function MediaStage({ controller, snapshot, mirror, boxes, onUseFile, onR
           alt="Image being analysed"
         />
         <canvas ref={canvasRef} data-testid="overlay" className="stage__overlay" aria-hidden="true" />
+        {snapshot.measuredOn.emulated && (
+          <span className="link-badge" data-testid="link-badge" data-spec={snapshot.measuredOn.spec}>
+            {linkBadgeText(snapshot.measuredOn)}
+          </span>
+        )}
 
         <StageMessage
           snapshot={snapshot}

@@ -1,8 +1,10 @@
+import type { LinkState } from '../app/link-switch.ts';
 import type { StreamSettings } from '../app/settings.ts';
 import { RUN_ON_CHOICES, RUN_ON_HINTS, RUN_ON_LABELS } from '../frame-routes/run-on.ts';
 import { CODEC_LABELS } from '../transport/codec-policy.ts';
 import { isVideoCodec, type StreamCodec } from '../transport/stream-codecs.ts';
 import type { CodecChoice } from '../video/codec-availability.ts';
+import { LinkSelector } from './LinkSelector.tsx';
 import { SegmentedChoice } from './SegmentedChoice.tsx';
 import { ShareLink } from './ShareLink.tsx';
 import { TransportChoice } from './TransportChoice.tsx';
@@ -11,6 +13,8 @@ interface Props {
   settings: StreamSettings;
   /** Every codec with whether it can be chosen now (this browser, the gateway, the transport). */
   codecChoices: readonly CodecChoice[];
+  /** The emulated link the stream runs behind (LinkSelector). */
+  link: LinkState;
   onChange: (patch: Partial<StreamSettings>) => void;
 }
 
@@ -33,10 +37,10 @@ function codecHint(choice: CodecChoice, settings: StreamSettings): string {
 
 /**
  * Right under the picture, on a phone too: what is being compared (where frames run, the codec, the
- * transport; later the link), one tap away, and the link that shares these choices. The codecs offered are the
- * ones that can be used now (a video codec this browser encodes and the gateway decodes), and the chosen one.
+ * transport, the link), one tap away, and the link that shares these choices. The codecs offered are the ones
+ * that can be used now (a video codec this browser encodes and the gateway decodes), and the chosen one.
  */
-export function StageBar({ settings, codecChoices, onChange }: Props) {
+export function StageBar({ settings, codecChoices, link, onChange }: Props) {
   const offered = codecChoices.filter((choice) => choice.available || choice.codec === settings.codec);
   const options = offered.map((choice) => choice.codec);
   const hints = Object.fromEntries(offered.map((choice) => [choice.codec, codecHint(choice, settings)])) as Record<StreamCodec, string>;
@@ -77,6 +81,12 @@ export function StageBar({ settings, codecChoices, onChange }: Props) {
         />
       </div>
       <TransportChoice settings={settings} onChange={onChange} />
+      <LinkSelector
+        value={settings.link}
+        state={link}
+        webrtc={settings.transport === 'webrtc'}
+        onChange={(spec) => onChange({ link: spec })}
+      />
       <ShareLink settings={settings} />
     </div>
   );

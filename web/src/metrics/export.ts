@@ -1,7 +1,9 @@
 /**
  * Samples out of the browser: CSV (one row per frame) and JSON, as file downloads. `path` says which
  * route served the frame (`gateway` or `device`), `transport` what it travelled on (`websocket`, `webrtc`); `codec`
- * (a JPEG's wire codec, or a video codec) and `transport` are empty for frames computed on this device.
+ * (a JPEG's wire codec, or a video codec) and `transport` are empty for frames computed on this device;
+ * `link` is the link the frame crossed as its connection's hello named it (`none` without emulation, and on
+ * WebRTC, which the gateway runs behind no link; empty on this device), and the JSON's `links` says what each one is.
  * Detections with their track ids go in a CSV of their own (one row per detection, `frameId` = the
  * frame's `id`) and in the JSON's `detections`.
  */
@@ -26,6 +28,7 @@ export const CSV_COLUMNS = [
   'detections',
   'path',
   'transport',
+  'link',
 ] as const satisfies readonly (keyof FrameSample)[];
 
 export const DETECTION_COLUMNS = [
@@ -82,6 +85,8 @@ export interface ExportMeta {
   onDevice?: Record<string, unknown>;
   /** Detection rows no longer kept because of the cap. */
   detectionsDiscarded?: number;
+  /** Every link the samples and pings crossed: its spec (the samples' `link`), its label, and whether it was emulated. */
+  links?: readonly { spec: string; label: string; emulated: boolean }[];
 }
 
 export function samplesToJson(
@@ -98,7 +103,7 @@ export function samplesToJson(
       ...meta,
       count: samples.length,
       samples: exported,
-      pings: pings.map((ping) => ({ rttMs: roundTo(ping.rttMs, 3) })),
+      pings: pings.map((ping) => ({ rttMs: roundTo(ping.rttMs, 3), ...(ping.link === undefined ? {} : { link: ping.link }) })),
       detections: detections.map((row) => Object.fromEntries(DETECTION_COLUMNS.map((column) => [column, row[column]]))),
     },
     null,

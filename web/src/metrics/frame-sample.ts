@@ -44,10 +44,18 @@ export interface FrameSample {
   reason: string | null;
   /** Source frames skipped on the client since the previous frame was sent (not exported). */
   skippedBefore: number;
+  /**
+   * The link the frame crossed, as its connection's hello named it (a canonical spec such as `lte`; `none`
+   * without emulation); null for frames computed on this device, which cross no link.
+   */
+  link: string | null;
 }
 
-/** One row for a frame's fate on any route; what a route does not have (a codec, bytes on the wire, a server) is null or 0. */
-export function sampleFromOutcome(outcome: FrameOutcome, timeOrigin: number): FrameSample {
+/**
+ * One row for a frame's fate on any route; what a route does not have (a codec, bytes on the wire, a server,
+ * a link) is null or 0.
+ */
+export function sampleFromOutcome(outcome: FrameOutcome, timeOrigin: number, link: string | null = null): FrameSample {
   const { frame } = outcome;
   const result = outcome.kind === 'ok' ? outcome.result : undefined;
   const fullMs = roundTo(outcome.answeredAt - frame.sentAt, 3);
@@ -71,5 +79,6 @@ export function sampleFromOutcome(outcome: FrameOutcome, timeOrigin: number): Fr
     detections: result ? result.detections.length : 0,
     reason: outcome.kind === 'ok' ? null : outcome.reason,
     skippedBefore: frame.skippedBefore,
+    link,
   };
 }

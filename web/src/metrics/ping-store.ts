@@ -5,6 +5,8 @@ export interface PingSample {
   /** performance.now() when the pong arrived. */
   at: number;
   rttMs: number;
+  /** The link the ping crossed both ways (its connection's, from hello: a spec, `none` without emulation). */
+  link?: string;
 }
 
 export class PingStore {

@@ -10,11 +10,16 @@ import type { StreamCodec } from '../transport/stream-codecs.ts';
 import type { Transport } from '../transport/transports.ts';
 import type { FrameSample } from './frame-sample.ts';
 
-/** Which samples a figure is over: every frame of one route, or only those sent in one codec (over one transport). */
+/**
+ * Which samples a figure is over: every frame of one route, or only those sent in one codec (over one
+ * transport); on the wire, only those that crossed one link (figures from different links are never pooled).
+ */
 export interface SampleGroup {
   path: FrameRoute;
   codec?: StreamCodec;
   transport?: Transport;
+  /** A link's spec (FrameSample.link): only frames that crossed it. */
+  link?: string;
 }
 
 /** A codec over a transport that frames went in: one column of the codec comparison. */
@@ -130,9 +135,23 @@ export class SampleStore {
     return this.entries.slice(start).map((entry) => entry.sample);
   }
 
-  /** The last `count` samples of any codec, oldest first. */
-  recent(count: number): FrameSample[] {
-    return this.entries.slice(Math.max(0, this.entries.length - count)).map((entry) => entry.sample);
+  /**
+   * The last `count` samples of any codec, oldest first; with `link`, only those that crossed it and those
+   * that crossed none (this device's).
+   */
+  recent(count: number, link?: string): FrameSample[] {
+    if (link === undefined) return this.entries.slice(Math.max(0, this.entries.length - count)).map((entry) => entry.sample);
+    return this.pick(count, (sample) => sample.link === null || sample.link === link).map((entry) => entry.sample);
+  }
+
+  /** The links frames crossed, in the order they were first measured (oldest kept sample first). */
+  links(): string[] {
+    const links = new Set<string>();
+    for (let i = Math.max(0, this.entries.length - this.maxSamples); i < this.entries.length; i++) {
+      const { link } = this.entries[i]!.sample;
+      if (link !== null) links.add(link);
+    }
+    return [...links];
   }
 
   /** The codecs and transports frames went to the gateway in since the samples were last cleared, first seen first. */
@@ -169,7 +188,8 @@ function inGroup(sample: FrameSample, group: SampleGroup): boolean {
   return (
     sample.path === group.path &&
     (group.codec === undefined || sample.codec === group.codec) &&
-    (group.transport === undefined || (sample.transport ?? 'websocket') === group.transport)
+    (group.transport === undefined || (sample.transport ?? 'websocket') === group.transport) &&
+    (group.link === undefined || sample.link === group.link)
   );
 }
 

@@ -36,6 +36,12 @@ export interface ConnectionStatus {
    * fetches the dashboard the gateway serves, can fix it.
    */
   versionMismatch?: boolean;
+  /**
+   * How far the connection that just closed got: `unreachable` (no WebSocket at all: nothing listening, or
+   * the upgrade refused with an HTTP status, which a browser does not show), `accepted` (closed before
+   * hello), `greeted`. Set while reconnecting after a close.
+   */
+  closedAt?: ClosePhase;
 }
 
 export interface IncomingMessage {
@@ -78,7 +84,8 @@ export interface SocketLike {
 }
 
 export interface GatewaySocketOptions {
-  url: string;
+  /** Where to connect; a function is asked at every attempt (the link the stream runs behind is in its query). */
+  url: string | (() => string);
   createSocket?: (url: string) => SocketLike;
   backoff?: BackoffOptions;
   /** Give up on a connection attempt that has not been greeted with `hello` after this long. */
@@ -106,9 +113,11 @@ export class GatewaySocket {
   private connectTimer: TimerHandle | undefined;
   private running = false;
   private current: ConnectionStatus = { state: 'closed', attempt: 0 };
-  private readonly options: Required<GatewaySocketOptions>;
+  private readonly options: Required<Omit<GatewaySocketOptions, 'url'>>;
+  private readonly url: () => string;
 
-  constructor(options: GatewaySocketOptions) {
+  constructor({ url, ...options }: GatewaySocketOptions) {
+    this.url = typeof url === 'string' ? () => url : url;
     this.options = {
       createSocket: (url) => new WebSocket(url),
       backoff: DEFAULT_BACKOFF,
@@ -149,6 +158,18 @@ export class GatewaySocket {
     this.setStatus({ state: 'closed', attempt: 0, lastError: undefined });
   }
 
+  /**
+   * Drops the connection and connects anew at once, to the URL as it is now (another link): frames still out
+   * on the old connection are settled as lost by whoever follows the status, so drain them first.
+   */
+  reconnect(): void {
+    if (!this.running) return;
+    this.clearTimers();
+    this.dropSocket(CLOSE_CODES.normal, 'reconnecting');
+    this.current = { state: 'connecting', attempt: 0 };
+    this.connect();
+  }
+
   /** Skips the rest of the backoff wait. */
   retryNow(): void {
     if (!this.running || this.current.state !== 'reconnecting') return;
@@ -181,7 +202,7 @@ export class GatewaySocket {
     });
     let socket: SocketLike;
     try {
-      socket = this.options.createSocket(this.options.url);
+      socket = this.options.createSocket(this.url());
     } catch (error) {
       this.scheduleReconnect(error instanceof Error ? error.message : String(error));
       return;
@@ -213,9 +234,10 @@ export class GatewaySocket {
       if (this.socket !== socket) return;
       this.socket = undefined;
       this.options.clock.clearTimeout(this.connectTimer);
-      const reason = describeClose(event, this.current.state === 'open' ? 'greeted' : accepted ? 'accepted' : 'unreachable');
+      const phase: ClosePhase = this.current.state === 'open' ? 'greeted' : accepted ? 'accepted' : 'unreachable';
+      const reason = describeClose(event, phase);
       if (event.code === CLOSE_CODES.unsupportedProtocol) this.giveUpOnVersion(reason);
-      else if (this.running) this.scheduleReconnect(reason);
+      else if (this.running) this.scheduleReconnect(reason, phase);
       else this.setStatus({ state: 'closed', attempt: 0, lastError: reason });
     };
   }
@@ -258,7 +280,7 @@ export class GatewaySocket {
     this.setStatus({ state: 'closed', attempt: 0, lastError: reason, versionMismatch: true });
   }
 
-  private scheduleReconnect(reason: string): void {
+  private scheduleReconnect(reason: string, closedAt?: ClosePhase): void {
     const attempt = this.current.attempt;
     const { clock } = this.options;
     const delay = backoffDelay(attempt, this.options.backoff);
@@ -268,6 +290,7 @@ export class GatewaySocket {
       retryAt: this.options.wallClock() + delay,
       lastError: reason,
       hello: undefined,
+      ...(closedAt ? { closedAt } : {}),
     });
     clock.clearTimeout(this.retryTimer);
     this.retryTimer = clock.setTimeout(() => {
@@ -316,7 +339,7 @@ export class GatewaySocket {
 }
 
 /** How far the connection got before it closed: reached the gateway, and was it greeted? */
-type ClosePhase = 'unreachable' | 'accepted' | 'greeted';
+export type ClosePhase = 'unreachable' | 'accepted' | 'greeted';
 
 function describeClose(event: CloseEvent, phase: ClosePhase): string {
   const detail = event.reason ? `: ${event.reason}` : '';

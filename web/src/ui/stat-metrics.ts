@@ -115,7 +115,8 @@ export const ROUTE_METRICS: readonly StatMetric[] = [
   {
     key: 'network',
     label: 'Network p50',
-    title: 'Per frame minus the gateway’s own time: the network both ways, socket buffers, message codec',
+    title:
+      'Per frame minus the gateway’s own time: the network both ways (an emulated link’s delay and queue included), socket buffers, message codec',
     value: (s) => s.networkQueue.p50,
     format: ms,
     columns: ['gateway'],
@@ -130,12 +131,21 @@ export const ROUTE_METRICS: readonly StatMetric[] = [
   { key: 'errors', label: 'Errors + lost', title: 'Frames failed or given up', value: (s) => s.errors + s.lost, format: formatCount },
 ];
 
+/** Per link: what a frame through the gateway costs on it, and how much of that is the network. */
+export const LINK_METRICS: readonly StatMetric[] = [
+  frames,
+  ...ROUTE_METRICS.filter((metric) => ['p50', 'p95', 'server', 'network', 'fps'].includes(metric.key)).map(
+    ({ columns: _all, ...metric }) => metric,
+  ),
+  ...CODEC_METRICS.filter((metric) => metric.key === 'bytes-up'),
+];
+
 /** The round trip of a ping on the frames' socket, beside the gateway's figures. */
 export function pingMetric(pingMs: number | undefined): StatMetric {
   return {
     key: 'ping',
     label: 'Ping RTT',
-    title: "Round trip of a ping on the frames' socket: the link alone, no inference",
+    title: "Round trip of a ping on the frames' socket, an emulated link included: the link alone, no inference",
     value: () => pingMs ?? Number.NaN,
     format: ms,
     columns: ['gateway'],

@@ -31,6 +31,7 @@ export function sample(
     detections: ok ? 2 : 0,
     reason: null,
     skippedBefore: 0,
+    link: 'none',
     ...extra,
   };
 }
@@ -53,6 +54,7 @@ export function deviceSample(
     bytesUp: 0,
     bytesDown: 0,
     detections: ok ? 1 : 0,
+    link: null,
     ...extra,
   });
 }

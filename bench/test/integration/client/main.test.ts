@@ -16,6 +16,7 @@ import { WireClient } from '@sightline/harness/client';
 import { startGatewayProcess, type GatewayProcess } from '@sightline/harness/process';
 import { encodeMessage } from '@sightline/shared/codec';
 import { MODELS_PATH } from '@sightline/shared/protocol';
+import { packetLinkUnavailable } from '../../../link/packet/packet-link.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const BENCH_DIR = fileURLToPath(new URL('../../../', import.meta.url));
@@ -139,7 +140,7 @@ describe('bench CLI against a real gateway', () => {
     expect(stdout).toMatch(/throughput\s+[\d.]+ frames\/s/);
     const ping = /network: WS ping RTT\s+\d+\s+([\d.]+)/.exec(stdout);
     expect(Number(ping?.[1])).toBeGreaterThanOrEqual(26); // min RTT >= 2 x (15 - 2) ms
-    expect(stdout).toContain('link: Custom · 30 ms RTT ±2, 20 Mbit/s, emulated (bw=20mbit,delay=15ms,jitter=2ms, seed 5)');
+    expect(stdout).toContain('link: Custom · 30 ms RTT ±2, 20 Mbit/s, emulated (bw=20mbit,delay=15ms,jitter=2ms, seed 5; TCP link proxy)');
     const rows = readFileSync(csv, 'utf8').trim().split('\n');
     expect(rows).toHaveLength(1 + 4 + 1); // header, 4 measured, 1 warm-up
     expect(existsSync(chart) && readFileSync(chart, 'utf8').startsWith('<svg')).toBe(true);
@@ -166,6 +167,49 @@ describe('bench CLI against a real gateway', () => {
       await silent.close();
     }
   });
+
+  it('sends the clip as VP8 chunks: every chunk answered, a fraction of the same frames’ bytes as JPEG', async () => {
+    const common = ['--clip', '--video-frames', '30', '--frames', '10', '--warmup', '2', '--resize', '640x480', '--json', '--quiet'];
+    const video = await cli(['--codec', 'vp8', '--bitrate', '800', '--keyframe-interval', '25', ...common]);
+    expect(video.code, video.stderr).toBe(0);
+    const summary = JSON.parse(video.stdout.trim());
+    expect(summary.video).toEqual({ codec: 'vp8', bitrateKbps: 800, keyframeInterval: 25 });
+    expect(summary.inputs).toMatchObject({ count: 30, sizes: ['640x480'] });
+    // Stop-and-wait: each chunk is the newest picture when it is decoded, so each is detected.
+    expect(summary.overall.counts).toMatchObject({ sent: 10, ok: 10, unanswered: 0 });
+    const jpeg = await cli(['--codec', 'msgpack', ...common]);
+    expect(jpeg.code, jpeg.stderr).toBe(0);
+    const still = JSON.parse(jpeg.stdout.trim());
+    // 800 kbit/s at 25 fps is 4 KB a frame on average; a 640x480 JPEG is tens of KB.
+    expect(summary.overall.bytesUpPerFrame).toBeLessThan(still.overall.bytesUpPerFrame / 3);
+  }, 180_000);
+
+  it.skipIf(packetLinkUnavailable() !== undefined)(
+    `carries a lossy link on the packet path, every frame answered, the path said (root${packetLinkUnavailable() ? `; skipped: ${packetLinkUnavailable()}` : ''})`,
+    async () => {
+      for (const transport of ['ws', 'rest']) {
+        const { code, stdout, stderr } = await cli([
+          '--transport',
+          transport,
+          '--link',
+          'delay=5ms,loss=2%',
+          '--frames',
+          '4',
+          '--warmup',
+          '1',
+          '--resize',
+          '240x180',
+          '--json',
+          '--quiet',
+        ]);
+        expect(code, stderr).toBe(0);
+        const summary = JSON.parse(stdout.trim());
+        expect(summary.link).toMatchObject({ spec: 'delay=5ms,loss=2%', path: 'packet' });
+        expectEveryFrameAnswered(summary, 4);
+      }
+    },
+    120_000,
+  );
 
   it('exits 2 on bad arguments, with the reason', async () => {
     const { code, stderr } = await cli(['--codec', 'raw', '--transport', 'ws']);

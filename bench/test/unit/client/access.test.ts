@@ -9,6 +9,11 @@ describe('bench client access', () => {
     expect(authHeaders({ token: 't0k3n', ca: undefined, insecure: false })).toEqual({ Authorization: 'Bearer t0k3n' });
     expect(authHeaders({ token: undefined, ca: undefined, insecure: false })).toEqual({});
     expect(authHeaders(undefined)).toEqual({});
+    // Through the packet path's relay the gateway is still asked for by its own name.
+    expect(authHeaders({ token: 't', ca: undefined, insecure: false, hostHeader: '127.0.0.1:8080' })).toEqual({
+      Host: '127.0.0.1:8080',
+      Authorization: 'Bearer t',
+    });
   });
 
   it('reads the --ca file once, as bytes to trust', () => {

@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { parseLinkSpec } from '@sightline/shared/link';
 import { ArgsError, DEFAULTS, HelpShown, buildProgram, describeConfig, parseArgs } from '../../../client/args.ts';
 
-const parse = (...argv: string[]) => parseArgs(argv, undefined, { checkFiles: false });
+/** This machine's root (or not) never decides a test: the packet path is unavailable unless a test says so. */
+const NO_ROOT = () => 'the packet path needs root (test)';
+const parse = (...argv: string[]) => parseArgs(argv, undefined, { checkFiles: false, packetPathUnavailable: NO_ROOT });
+const parseAsRoot = (...argv: string[]) => parseArgs(argv, undefined, { checkFiles: false, packetPathUnavailable: () => undefined });
 const problem = (...argv: string[]) => {
   try {
     parse(...argv);
@@ -129,7 +132,44 @@ describe('bench CLI arguments', () => {
     expect(problem('--link', 'bw=x')).toMatch(/bad value 'x' for bw/);
     expect(problem('--link', 'lte', '--delay', '5')).toMatch(/either --link or its shorthands/);
     expect(problem('--link', 'lte,loss=1%')).toMatch(/a byte stream cannot lose a TCP segment; loss needs the packet path/);
+    expect(problem('--link', 'lte,loss=1%')).toMatch(/needs root \(test\)/);
     expect(problem('--link-seed', '3')).toMatch(/--link-seed applies to --link/);
+    expect(problem('--link-path', 'packet')).toMatch(/--link-path applies to --link/);
+  });
+
+  it('--link-path: the proxy unless the link loses packets, the packet path as root', () => {
+    expect(parse('--link', 'lte').linkPath).toBe('proxy');
+    expect(parse().linkPath).toBeUndefined();
+    expect(parseAsRoot('--link', 'lte').linkPath).toBe('proxy');
+    expect(parseAsRoot('--link', 'lte,loss=1%').linkPath).toBe('packet');
+    expect(parseAsRoot('--link', 'lte', '--link-path', 'packet').linkPath).toBe('packet');
+    expect(() => parseAsRoot('--link', 'lte,loss=1%', '--link-path', 'proxy')).toThrow(/cannot lose a TCP segment.*--link-path proxy/);
+    expect(problem('--link', 'lte', '--link-path', 'packet')).toMatch(/needs root/);
+    expect(describeConfig(parseAsRoot('--link', 'delay=20ms,loss=1%'))).toContain('link=delay=20ms,loss=1% (packet path)');
+  });
+
+  it('video codecs: the frames as one stream over the WebSocket, with a bitrate and a keyframe interval', () => {
+    expect(parse('--codec', 'vp8', '--clip')).toMatchObject({
+      codec: 'vp8',
+      video: { codec: 'vp8', bitrateKbps: DEFAULTS.bitrateKbps, keyframeInterval: DEFAULTS.keyframeInterval },
+      input: { kind: 'clip', maxFrames: undefined },
+    });
+    expect(parse('--codec', 'h264', '--bitrate', '500', '--keyframe-interval', '25').video).toEqual({
+      codec: 'h264',
+      bitrateKbps: 500,
+      keyframeInterval: 25,
+    });
+    expect(parse('--codec', 'msgpack').video).toBeUndefined();
+    expect(parse('--clip', '--video-frames', '30').input).toEqual({ kind: 'clip', maxFrames: 30 });
+    expect(describeConfig(parse('--codec', 'vp8'))).toContain('ws/vp8 serial');
+    expect(describeConfig(parse('--codec', 'vp8'))).toContain('1000 kbit/s, keyframe every 75');
+    expect(problem('--codec', 'vp8', '--transport', 'rest')).toMatch(/REST takes one image per request/);
+    expect(problem('--codec', 'vp8', '--mode', 'short')).toMatch(/one stream per connection/);
+    expect(problem('--codec', 'vp8', '--quality', '50')).toMatch(/--bitrate/);
+    expect(problem('--bitrate', '500')).toMatch(/applies to the video codecs/);
+    expect(problem('--keyframe-interval', '10')).toMatch(/--keyframe-interval applies to the video codecs/);
+    expect(problem('--clip', '--image', 'a.jpg')).toMatch(/give one input/);
+    expect(problem('--video-frames', '10')).toMatch(/--video-frames applies to --video and --clip/);
   });
 
   it('pipelined mode takes --in-flight (default 4)', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { niceStep, renderLatencyChart } from '../../../client/chart-svg.ts';
+import { logBounds, logTicks, niceStep, renderGroupedBars, renderLatencyChart } from '../../../client/chart-svg.ts';
 
 describe('bench latency chart', () => {
   it('is a well-formed SVG with one curve per series', () => {
@@ -13,5 +13,65 @@ describe('bench latency chart', () => {
     expect(svg).toContain('b &lt;&amp;&gt;');
     expect(niceStep(100)).toBe(20);
     expect(niceStep(7)).toBe(2);
+  });
+});
+
+describe('grouped bar chart', () => {
+  it('draws a bar per figure in its series colour, skips missing ones, and whiskers where given', () => {
+    const svg = renderGroupedBars(
+      [
+        {
+          name: 'LTE',
+          bars: [
+            { series: 'ws', value: 10, high: 20 },
+            { series: 'rest', value: undefined },
+          ],
+        },
+        {
+          name: 'satellite <GEO>',
+          bars: [
+            { series: 'ws', value: 1 },
+            { series: 'rest', value: 0.5 },
+          ],
+        },
+      ],
+      { title: 'rates', unit: 'frames/s', series: ['ws', 'rest'] },
+    );
+    expect(svg.startsWith('<svg')).toBe(true);
+    expect(svg.trim().endsWith('</svg>')).toBe(true);
+    // Two legend swatches, three bars (one figure missing).
+    expect(svg.match(/<rect x="[\d.]+" y="[\d.]+" width="[\d.]+" height="7"/g)).toHaveLength(3);
+    expect(svg).toContain('satellite &lt;GEO&gt;');
+    // One whisker: a line and its cap.
+    expect(svg.match(/stroke="#333"/g)).toHaveLength(2);
+  });
+
+  it('puts log ticks at 1, 2 and 5 of each decade', () => {
+    expect(logTicks(1, 100)).toEqual([1, 2, 5, 10, 20, 50, 100]);
+    expect(logTicks(10, 1000).slice(0, 3)).toEqual([10, 20, 50]);
+    // The axis starts below the smallest bar, so that bar shows, and ends on a step above the largest.
+    expect(logBounds(10, 900)).toEqual({ lo: 5, hi: 1000 });
+    expect(logBounds(13, 640)).toEqual({ lo: 10, hi: 1000 });
+    expect(logBounds(130, 1400)).toEqual({ lo: 100, hi: 2000 });
+    const svg = renderGroupedBars(
+      [
+        {
+          name: 'x',
+          bars: [
+            { series: 's', value: 15 },
+            { series: 's', value: 900 },
+          ],
+        },
+      ],
+      {
+        title: 'latency',
+        unit: 'ms',
+        series: ['s'],
+        scale: 'log',
+      },
+    );
+    expect(svg).toContain('(log scale)');
+    expect(svg).toContain('>1000</text>');
+    expect(svg).toContain('>10</text>');
   });
 });

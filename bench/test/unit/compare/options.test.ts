@@ -22,9 +22,45 @@ describe('bench:compare arguments', () => {
       queueDelayUs: 0,
       hog: 2,
       framesDir: undefined,
+      fps: 30,
+      links: ['none', 'lte', '3g', 'lte,loss=2%'],
+      durationS: undefined,
+      linkPath: undefined,
       write: false,
       out: BENCHMARKS_DOC,
     });
+  });
+
+  it('webrtc: loopback and three links by default (a long run: loopback); links one --link each (their commas are their own), a long run, a path', () => {
+    expect(parseCompareArgs(['--preset', 'webrtc'])).toMatchObject({
+      preset: 'webrtc',
+      links: ['none', 'lte', '3g', 'lte,loss=2%'],
+      fps: 30,
+    });
+    expect(
+      parseCompareArgs([
+        '--preset',
+        'webrtc',
+        '--link',
+        'none',
+        '--link',
+        'lte,loss=2%',
+        '--duration',
+        '300',
+        '--fps',
+        '15',
+        '--link-path',
+        'relay',
+      ]),
+    ).toMatchObject({ links: ['none', 'lte,loss=2%'], durationS: 300, fps: 15, linkPath: 'relay' });
+    expect(parseCompareArgs(['--preset', 'webrtc', '--duration', '300'])).toMatchObject({ links: ['none'], durationS: 300 });
+    expect(() => parseCompareArgs(['--preset', 'webrtc', '--link', 'lt'])).toThrow(/unknown preset 'lt'/);
+    expect(() => parseCompareArgs(['--preset', 'webrtc', '--link-path', 'tunnel'])).toThrow(CompareArgsError);
+    expect(() => parseCompareArgs(['--preset', 'engine', '--link', 'lte'])).toThrow(/--link is for --preset webrtc/);
+    expect(() => parseCompareArgs(['--preset', 'ab', '--before', GATEWAY, '--duration', '60'])).toThrow(
+      /--duration is for --preset webrtc/,
+    );
+    expect(() => parseCompareArgs(['--preset', 'webrtc', '--before', GATEWAY])).toThrow(/--before is for --preset ab or naive/);
   });
 
   it('naive: two busy loops by default, an older gateway and a frames folder when given', () => {

@@ -22,6 +22,7 @@ function setup() {
     noticeLog,
     timeOrigin: 1_700_000_000_000,
     wallClock: () => 42,
+    linkOf: (outcome) => (outcome.frame.path === 'gateway' ? 'lte' : null),
   });
   const latest: (LatestResult | undefined)[] = [];
   answers.changed.subscribe((result) => latest.push(result));
@@ -44,7 +45,9 @@ describe('AnswerRecorder', () => {
     const frame = h.send();
     h.tick(40);
     h.answers.record(h.answer(detections(frame.id)));
-    expect(h.samples.all()).toMatchObject([{ id: frame.id, path: 'gateway', outcome: 'ok', fullMs: 40, bytesDown: 300, detections: 1 }]);
+    expect(h.samples.all()).toMatchObject([
+      { id: frame.id, path: 'gateway', outcome: 'ok', fullMs: 40, bytesDown: 300, detections: 1, link: 'lte' },
+    ]);
     expect(h.answers.latest).toMatchObject({
       id: frame.id,
       path: 'gateway',

@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { decodeClientMessage, encodeMessage } from '@sightline/shared/codec';
 import { CLOSE_CODES, PROTOCOL_VERSION, type ModelsResponse } from '@sightline/shared/protocol';
-import { DashboardController } from '../../../src/app/dashboard-controller.ts';
+import { DashboardController, type DashboardOptions } from '../../../src/app/dashboard-controller.ts';
 import { MODELS_REFRESH_MS } from '../../../src/app/models-loader.ts';
 import { PONG_WAIT_MS } from '../../../src/app/ping-schedule.ts';
 import { DEFAULT_SETTINGS } from '../../../src/app/settings.ts';
@@ -49,16 +49,16 @@ class FakeWebSocket {
 
 const models: ModelsResponse = { protocol: PROTOCOL_VERSION, defaultModel: 'ssd', models: [] };
 
-function setup() {
+function setup(options?: DashboardOptions) {
   FakeWebSocket.all.length = 0;
-  const page = Object.assign(new EventTarget(), { location: { protocol: 'http:', host: 'gateway.test' } });
+  const page = Object.assign(new EventTarget(), { location: { protocol: 'http:', host: 'gateway.test', hostname: 'gateway.test' } });
   vi.stubGlobal('window', page);
   vi.stubGlobal('WebSocket', FakeWebSocket);
   let served = models;
   const fetch = vi.fn(async () => new Response(JSON.stringify(served)));
   vi.stubGlobal('fetch', fetch);
-  const controller = new DashboardController();
-  controller.updateSettings(DEFAULT_SETTINGS);
+  const controller = new DashboardController(options);
+  controller.updateSettings({ ...DEFAULT_SETTINGS, ...(options?.link ? { link: options.link } : {}) });
   let published = 0;
   controller.subscribe(() => published++);
   return {
@@ -205,5 +205,62 @@ describe('DashboardController', () => {
       },
     ]);
     h.controller.stop();
+  });
+
+  describe('behind an emulated link', () => {
+    const lte = { spec: 'lte', label: 'LTE · 40 ms RTT ±4, ↓29.5 ↑7.6 Mbit/s, emulated' };
+    const greetBehind = (socket: FakeWebSocket, link?: typeof lte) => {
+      socket.readyState = 1;
+      socket.onopen?.({} as Event);
+      socket.receive(encodeMessage({ ...hello, ...(link ? { link } : {}) }, 'json'));
+    };
+    /** Answers the ping just sent on `socket`, `ms` later. */
+    const pong = async (socket: FakeWebSocket, ms: number) => {
+      const ping = decodeClientMessage(socket.sent.at(-1)!, 'msgpack');
+      if (ping.type !== 'ping') throw new Error('not a ping');
+      await settle(ms);
+      socket.receive(encodeMessage({ type: 'pong', id: ping.id, ts: ping.ts, serverTs: 0 }, 'msgpack'));
+      await settle(20);
+    };
+
+    it('connects behind the link chosen first, and labels what it measures with the link hello names', async () => {
+      const h = setup({ link: 'lte' });
+      h.controller.start();
+      expect(FakeWebSocket.all.map((socket) => new URL(socket.url).searchParams.get('link'))).toEqual(['lte']);
+      greetBehind(h.socket(), lte);
+      await settle(1000);
+      await pong(h.socket(), 45);
+      expect(h.controller.getSnapshot()).toMatchObject({ link: { inForce: { ...lte, emulated: true }, switching: false }, pingMs: 45 });
+
+      // Another link: a new connection, no link asked for; until it pings, no round trip of the new link is shown.
+      h.controller.updateSettings({ ...DEFAULT_SETTINGS, link: 'none' });
+      expect(FakeWebSocket.all).toHaveLength(2);
+      expect(new URL(h.socket().url).searchParams.has('link')).toBe(false);
+      greetBehind(h.socket());
+      await settle(20);
+      expect(h.controller.getSnapshot()).toMatchObject({ link: { inForce: { spec: 'none', emulated: false } } });
+      expect(h.controller.getSnapshot().pingMs).toBeUndefined();
+      h.controller.stop();
+    });
+
+    it('goes back to the link it ran behind when the gateway refuses a link on the upgrade but answers HTTP', async () => {
+      const h = setup();
+      const access = { exposed: true, secure: false, tokenRequired: false, local: [], network: [] };
+      vi.stubGlobal(
+        'fetch',
+        vi.fn(async (url: string) => new Response(JSON.stringify(String(url).includes('access') ? access : models))),
+      );
+      h.controller.start();
+      greetBehind(h.socket());
+      h.controller.updateSettings({ ...DEFAULT_SETTINGS, link: 'lte' });
+      h.socket().drop();
+      await settle();
+      expect(h.controller.getSnapshot().link).toMatchObject({
+        target: 'none',
+        refusal: { spec: 'lte', instead: 'none', cause: 'not-this-machine' },
+      });
+      expect(FakeWebSocket.all.map((socket) => new URL(socket.url).searchParams.get('link'))).toEqual([null, 'lte', null]);
+      h.controller.stop();
+    });
   });
 });

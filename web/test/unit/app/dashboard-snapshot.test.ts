@@ -4,6 +4,8 @@ import { EventLog } from '../../../src/app/event-log.ts';
 import { RejectionBackoff } from '../../../src/app/rejection-backoff.ts';
 import { DEFAULT_SETTINGS } from '../../../src/app/settings.ts';
 import type { SourceState } from '../../../src/capture/capture-source.ts';
+import type { LinkState } from '../../../src/app/link-switch.ts';
+import { NO_LINK, type MeasuredLink } from '../../../src/link/measured-link.ts';
 import { PingStore } from '../../../src/metrics/ping-store.ts';
 import { SampleStore } from '../../../src/metrics/sample-store.ts';
 import type { ConnectionStatus } from '../../../src/transport/gateway-socket.ts';
@@ -13,6 +15,7 @@ import { deviceSample, sample } from '../../support/samples.ts';
 
 const open: ConnectionStatus = { state: 'open', attempt: 0 };
 const reconnecting: ConnectionStatus = { state: 'reconnecting', attempt: 2 };
+const LTE: MeasuredLink = { spec: 'lte', label: 'LTE · 40 ms RTT ±4, ↓29.5 ↑7.6 Mbit/s, emulated', emulated: true };
 const ready: SourceState = { kind: 'camera', status: 'ready', devices: [], generation: 1 };
 const starting: SourceState = { ...ready, status: 'starting' };
 
@@ -59,6 +62,7 @@ describe('buildSnapshot', () => {
       dispatcher: { nextRoute: () => 'gateway', inFlight: 0 },
       tracks: { summary: () => ({ leadMs: 120, unique: 3, counts: [{ label: 'dog', count: 2 }] }) },
       detections: { size: 7 },
+      links: { state: { inForce: NO_LINK, target: 'none', switching: false }, seen: () => [NO_LINK] },
       now: () => 5000,
     };
     return { parts, samples, pings, errorLog, backoff };
@@ -67,7 +71,7 @@ describe('buildSnapshot', () => {
   it('reads every part at the moment it is built', () => {
     const { parts, samples, pings, backoff } = sources();
     for (let i = 0; i < 5; i++) samples.add(sample('json', 1000 + i * 100, 10 * (i + 1)));
-    pings.add({ at: 4900, rttMs: 3 });
+    pings.add({ at: 4900, rttMs: 3, link: 'none' });
     backoff.track(errorOutcome(deviceFrame(1, 0, { path: 'gateway' }), 0, 'overloaded', 'busy'));
     const snapshot = buildSnapshot(parts);
     expect(snapshot).toMatchObject({
@@ -153,5 +157,58 @@ describe('buildSnapshot', () => {
       overtaken: 0,
       keyframeRequests: 0,
     });
+  });
+
+  it('shows only what crossed the link in force, and each link measured side by side', () => {
+    const { parts, samples, pings } = sources();
+    for (let i = 0; i < 4; i++) samples.add(sample('msgpack', 1000 + i * 100, 5, 'ok', { link: 'none' }));
+    for (let i = 0; i < 3; i++) samples.add(sample('msgpack', 2000 + i * 100, 90, 'ok', { link: 'lte' }));
+    samples.add(deviceSample(2500, 60));
+    pings.add({ at: 1500, rttMs: 0.4, link: 'none' });
+    pings.add({ at: 2500, rttMs: 41, link: 'lte' });
+    pings.add({ at: 2600, rttMs: 0.3, link: 'none' });
+    const state: LinkState = { inForce: LTE, target: 'lte', switching: false };
+    const snapshot = buildSnapshot({
+      ...parts,
+      settings: () => ({ ...DEFAULT_SETTINGS, codec: 'msgpack', statsWindow: 500 }),
+      links: { state, seen: () => [NO_LINK, LTE] },
+    });
+    expect(snapshot.link).toBe(state);
+    expect(snapshot.measuredOn).toBe(LTE);
+    expect(snapshot.codecColumns.find((column) => column.id === 'msgpack')!.stats).toMatchObject({ count: 3, full: { p50: 90 } });
+    expect(snapshot.routes.gateway.count).toBe(3);
+    // This device's frames cross no link: they stay.
+    expect(snapshot.routes.device.count).toBe(1);
+    expect(snapshot.chart.frames.map((row) => row.fullMsgpack)).toEqual([90, 90, 90]);
+    expect(snapshot.chart.device).toHaveLength(1);
+    expect(snapshot.pingMs).toBe(41);
+    expect(snapshot.chart.pings).toHaveLength(1);
+    expect(snapshot.links.map(({ link, stats }) => [link.label, stats.count, stats.full.p50])).toEqual([
+      ['No link emulation', 4, 5],
+      [LTE.label, 3, 90],
+    ]);
+  });
+
+  it('measures WebRTC on no link, whatever link the WebSocket runs behind', () => {
+    const { parts, samples, pings } = sources();
+    for (let i = 0; i < 2; i++) samples.add(sample('msgpack', 1000 + i * 100, 90, 'ok', { link: 'lte' }));
+    for (let i = 0; i < 3; i++) samples.add(sample('msgpack', 2000 + i * 100, 8, 'ok', { transport: 'webrtc', link: 'none' }));
+    pings.add({ at: 2500, rttMs: 41, link: 'lte' });
+    pings.add({ at: 2600, rttMs: 0.5, link: 'none' });
+    const snapshot = buildSnapshot({
+      ...parts,
+      settings: () => ({ ...DEFAULT_SETTINGS, codec: 'msgpack', transport: 'webrtc', statsWindow: 500 }),
+      transports: { ...parts.transports, mode: 'data-channel' },
+      links: { state: { inForce: LTE, target: 'lte', switching: false }, seen: () => [NO_LINK, LTE] },
+    });
+    expect(snapshot.link.inForce).toBe(LTE);
+    expect(snapshot.measuredOn).toBe(NO_LINK);
+    expect(snapshot.codecColumns.map((column) => [column.id, column.stats.count])).toEqual([
+      ['msgpack', 0],
+      ['webrtc-msgpack', 3],
+      ['json', 0],
+    ]);
+    expect(snapshot.routes.gateway.count).toBe(3);
+    expect(snapshot.pingMs).toBe(0.5);
   });
 });

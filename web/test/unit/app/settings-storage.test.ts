@@ -55,6 +55,12 @@ describe('persisted settings', () => {
     expect(loadSettings(JSON.stringify({ boxes: 'smoothed' })).boxes).toBe('predicted');
   });
 
+  it('keeps the link, none by default, and drops one the dashboard cannot run behind', () => {
+    expect(DEFAULT_SETTINGS.link).toBe('none');
+    expect(loadSettings(serializeSettings({ ...DEFAULT_SETTINGS, link: 'bw=2mbit,delay=20ms' })).link).toBe('bw=2mbit,delay=20ms');
+    for (const link of ['lte,loss=1%', 'bw=fast', 42]) expect(loadSettings(JSON.stringify({ link })).link).toBe('none');
+  });
+
   it('stores the stored value of a setting a link set, and the current value of every other', () => {
     const stored = { ...DEFAULT_SETTINGS, codec: 'msgpack' as const, runOn: 'device' as const, maxInFlight: 2 };
     const current = { ...stored, codec: 'json' as const, runOn: 'gateway' as const, maxInFlight: 4, model: 'faces' };

@@ -26,6 +26,7 @@ const chosen: StreamSettings = {
   jpegQuality: 0.65,
   deviceThreads: 2,
   statsWindow: 2000,
+  link: 'bw=2mbit/10mbit,delay=40ms',
   mirror: false,
   paused: true,
 };
@@ -131,7 +132,7 @@ describe('readUrlSettings', () => {
     expect(problems[0]!.param).toBe('codex');
     expect(problems[0]!.message).toMatch(/codex.*no such setting.*codec, transport, bitrate, run, model/);
     expect(urlProblemsText(problems)).toBe(
-      'From the address: “codex” ignored, no such setting (the settings: codec, transport, bitrate, run, model, threshold, boxes, ab, ab-every, in-flight, size, quality, threads, stats, mirror, paused).',
+      'From the address: “codex” ignored, no such setting (the settings: codec, transport, bitrate, run, model, threshold, boxes, ab, ab-every, in-flight, size, quality, threads, stats, link, mirror, paused).',
     );
   });
 
@@ -159,7 +160,7 @@ describe('readUrlSettings', () => {
 describe('shareLink', () => {
   it('is this page with every shared setting in table order, and nothing else', () => {
     expect(shareLink(location, chosen)).toBe(
-      'https://192.168.1.23:8080/?codec=json&transport=webrtc&bitrate=2500&run=both&model=blazeface-back-256&threshold=0.35&boxes=raw&ab=on&ab-every=5&in-flight=3&size=640&quality=65&threads=2&stats=2000',
+      'https://192.168.1.23:8080/?codec=json&transport=webrtc&bitrate=2500&run=both&model=blazeface-back-256&threshold=0.35&boxes=raw&ab=on&ab-every=5&in-flight=3&size=640&quality=65&threads=2&stats=2000&link=bw=2mbit/10mbit,delay=40ms',
     );
   });
 
@@ -174,7 +175,7 @@ describe('shareLink', () => {
 describe('searchWithSettings', () => {
   it('keeps the page’s own parameters as written and replaces every setting', () => {
     expect(searchWithSettings('?debug&codec=msgpack&paused=on&mirror=off', { ...DEFAULT_SETTINGS, codec: 'json' })).toBe(
-      '?debug&codec=json&transport=websocket&bitrate=1000&run=gateway&threshold=0.5&boxes=predicted&ab=off&ab-every=30&in-flight=1&size=auto&quality=80&threads=auto&stats=500',
+      '?debug&codec=json&transport=websocket&bitrate=1000&run=gateway&threshold=0.5&boxes=predicted&ab=off&ab-every=30&in-flight=1&size=auto&quality=80&threads=auto&stats=500&link=none',
     );
   });
 
@@ -187,5 +188,27 @@ describe('searchWithSettings', () => {
   it('is stable: the same settings give the same query', () => {
     const once = searchWithSettings('?debug', chosen);
     expect(searchWithSettings(once, chosen)).toBe(once);
+  });
+});
+
+describe('link=', () => {
+  it('takes a preset in any case, and a custom spec written as typed or percent-encoded, as its canonical spec', () => {
+    expect(readUrlSettings('?link=LTE').settings).toEqual({ link: 'lte' });
+    expect(readUrlSettings('?link=delay=20ms,bw=2mbit').settings).toEqual({ link: 'bw=2mbit,delay=20ms' });
+    expect(readUrlSettings('?link=bw%3D2mbit%2Cdelay%3D20ms').settings).toEqual({ link: 'bw=2mbit,delay=20ms' });
+  });
+
+  it('is written as a person types it, and read back to the same link', () => {
+    const link = shareLink(location, { ...DEFAULT_SETTINGS, link: 'bw=2mbit/10mbit,delay=40ms,jitter=5ms' });
+    expect(link).toContain('&link=bw=2mbit/10mbit,delay=40ms,jitter=5ms');
+    expect(readUrlSettings(new URL(link).search).settings.link).toBe('bw=2mbit/10mbit,delay=40ms,jitter=5ms');
+  });
+
+  it('a spec the dashboard cannot run behind (loss, a bad value) is a notice and sets nothing', () => {
+    for (const raw of ['lte,loss=1%25', 'bw=fast', 'lt']) {
+      const { settings, problems } = readUrlSettings(`?link=${raw}`);
+      expect(settings).toEqual({});
+      expect(problems[0]!.message).toMatch(/^link=.* ignored, expected none, lan, wifi, lte, .*or a spec such as bw=2mbit/);
+    }
   });
 });

@@ -30,15 +30,16 @@ const base: FrameSample = {
   detections: 3,
   reason: null,
   skippedBefore: 0,
+  link: 'lte',
 };
 
 describe('samplesToCsv', () => {
   it('starts with the agreed header row', () => {
     const [header] = samplesToCsv([]).split('\r\n');
     expect(header).toBe(
-      'id,codec,model,sentAt,fullMs,serverMs,inferenceMs,networkQueueMs,bytesUp,bytesDown,outcome,detections,path,transport',
+      'id,codec,model,sentAt,fullMs,serverMs,inferenceMs,networkQueueMs,bytesUp,bytesDown,outcome,detections,path,transport,link',
     );
-    expect(CSV_COLUMNS).toHaveLength(14);
+    expect(CSV_COLUMNS).toHaveLength(15);
   });
 
   it('writes one CRLF-terminated row per sample, empty cells for missing values', () => {
@@ -49,6 +50,7 @@ describe('samplesToCsv', () => {
         id: 2,
         codec: 'vp8',
         transport: 'webrtc',
+        link: 'none',
         outcome: 'dropped',
         serverMs: null,
         inferenceMs: null,
@@ -59,13 +61,22 @@ describe('samplesToCsv', () => {
     const lines = csv.split('\r\n');
     expect(lines).toHaveLength(4);
     expect(lines[3]).toBe('');
-    expect(lines[1]).toBe('1,msgpack,ssdlite-mobilenetv2-coco,1763821800123.5,42,30.25,20.125,11.75,10240,512,ok,3,gateway,websocket');
-    expect(lines[2]).toBe('2,vp8,ssdlite-mobilenetv2-coco,1763821800123.5,42,,,,10240,512,dropped,0,gateway,webrtc');
+    expect(lines[1]).toBe('1,msgpack,ssdlite-mobilenetv2-coco,1763821800123.5,42,30.25,20.125,11.75,10240,512,ok,3,gateway,websocket,lte');
+    expect(lines[2]).toBe('2,vp8,ssdlite-mobilenetv2-coco,1763821800123.5,42,,,,10240,512,dropped,0,gateway,webrtc,none');
   });
 
   it('quotes fields with separators or quotes (RFC 4180)', () => {
     const csv = samplesToCsv([{ ...base, model: 'odd,"model"' }]);
     expect(csv.split('\r\n')[1]).toContain(',"odd,""model""",');
+  });
+
+  it('says which link each frame crossed: a custom spec quoted, empty for a frame computed on this device', () => {
+    const lines = samplesToCsv([
+      { ...base, link: 'bw=2mbit/10mbit,delay=40ms' },
+      { ...base, path: 'device', codec: null, transport: null, link: null },
+    ]).split('\r\n');
+    expect(lines[1]).toMatch(/,gateway,websocket,"bw=2mbit\/10mbit,delay=40ms"$/);
+    expect(lines[2]).toMatch(/,device,,$/);
   });
 });
 
@@ -75,6 +86,19 @@ describe('samplesToJson', () => {
     expect(parsed).toMatchObject({ format: 'sightline-samples', protocol: PROTOCOL_VERSION, count: 1, discarded: 0 });
     expect(Object.keys(parsed.samples[0])).toEqual([...CSV_COLUMNS]);
     expect(parsed.pings).toEqual([{ rttMs: 1.235 }]);
+  });
+
+  it('says what each link was, and which link each ping crossed', () => {
+    const lte = { spec: 'lte', label: 'LTE · 40 ms RTT ±4, ↓29.5 ↑7.6 Mbit/s, emulated', emulated: true };
+    const parsed = JSON.parse(
+      samplesToJson([base], { exportedAt: '', discarded: 0, links: [lte] }, [
+        { at: 1, rttMs: 41.5, link: 'lte' },
+        { at: 2, rttMs: 0.5 },
+      ]),
+    );
+    expect(parsed.samples[0].link).toBe('lte');
+    expect(parsed.links).toEqual([lte]);
+    expect(parsed.pings).toEqual([{ rttMs: 41.5, link: 'lte' }, { rttMs: 0.5 }]);
   });
 });
 

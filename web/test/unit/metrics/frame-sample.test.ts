@@ -106,6 +106,7 @@ describe('sampleFromOutcome', () => {
       detections: 0,
       reason: null,
       skippedBefore: 1,
+      link: null,
     });
     const lost = sampleFromOutcome({ frame, kind: 'lost', answeredAt: 7000, reason: 'no_answer', message: 'no result in time' }, 0);
     expect(lost).toMatchObject({ outcome: 'lost', reason: 'no_answer', inferenceMs: null });

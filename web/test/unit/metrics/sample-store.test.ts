@@ -183,4 +183,19 @@ describe('SampleStore', () => {
     store.clear();
     expect(changes).toEqual(['added', 'cleared']);
   });
+
+  it('keeps the links apart: stats and recent samples of one link, this device’s with any, and the links in the order measured', () => {
+    const store = new SampleStore();
+    store.add(sample('json', 100, 5, 'ok', { link: 'none' }));
+    store.add(sample('json', 200, 90, 'ok', { link: 'lte' }));
+    store.add(deviceSample(250, 60));
+    store.add(sample('msgpack', 300, 95, 'ok', { link: 'lte' }));
+    store.add(sample('json', 400, 6, 'ok', { link: 'none' }));
+    expect(store.stats({ path: 'gateway', link: 'lte' }, 10)).toMatchObject({ count: 2, full: { p50: 92.5 } });
+    expect(store.stats({ path: 'gateway', codec: 'json', link: 'none' }, 10)).toMatchObject({ count: 2, full: { p50: 5.5 } });
+    expect(store.stats({ path: 'gateway' }, 10).count).toBe(4);
+    expect(store.recent(10, 'lte').map((s) => s.fullMs)).toEqual([90, 60, 95]);
+    expect(store.recent(2, 'none').map((s) => s.fullMs)).toEqual([60, 6]);
+    expect(store.links()).toEqual(['none', 'lte']);
+  });
 });

@@ -278,3 +278,61 @@ describe('GatewaySocket reconnect hints', () => {
     expect(h.document.listeners + h.window.listeners).toBe(0);
   });
 });
+
+describe('GatewaySocket.reconnect (another link)', () => {
+  function switching() {
+    const clock = new FakeClock(0);
+    let link = 'none';
+    const sockets: FakeSocket[] = [];
+    const statuses: ConnectionStatus[] = [];
+    const gateway = new GatewaySocket({
+      url: () => `ws://test/ws?link=${link}`,
+      createSocket: (url) => {
+        const socket = new FakeSocket(url);
+        sockets.push(socket);
+        return socket;
+      },
+      backoff: { baseMs: 100, maxMs: 1000, factor: 2, jitter: 0 },
+      clock,
+      reconnectHints: {},
+    });
+    gateway.statusChanged.subscribe((status) => statuses.push(status));
+    return { clock, gateway, sockets, statuses, setLink: (next: string) => (link = next), last: () => sockets[sockets.length - 1]! };
+  }
+
+  it('closes the greeted connection and connects at once to the URL as it is now', () => {
+    const h = switching();
+    h.gateway.start();
+    h.last().greet();
+    h.setLink('lte');
+    h.gateway.reconnect();
+    expect(h.sockets.map((socket) => socket.url)).toEqual(['ws://test/ws?link=none', 'ws://test/ws?link=lte']);
+    expect(h.sockets[0]!.closeCode).toBe(CLOSE_CODES.normal);
+    // A deliberate switch is no outage: connecting, attempt 0, then open on the new connection.
+    expect(h.gateway.status).toMatchObject({ state: 'connecting', attempt: 0 });
+    h.last().greet();
+    expect(h.statuses.map((status) => status.state)).toEqual(['connecting', 'open', 'connecting', 'open']);
+  });
+
+  it('says a connection that never became a WebSocket closed unreachable, and one closed after hello greeted', () => {
+    const h = switching();
+    h.gateway.start();
+    h.last().drop();
+    expect(h.gateway.status).toMatchObject({ state: 'reconnecting', closedAt: 'unreachable' });
+    h.clock.advance(100);
+    h.last().open();
+    h.last().drop(CLOSE_CODES.tryAgainLater);
+    expect(h.gateway.status).toMatchObject({ state: 'reconnecting', closedAt: 'accepted' });
+    h.clock.advance(200);
+    h.last().greet();
+    expect(h.gateway.status.closedAt).toBeUndefined();
+    h.last().drop();
+    expect(h.gateway.status).toMatchObject({ state: 'reconnecting', closedAt: 'greeted' });
+  });
+
+  it('does nothing once stopped', () => {
+    const h = switching();
+    h.gateway.reconnect();
+    expect(h.sockets).toHaveLength(0);
+  });
+});

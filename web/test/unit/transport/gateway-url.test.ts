@@ -8,3 +8,13 @@ describe('gatewaySocketUrl', () => {
     expect(gatewaySocketUrl({ protocol: 'https:', host: 'example.test' })).toBe(`wss://example.test/ws?protocol=${PROTOCOL_VERSION}`);
   });
 });
+
+describe('gatewaySocketUrl with a link', () => {
+  it('asks for the link in the query, encoded, and for none asks nothing', () => {
+    const url = new URL(gatewaySocketUrl({ protocol: 'http:', host: 'localhost:8080' }, 'bw=2mbit/10mbit,delay=40ms'));
+    expect(url.searchParams.get('link')).toBe('bw=2mbit/10mbit,delay=40ms');
+    expect(url.searchParams.get('protocol')).toBe(String(PROTOCOL_VERSION));
+    expect(gatewaySocketUrl({ protocol: 'http:', host: 'h' }, 'lte')).toBe(`ws://h/ws?protocol=${PROTOCOL_VERSION}&link=lte`);
+    expect(gatewaySocketUrl({ protocol: 'http:', host: 'h' }, 'none')).toBe(`ws://h/ws?protocol=${PROTOCOL_VERSION}`);
+  });
+});

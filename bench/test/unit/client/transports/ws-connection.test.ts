@@ -3,12 +3,29 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
 import { encodeMessage, parseWire } from '@sightline/shared/codec';
-import { WsConnection, wsHeaderBytes } from '../../../../client/transports/ws-connection.ts';
+import { messageFor, WsConnection, wsHeaderBytes } from '../../../../client/transports/ws-connection.ts';
 import type { FrameInput } from '../../../../client/types.ts';
 
 const input: FrameInput = { name: 'x.jpg', bytes: new Uint8Array([0xff, 0xd8, 0xff]), contentType: 'image/jpeg', width: 1, height: 1 };
 
 describe('bench WebSocket connection', () => {
+  it('sends an image as a frame, a video frame as a chunk of the stream (its size with a keyframe only)', () => {
+    expect(messageFor(input, 3, 40)).toEqual({ type: 'frame', id: 3, ts: 40, image: input.bytes });
+    const key: FrameInput = { ...input, width: 640, height: 480, contentType: 'video/vp8', video: { codec: 'vp8', key: true } };
+    expect(messageFor(key, 4, 80)).toEqual({
+      type: 'chunk',
+      id: 4,
+      ts: 80,
+      codec: 'vp8',
+      key: true,
+      data: input.bytes,
+      width: 640,
+      height: 480,
+    });
+    const delta: FrameInput = { ...key, video: { codec: 'vp8', key: false } };
+    expect(messageFor(delta, 5, 120)).toEqual({ type: 'chunk', id: 5, ts: 120, codec: 'vp8', key: false, data: input.bytes });
+  });
+
   it('counts the frame header of each message size', () => {
     expect(wsHeaderBytes(125, false)).toBe(2);
     expect(wsHeaderBytes(126, true)).toBe(8);

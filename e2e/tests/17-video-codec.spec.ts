@@ -75,13 +75,13 @@ test('VP8 over the WebSocket: boxes on the right objects, fewer bytes per frame 
   const mean = (messages: SentMessage[]) => messages.reduce((sum, message) => sum + message.bytes, 0) / messages.length;
   expect(mean(chunks)).toBeLessThan(mean(frames));
   console.log(
-    `[15-video-codec] bytes per frame on the wire: VP8 ${Math.round(mean(chunks))} (${chunks.length} chunks, ${chunks.filter((c) => c.key).length} keyframes), MessagePack JPEG ${Math.round(mean(frames))} (${frames.length} frames); p50 VP8 ${vp8.p50} ms, JPEG ${jpeg.p50} ms`,
+    `[17-video-codec] bytes per frame on the wire: VP8 ${Math.round(mean(chunks))} (${chunks.length} chunks, ${chunks.filter((c) => c.key).length} keyframes), MessagePack JPEG ${Math.round(mean(frames))} (${frames.length} frames); p50 VP8 ${vp8.p50} ms, JPEG ${jpeg.p50} ms`,
   );
 
   // Tall enough for the whole codec comparison beside the picture (README: docs/images/codec-comparison.png).
   await page.setViewportSize({ width: 1440, height: 1250 });
-  await shot('15-codec-comparison.png');
+  await shot('17-codec-comparison.png');
   // The codec comparison on its own: MessagePack JPEG and VP8 side by side (docs/images/codec-comparison.png).
-  await page.locator('section[aria-labelledby="stats-title"]').screenshot({ path: join(SCREENSHOTS_DIR, '15-codec-comparison-panel.png') });
+  await page.locator('section[aria-labelledby="stats-title"]').screenshot({ path: join(SCREENSHOTS_DIR, '17-codec-comparison-panel.png') });
   expect(problems.pageErrors).toEqual([]);
 });

@@ -98,6 +98,6 @@ test('the camera as a WebRTC VP8 track: boxes on the right objects, each matched
   // Tall enough for the WebRTC panel beside the picture (README: docs/images/webrtc-dashboard.png).
   await page.setViewportSize({ width: 1440, height: 1250 });
   await expect(dashboard.byTestId('rtc-frames-encoded')).toBeInViewport();
-  await shot('16-webrtc-track.png');
+  await shot('18-webrtc-track.png');
   expect(problems.pageErrors).toEqual([]);
 });

@@ -1,0 +1,120 @@
+/**
+ * One encoding of a clip through a real gateway over its WebSocket (MessagePack), stop-and-wait: each frame
+ * (or video chunk) is sent once the previous one was answered, on a connection of its own, so every video
+ * stream starts at its keyframe with a decoder of its own. What is kept per frame is what the product gave:
+ * its answer, its detections, the gateway's decodeMs and serverMs, and the round trip seen here.
+ *
+ * For video, the stream's decoder (the ffmpeg child the gateway spawned for this connection) is read from
+ * /proc as well: its CPU time from the first frame to the last (start-up excluded) and its memory at the end.
+ */
+import { WireClient, wsUrl } from '@sightline/harness/client';
+import { processCpuMs, processMemory } from '@sightline/gateway/video';
+import { LINK_QUERY_PARAM, type ClientMessage, type Detection, type ServerMessage } from '@sightline/shared/protocol';
+import { isVideo, type Encoding } from './encodings.ts';
+import { childProcesses } from './process-usage.ts';
+
+export interface FrameResult {
+  /** `detections`, `error:<code>` or `dropped:<reason>`. */
+  outcome: string;
+  detections: Detection[];
+  /** From the send to the answer's arrival here. */
+  latencyMs: number;
+  decodeMs: number | undefined;
+  serverMs: number | undefined;
+  /** The message as sent (MessagePack), bytes. */
+  wireBytes: number;
+}
+
+export interface DecoderUsage {
+  cpuMsPerFrame: number;
+  rssMB: number;
+  peakRssMB: number;
+  privateMB: number;
+}
+
+export interface WireRun {
+  frames: FrameResult[];
+  /** From the first answer to the last: the steady state, the video decoder's start-up and the first frame left out. */
+  steadyMs: number;
+  keyframeRequests: number;
+  decoder: DecoderUsage | undefined;
+}
+
+/** A gateway's WebSocket URL, behind its own per-connection emulated link when `link` is given (`?link=lte`). */
+export function socketUrl(gatewayUrl: string, link?: string): string {
+  const url = new URL(wsUrl(gatewayUrl));
+  if (link) url.searchParams.set(LINK_QUERY_PARAM, link);
+  return url.toString();
+}
+
+const describe = (message: ServerMessage) =>
+  message.type === 'error' ? `error:${message.code}` : message.type === 'dropped' ? `dropped:${message.reason}` : message.type;
+
+export async function runOverWire(options: {
+  url: string;
+  encoding: Encoding;
+  width: number;
+  height: number;
+  /** The gateway's pid, to find and read the stream's decoder; absent: not read. */
+  gatewayPid?: number;
+  answerTimeoutMs?: number;
+}): Promise<WireRun> {
+  const { url, encoding, width, height, gatewayPid, answerTimeoutMs = 60_000 } = options;
+  const video = isVideo(encoding.codec);
+  const decodersBefore = new Set(video && gatewayPid ? childProcesses(gatewayPid, 'ffmpeg') : []);
+  const client = await WireClient.connect(url);
+  const frames: FrameResult[] = [];
+  let decoderPid: number | undefined;
+  let decoderCpuStart = Number.NaN;
+  let firstAnswerAt = Number.NaN;
+  let lastAnswerAt = Number.NaN;
+  let decoder: DecoderUsage | undefined;
+  try {
+    await client.hello();
+    for (let id = 0; id < encoding.payloads.length; id++) {
+      const payload = encoding.payloads[id]!;
+      const key = encoding.keys[id]!;
+      const sentAt = performance.now();
+      const message: ClientMessage = isVideo(encoding.codec)
+        ? { type: 'chunk', id, ts: sentAt, codec: encoding.codec, key, data: payload, ...(key ? { width, height } : {}) }
+        : { type: 'frame', id, ts: sentAt, image: payload };
+      const wire = client.send(message, 'msgpack');
+      const answer = await client.answer(id, answerTimeoutMs);
+      const { message: reply } = answer;
+      frames.push({
+        outcome: describe(reply),
+        detections: reply.type === 'detections' ? reply.detections : [],
+        latencyMs: answer.at - sentAt,
+        decodeMs: reply.type === 'detections' ? reply.timings.decodeMs : undefined,
+        serverMs: reply.type === 'detections' ? reply.timings.serverMs : undefined,
+        wireBytes: typeof wire === 'string' ? Buffer.byteLength(wire) : wire.byteLength,
+      });
+      if (id === 0) {
+        firstAnswerAt = answer.at;
+        if (video && gatewayPid) {
+          const started = childProcesses(gatewayPid, 'ffmpeg').filter((pid) => !decodersBefore.has(pid));
+          if (started.length === 1) {
+            decoderPid = started[0];
+            decoderCpuStart = processCpuMs(decoderPid!) ?? Number.NaN;
+          }
+        }
+      }
+      lastAnswerAt = answer.at;
+    }
+    if (decoderPid !== undefined && frames.length > 1) {
+      const cpu = processCpuMs(decoderPid);
+      const memory = processMemory(decoderPid);
+      const mb = (bytes: number | undefined) => (bytes ?? Number.NaN) / 2 ** 20;
+      decoder = {
+        cpuMsPerFrame: ((cpu ?? Number.NaN) - decoderCpuStart) / (frames.length - 1),
+        rssMB: mb(memory?.rssBytes),
+        peakRssMB: mb(memory?.peakRssBytes),
+        privateMB: mb(memory?.privateDirtyBytes),
+      };
+    }
+  } finally {
+    await client.close();
+  }
+  const keyframeRequests = client.received.filter((r) => r.message.type === 'keyframe').length;
+  return { frames, steadyMs: lastAnswerAt - firstAnswerAt, keyframeRequests, decoder };
+}

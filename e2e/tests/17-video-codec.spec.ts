@@ -6,7 +6,7 @@
  * the wire is read independently of the dashboard's figures (Playwright's view of the WebSocket).
  */
 import { join } from 'node:path';
-import type { WebSocket as PwWebSocket } from '@playwright/test';
+import type { Page, WebSocket as PwWebSocket } from '@playwright/test';
 import { decodeClientMessage } from '@sightline/shared/codec';
 import { expectedLabels } from '@sightline/shared/fixtures';
 import { expect, test } from '../support/fixtures.ts';
@@ -16,6 +16,16 @@ const MODEL = 'ssdlite-mobilenetv2-coco';
 const expected = expectedLabels()['dog.jpg']![MODEL]!; // bicycle, dog, car|truck
 /** Answered frames of each codec before they are compared. */
 const SAMPLES = 20;
+
+/** From the picture's left edge to the right column, from the top of the picture to the end of the codec comparison's VP8 column. */
+async function readmeClip(page: Page): Promise<{ x: number; y: number; width: number; height: number }> {
+  const stage = (await page.getByTestId('stage-bar').boundingBox())!;
+  const picture = (await page.getByTestId('stage-area').boundingBox())!;
+  const comparison = (await page.getByTestId('stats-vp8').boundingBox())!;
+  const x = Math.floor(Math.min(stage.x, picture.x));
+  const y = Math.floor(picture.y);
+  return { x, y, width: Math.ceil(comparison.x + comparison.width + 12 - x), height: Math.ceil(comparison.y + comparison.height + 12 - y) };
+}
 
 interface SentMessage {
   type: string;
@@ -49,6 +59,8 @@ test('VP8 over the WebSocket: boxes on the right objects, fewer bytes per frame 
   await dashboard.open('/?codec=vp8&bitrate=500&size=native&ab=on&ab-every=10&run=gateway&transport=websocket');
   await dashboard.expectState('open');
   await expect(dashboard.byTestId('codec-vp8')).toBeChecked();
+  // ?bitrate= is the video encoder's target.
+  await expect(dashboard.byTestId('bitrate-select')).toHaveValue('500');
 
   const found = await dashboard.waitForLabelsFrom(expected, { codec: 'vp8', transport: 'websocket' }, 90_000);
   for (const detection of found) expect(detection.score, `${detection.label} score`).toBeGreaterThanOrEqual(0.5);
@@ -63,6 +75,10 @@ test('VP8 over the WebSocket: boxes on the right objects, fewer bytes per frame 
   expect(jpeg.errors).toBe(0);
   expect(vp8.p50, 'VP8 latency measured').toBeGreaterThan(0);
   expect(vp8['bytes-up'], 'VP8 bytes per frame against MessagePack JPEG').toBeLessThan(jpeg['bytes-up']);
+  // Each answer's latency charted, VP8 on a line of its own beside MessagePack's.
+  await expect.poll(() => dashboard.latencySummary(), { timeout: 30_000 }).toMatch(/Full · video [0-9.]+ ms/);
+  await expect(dashboard.byTestId('stats-vp8')).toContainText('VP8');
+  await expect(dashboard.byTestId('stats-msgpack')).toContainText('MessagePack');
 
   // On the wire: chunks in VP8, the first a keyframe that says its size (640x480, the JPEG frames' size too).
   const chunks = sent.filter((message) => message.type === 'chunk');
@@ -78,10 +94,10 @@ test('VP8 over the WebSocket: boxes on the right objects, fewer bytes per frame 
     `[17-video-codec] bytes per frame on the wire: VP8 ${Math.round(mean(chunks))} (${chunks.length} chunks, ${chunks.filter((c) => c.key).length} keyframes), MessagePack JPEG ${Math.round(mean(frames))} (${frames.length} frames); p50 VP8 ${vp8.p50} ms, JPEG ${jpeg.p50} ms`,
   );
 
-  // Tall enough for the whole codec comparison beside the picture (README: docs/images/codec-comparison.png).
+  // Tall enough for the whole codec comparison beside the picture.
   await page.setViewportSize({ width: 1440, height: 1250 });
   await shot('17-codec-comparison.png');
-  // The codec comparison on its own: MessagePack JPEG and VP8 side by side (docs/images/codec-comparison.png).
-  await page.locator('section[aria-labelledby="stats-title"]').screenshot({ path: join(SCREENSHOTS_DIR, '17-codec-comparison-panel.png') });
+  // For the README (docs/images/codec-comparison.png): the picture with VP8's boxes and the codec comparison.
+  await page.screenshot({ path: join(SCREENSHOTS_DIR, '17-codec-comparison-readme.png'), clip: await readmeClip(page) });
   expect(problems.pageErrors).toEqual([]);
 });

@@ -8,10 +8,12 @@
  * Each shows boxes on the right objects from an answer that came that way, its latency charted (the chart's line
  * for that path, the codec comparison's column), tracking's lead measured, and the connection's WebRTC figures.
  */
+import { join } from 'node:path';
 import type { WebSocket as PwWebSocket } from '@playwright/test';
 import { expectedLabels } from '@sightline/shared/fixtures';
 import type { Dashboard } from '../support/dashboard.ts';
 import { expect, test } from '../support/fixtures.ts';
+import { SCREENSHOTS_DIR } from '../support/paths.ts';
 
 const MODEL = 'ssdlite-mobilenetv2-coco';
 const expected = expectedLabels()['dog.jpg']![MODEL]!; // bicycle, dog, car|truck
@@ -39,9 +41,13 @@ test('JPEG frames on a WebRTC data channel: boxes on the right objects, latency 
   problems,
 }) => {
   const socketFrames = countSocketFrames(page);
-  await dashboard.open('/?transport=webrtc&codec=msgpack&size=native&run=gateway');
+  // A link chosen too: the gateway puts only its WebSocket behind it, and the page says so.
+  await dashboard.open('/?transport=webrtc&codec=msgpack&size=native&run=gateway&link=lte');
   await dashboard.expectState('open', 60_000);
   await expect(dashboard.connection).toHaveAttribute('data-via', 'WebRTC data channel');
+  await expect(dashboard.byTestId('link-not-applied')).toContainText('Not applied to WebRTC');
+  await expect(dashboard.byTestId('stats-link')).toHaveAttribute('data-emulated', 'false');
+  await expect(dashboard.byTestId('link-badge')).toHaveCount(0);
 
   await dashboard.waitForLabelsFrom(expected, { codec: 'msgpack', transport: 'webrtc' }, 90_000);
   await dashboard.waitForStat('webrtc-msgpack', 'count', (n) => n >= ANSWERS, 90_000);
@@ -92,12 +98,29 @@ test('the camera as a WebRTC VP8 track: boxes on the right objects, each matched
   await expect.poll(() => dashboard.rtcValue('frames-encoded'), { timeout: 15_000 }).toBeGreaterThan(ANSWERS);
   await expect.poll(() => dashboard.rtcValue('rtt'), { timeout: 15_000 }).toBeGreaterThanOrEqual(0);
   await expect.poll(() => dashboard.rtcValue('send-bitrate'), { timeout: 15_000 }).toBeGreaterThan(0);
+  // From the gateway's RTCP receiver reports: shown once the first came.
+  await expect.poll(() => dashboard.rtcValue('packets-lost'), { timeout: 15_000 }).toBeGreaterThanOrEqual(0);
+  await expect.poll(() => dashboard.rtcValue('jitter'), { timeout: 15_000 }).toBeGreaterThanOrEqual(0);
   await expect(dashboard.byTestId('rtc-encoder')).toContainText('VP8');
   expect(socketFrames(), 'frames over the WebSocket').toBe(0);
 
-  // Tall enough for the WebRTC panel beside the picture (README: docs/images/webrtc-dashboard.png).
+  // Tall enough for the WebRTC panel beside the picture.
   await page.setViewportSize({ width: 1440, height: 1250 });
   await expect(dashboard.byTestId('rtc-frames-encoded')).toBeInViewport();
   await shot('18-webrtc-track.png');
+  // For the README (docs/images/webrtc-stream.png): the picture with the track's boxes and the WebRTC panel.
+  const picture = (await page.getByTestId('stage-area').boundingBox())!;
+  const stats = (await panel.boundingBox())!;
+  const x = Math.floor(picture.x);
+  const y = Math.floor(picture.y);
+  await page.screenshot({
+    path: join(SCREENSHOTS_DIR, '18-webrtc-stream-readme.png'),
+    clip: {
+      x,
+      y,
+      width: Math.ceil(stats.x + stats.width + 12 - x),
+      height: Math.ceil(Math.max(stats.y + stats.height, picture.y + picture.height) + 12 - y),
+    },
+  });
   expect(problems.pageErrors).toEqual([]);
 });

@@ -122,11 +122,10 @@ export function webRtcRows(view: TransportView): FigureRow[] {
         label: 'Unmatched results',
         value: view.unmatched,
         text:
-          view.overtaken > 0
-            ? `${count(view.unmatched)} (${count(view.overtaken)} came before their frame's report)`
-            : count(view.unmatched),
+          // Short: the panel's column is narrow; the title says what "early" is.
+          view.overtaken > 0 ? `${count(view.unmatched)} · ${count(view.overtaken)} early` : count(view.unmatched),
         title:
-          'Detections naming an RTP timestamp this page did not send (or no longer keeps); in brackets, those that arrived before the report of the frame they name and were matched when it came',
+          'Detections naming an RTP timestamp this page did not send (or no longer keeps); after the dot, those ("early") that arrived before the report of the frame they name and were matched when it came',
       },
     );
   } else {

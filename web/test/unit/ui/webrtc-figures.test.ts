@@ -43,6 +43,11 @@ describe('webRtcRows', () => {
     expect(byKey['available-bitrate']!.text).toBe('–');
   });
 
+  it("counts the detections that came before their frame's report beside the unmatched ones", () => {
+    const rows = webRtcRows({ transport: 'webrtc', mode: 'track', unmatched: 2, overtaken: 10, keyframeRequests: 0 });
+    expect(rows.find((row) => row.key === 'unmatched')).toMatchObject({ value: 2, text: '2 · 10 early' });
+  });
+
   it("shows the data channel's messages and when a frame counts as lost", () => {
     const rows = webRtcRows({
       transport: 'webrtc',

@@ -47,6 +47,10 @@ export const BASE_ARGS = [
   '--disable-background-timer-throttling',
   '--disable-renderer-backgrounding',
   '--disable-backgrounding-occluded-windows',
+  // WebRTC to the gateway on loopback (its ICE binds 127.0.0.1): Chromium leaves loopback candidates out unless told,
+  // and hides host candidates behind mDNS names the gateway cannot resolve.
+  '--allow-loopback-in-peer-connection',
+  '--disable-features=WebRtcHideLocalIpsWithMdns',
 ];
 
 export function chromiumArgs({ camera, autoAllowCamera }: ChromiumArgsOptions): string[] {

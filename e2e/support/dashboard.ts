@@ -1,7 +1,10 @@
 /** The dashboard through its data-testid contract only (see the README of e2e/). */
 import { expect, type Locator, type Page } from '@playwright/test';
 
-export type Codec = 'json' | 'msgpack';
+/** The codec choice: a JPEG's wire codec, or a video codec (`codec-<codec>` radio buttons). */
+export type Codec = 'json' | 'msgpack' | 'vp8' | 'vp9' | 'h264' | 'av1';
+/** A column of the codec comparison (`stats-<id>`): a codec over the WebSocket, or over WebRTC (`webrtc-…`). */
+export type StatsColumn = Codec | `webrtc-${Codec}`;
 export type ConnectionState = 'connecting' | 'open' | 'reconnecting' | 'closed';
 export const STAT_METRICS = ['count', 'p50', 'p95', 'p99', 'mean', 'stddev', 'fps', 'dropped', 'errors', 'bytes-up', 'bytes-down'] as const;
 export type StatMetric = (typeof STAT_METRICS)[number];
@@ -31,7 +34,7 @@ export class Dashboard {
     return this.byTestId('detections-list');
   }
 
-  stat(codec: Codec, metric: StatMetric): Locator {
+  stat(codec: StatsColumn, metric: StatMetric): Locator {
     return this.byTestId(`stats-${codec}`).getByTestId(`stat-${metric}`);
   }
 
@@ -48,7 +51,7 @@ export class Dashboard {
   }
 
   /** Opens the page and waits until frames are being answered (first stats row on the active codec). */
-  async openStreaming(codec: Codec = 'msgpack', minCount = 1, timeout = 60_000): Promise<void> {
+  async openStreaming(codec: StatsColumn = 'msgpack', minCount = 1, timeout = 60_000): Promise<void> {
     await this.openConnected(timeout);
     await this.waitForStat(codec, 'count', (value) => value >= minCount, timeout);
   }
@@ -58,18 +61,18 @@ export class Dashboard {
   }
 
   /** data-value of a stat cell; NaN while it is empty. */
-  async statValue(codec: Codec, metric: StatMetric): Promise<number> {
+  async statValue(codec: StatsColumn, metric: StatMetric): Promise<number> {
     const raw = await this.stat(codec, metric).getAttribute('data-value');
     return raw === null || raw === '' ? Number.NaN : Number(raw);
   }
 
-  async stats(codec: Codec): Promise<Record<StatMetric, number>> {
+  async stats(codec: StatsColumn): Promise<Record<StatMetric, number>> {
     const result = {} as Record<StatMetric, number>;
     for (const metric of STAT_METRICS) result[metric] = await this.statValue(codec, metric);
     return result;
   }
 
-  async waitForStat(codec: Codec, metric: StatMetric, predicate: (value: number) => boolean, timeout = 60_000): Promise<number> {
+  async waitForStat(codec: StatsColumn, metric: StatMetric, predicate: (value: number) => boolean, timeout = 60_000): Promise<number> {
     let last = Number.NaN;
     await expect
       .poll(
@@ -81,6 +84,58 @@ export class Dashboard {
       )
       .toBe(true);
     return last;
+  }
+
+  /** Polls until one rendering of the list holds every expected label, from an answer to a frame sent in `codec` over `transport`. */
+  async waitForLabelsFrom(
+    expected: readonly string[],
+    source: { codec: Codec; transport: 'websocket' | 'webrtc' },
+    timeout = 60_000,
+  ): Promise<CurrentDetection[]> {
+    let last: CurrentDetection[] = [];
+    let from = { codec: '', transport: '' };
+    await expect
+      .poll(
+        async () => {
+          // One evaluation, so the labels and the answer they came from are of the same rendering.
+          const read = await this.detectionsList.evaluate((list) => ({
+            codec: list.getAttribute('data-codec') ?? '',
+            transport: list.getAttribute('data-transport') ?? '',
+            detections: [...list.querySelectorAll('[data-testid="detection"]')].map((item) => ({
+              label: item.getAttribute('data-label') ?? '',
+              score: Number(item.getAttribute('data-score')),
+            })),
+          }));
+          last = read.detections;
+          from = { codec: read.codec, transport: read.transport };
+          return (
+            from.codec === source.codec &&
+            from.transport === source.transport &&
+            labelsSatisfy(
+              last.map((d) => d.label),
+              expected,
+            )
+          );
+        },
+        {
+          timeout,
+          intervals: [100, 250, 250, 500],
+          message: `detections-list to hold ${expected.join(', ')} from ${source.codec} over ${source.transport}`,
+        },
+      )
+      .toBe(true);
+    return last;
+  }
+
+  /** What the latency chart says in words (its hidden summary: the latest value of each line). */
+  async latencySummary(): Promise<string> {
+    return (await this.page.locator('#latency-summary').textContent()) ?? '';
+  }
+
+  /** data-value of a figure of the WebRTC panel (`rtc-<key>`); NaN while it is empty. */
+  async rtcValue(key: string): Promise<number> {
+    const raw = await this.byTestId(`rtc-${key}`).getAttribute('data-value');
+    return raw === null || raw === '' ? Number.NaN : Number(raw);
   }
 
   async currentDetections(): Promise<CurrentDetection[]> {

@@ -129,7 +129,9 @@ test.describe('on a phone', () => {
 
     // One tap away: every option whole on the first screen, uncovered, a touch target.
     const options = page.locator('[data-testid="stage-bar"] label.segmented__option');
-    await expect(options).toHaveCount(5);
+    // Run on (3), the codecs this browser and the gateway can use (JPEG's two at least), the transports (2).
+    await expect(options.first()).toBeVisible();
+    expect(await options.count()).toBeGreaterThanOrEqual(7);
     for (const option of await options.all()) {
       const box = await rect(option);
       const name = (await option.textContent()) ?? '';
@@ -189,14 +191,23 @@ test('wide screen: three columns, the stage bar right under the picture, chips o
   const bar = await rect(page.getByTestId('stage-bar'));
   expect(bar.y).toBeGreaterThanOrEqual(bottom(stage));
   expect(bar.y - bottom(stage)).toBeLessThanOrEqual(16);
-  // Two rows: where frames run and the codec side by side, then the link (and Copy link) under them.
+  // The groups flow in rows under the picture (how many fit a row depends on the codecs offered): where frames
+  // run first, then the codec, the transport and the link (with Copy link), none over another, at most three rows.
   const runOn = await rect(page.getByTestId('run-on-gateway').locator('xpath=..'));
   const codec = await rect(page.getByTestId('codec-json').locator('xpath=..'));
+  const transport = await rect(page.locator('[data-testid="stage-bar"] .transport-field'));
   const link = await rect(page.getByTestId('link-select'));
-  expect(Math.abs(codec.y - runOn.y), 'run on and codec in one row').toBeLessThan(4);
-  expect(link.y, 'the link below them').toBeGreaterThanOrEqual(bottom(runOn));
-  expect(bottom(link)).toBeLessThanOrEqual(bottom(bar));
-  expect(bar.height).toBeLessThan(110);
+  const groups = { runOn, codec, transport, link };
+  for (const [name, box] of Object.entries(groups)) {
+    expect(box.y, `${name} inside the bar`).toBeGreaterThanOrEqual(bar.y);
+    expect(bottom(box), `${name} inside the bar`).toBeLessThanOrEqual(bottom(bar));
+    for (const [otherName, other] of Object.entries(groups)) {
+      if (otherName !== name) expect(overlap(box, other), `${name} over ${otherName}`).toBe(0);
+    }
+  }
+  expect(codec.y, 'the codec beside or below where frames run').toBeGreaterThanOrEqual(runOn.y - 4);
+  expect(link.y, 'the link below where frames run').toBeGreaterThanOrEqual(bottom(runOn));
+  expect(bar.height).toBeLessThan(160);
   const hud = await rect(page.getByTestId('hud-path'));
   expect(hud.y).toBeGreaterThan(stage.y);
   expect(bottom(hud)).toBeLessThanOrEqual(bottom(stage));

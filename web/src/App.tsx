@@ -25,8 +25,10 @@ import { StageBreakdown } from './components/StageBreakdown.tsx';
 import { StreamControls } from './components/StreamControls.tsx';
 import { Toasts } from './components/Toasts.tsx';
 import { TrackingPanel } from './components/TrackingPanel.tsx';
+import { WebRtcStats } from './components/WebRtcStats.tsx';
 import { unservedLinkText } from './ui/models-text.ts';
 import { VERDICT_WINDOW } from './ui/route-comparison.ts';
+import { codecFallback } from './video/codec-availability.ts';
 
 export function App() {
   // The settings the page's address sets (url-settings.ts), read once: they win over the stored ones for this page load.
@@ -113,6 +115,16 @@ export function App() {
     }
   }, [controller, link, models, settings.model, updateSettings]);
 
+  // A codec the address or the stored settings asked for that this browser, the gateway or the transport cannot
+  // use (known once the browser was probed and the gateway said hello): a notice, and the nearest one instead.
+  const { codecChoices } = snapshot;
+  useEffect(() => {
+    const fallback = codecFallback(settings.codec, codecChoices);
+    if (!fallback) return;
+    controller.addressProblem(`${fallback.reason}.`);
+    updateSettings({ codec: fallback.codec });
+  }, [controller, codecChoices, settings.codec, updateSettings]);
+
   const chooseSource = useCallback(
     (next: SourceKind) => {
       if (next === 'camera') controller.openCamera(snapshot.source.deviceId);
@@ -145,7 +157,6 @@ export function App() {
 
   const sourceSize =
     snapshot.source.width && snapshot.source.height ? { width: snapshot.source.width, height: snapshot.source.height } : undefined;
-  const activeCodecs = settings.abMode ? (['json', 'msgpack'] as const) : [settings.codec];
   const activeRoutes = settings.runOn === 'both' ? (['gateway', 'device'] as const) : [settings.runOn];
   const retryDevice = useCallback(() => controller.retryOnDevice(), [controller]);
 
@@ -208,7 +219,7 @@ export function App() {
             onResume={() => updateSettings({ paused: false })}
             onRetryDevice={retryDevice}
           />
-          <StageBar settings={settings} link={snapshot.link} onChange={choose} />
+          <StageBar settings={settings} codecChoices={snapshot.codecChoices} link={snapshot.link} onChange={choose} />
           <Panel
             title="Tracking"
             id="tracking-title"
@@ -223,7 +234,7 @@ export function App() {
             className="panel--chart"
             actions={<span className="panel__note">ms · last {CHART_WINDOW} messages</span>}
           >
-            <LatencyChart series={snapshot.chart} pingMs={snapshot.pingMs} link={snapshot.link.inForce} />
+            <LatencyChart series={snapshot.chart} pingMs={snapshot.pingMs} link={snapshot.measuredOn} />
           </Panel>
         </section>
 
@@ -238,9 +249,18 @@ export function App() {
               routes={snapshot.routes}
               pingMs={snapshot.pingMs}
               activeRoutes={activeRoutes}
-              link={snapshot.link.inForce}
+              link={snapshot.measuredOn}
             />
           </Panel>
+          {snapshot.transport.mode !== 'websocket' && (
+            <Panel
+              title="WebRTC"
+              id="webrtc-title"
+              actions={<span className="panel__note">the connection’s own statistics (getStats)</span>}
+            >
+              <WebRtcStats transport={snapshot.transport} />
+            </Panel>
+          )}
           <Panel
             title="Codec comparison"
             id="stats-title"
@@ -264,7 +284,7 @@ export function App() {
               </>
             }
           >
-            <CodecStats stats={snapshot.stats} activeCodecs={activeCodecs} link={snapshot.link.inForce} />
+            <CodecStats columns={snapshot.codecColumns} link={snapshot.measuredOn} />
             <div className="export-row">
               <button type="button" className="button button--small" data-testid="export-csv" onClick={() => controller.exportCsv()}>
                 Export CSV
@@ -303,7 +323,7 @@ export function App() {
                 <span className="panel__note">the gateway's frames per link, last {settings.statsWindow.toLocaleString('en-US')} each</span>
               }
             >
-              <LinkStats links={snapshot.links} inForce={snapshot.link.inForce.spec} />
+              <LinkStats links={snapshot.links} inForce={snapshot.measuredOn.spec} />
             </Panel>
           )}
           <Panel

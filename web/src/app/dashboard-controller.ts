@@ -1,23 +1,26 @@
 /**
  * The dashboard's engine outside React, as a composition root: it builds the units, wires what each
- * publishes to what must react, and holds the commands React calls. Source -> stream loop (encoder) ->
- * frame dispatcher -> a frame route: the gateway (frame sender, socket) or this device (the on-device
- * engine, the model in a worker); every route settles its frames into the answer recorder (samples,
- * logs) and the live tracks (the overlay's boxes, the detection log), the gateway's also into the
- * rejection backoff; beside them the ping clock, the answer watchdog, the models loader and the link switch
- * (the emulated link the gateway's socket runs behind, which labels every figure taken through it).
+ * publishes to what must react, and holds the commands React calls. Source -> stream loop (JPEG encoder,
+ * or the video encoder for a video codec) -> frame dispatcher -> a frame route: the gateway over its
+ * transport (gateway-transports.ts: the socket, a WebRTC data channel, or the camera as a WebRTC track) or
+ * this device (the on-device engine, the model in a worker); every route settles its frames into the answer
+ * recorder (samples, logs) and the live tracks (the overlay's boxes, the detection log), the gateway's also
+ * into the rejection backoff; beside them the ping clock, the answer watchdog, the models loader and the link
+ * switch (the emulated link the gateway's WebSocket runs behind, which labels every figure taken through it;
+ * the gateway runs a WebRTC peer behind no link).
  *
  * Nothing here forwards events by hand: the stream loop subscribes to what may let a frame go, the
  * snapshot publisher to what changes the view. React reads snapshots from the publisher
  * (useSyncExternalStore) and pushes settings in; the overlay is drawn in requestAnimationFrame, never
  * through React state.
  */
-import type { ModelInfo } from '@sightline/shared/protocol';
+import { WHIP_PATH, type ModelInfo, type VideoCodec } from '@sightline/shared/protocol';
 import { CaptureSource, type MediaElements } from '../capture/capture-source.ts';
 import { FrameEncoder, intrinsicSize } from '../capture/frame-encoder.ts';
 import { modelFor } from '../capture/frame-size.ts';
 import { Signal } from '../events/signal.ts';
 import { createInferenceWorker, OnDeviceEngine, type DeviceTarget } from '../inference/on-device-engine.ts';
+import { NO_LINK_SPEC } from '../link/link-check.ts';
 import { DetectionLog, detectionRows } from '../metrics/detection-log.ts';
 import { PingStore } from '../metrics/ping-store.ts';
 import { SampleStore } from '../metrics/sample-store.ts';
@@ -28,17 +31,22 @@ import { browserClock } from '../time/clock.ts';
 import { lostModelText } from '../ui/models-text.ts';
 import { LiveTracks } from '../tracking/live-tracks.ts';
 import { ANSWER_TIMEOUT_MS, FrameSender } from '../transport/frame-sender.ts';
-import { GatewayRoute } from '../transport/gateway-route.ts';
-import { GatewaySocket } from '../transport/gateway-socket.ts';
+import { GatewaySocket, type IncomingMessage } from '../transport/gateway-socket.ts';
 import { gatewaySocketUrl } from '../transport/gateway-url.ts';
 import { fetchAccessInfo } from '../transport/access-api.ts';
 import { fetchModels } from '../transport/models-api.ts';
+import { wireCodecOf } from '../transport/stream-codecs.ts';
+import { codecChoices, probeBrowserVideo, type BrowserVideo, type CodecChoice } from '../video/codec-availability.ts';
+import { VideoStreamEncoder } from '../video/video-stream-encoder.ts';
+import { PeerLink } from '../webrtc/peer-link.ts';
+import { RtpFrameLog } from '../webrtc/rtp-frame-log.ts';
 import { AnswerRecorder } from './answer-recorder.ts';
 import { AnswerWatchdog } from './answer-watchdog.ts';
 import { buildSnapshot, type DashboardSnapshot, type SnapshotSources } from './dashboard-snapshot.ts';
 import { EventLog } from './event-log.ts';
 import { isThisMachine, LinkSwitch } from './link-switch.ts';
 import { FrameDispatcher } from './frame-dispatcher.ts';
+import { GatewayTransports } from './gateway-transports.ts';
 import type { LostModel } from './model-choice.ts';
 import { ModelsLoader } from './models-loader.ts';
 import { PingClock } from './ping-clock.ts';
@@ -76,13 +84,21 @@ export class DashboardController {
   private readonly errorLog = new EventLog();
   private readonly noticeLog = new EventLog(20);
   private readonly encoder = new FrameEncoder();
+  private readonly videoEncoder = new VideoStreamEncoder();
   private readonly source = new CaptureSource();
   private readonly backoff = new RejectionBackoff(this.clock);
   /** The settings React pushed in (updateSettings). */
   private readonly settingsChanged = new Signal<StreamSettings>();
   private readonly socket: GatewaySocket;
   private readonly sender: FrameSender;
-  private readonly gateway: GatewayRoute;
+  private readonly peer: PeerLink;
+  private readonly peerSender: FrameSender;
+  private readonly gateway: GatewayTransports;
+  /** What this browser can do with video, once probed; changes the codec choices. */
+  private browserVideo: BrowserVideo | undefined;
+  /** The video codecs the gateway last said it decodes (kept across reconnects). */
+  private gatewayVideo: readonly VideoCodec[] | undefined;
+  private readonly videoSupportChanged = new Signal<void>();
   private readonly links: LinkSwitch;
   private readonly onDevice: OnDeviceEngine;
   private readonly dispatcher: FrameDispatcher;
@@ -105,11 +121,25 @@ export class DashboardController {
     // Every attempt asks for the link the switch holds now.
     const socket = (this.socket = new GatewaySocket({ url: () => gatewaySocketUrl(window.location, this.links.target), clock }));
     const sender = (this.sender = new FrameSender({ send: (data) => socket.send(data), nextId }));
-    const gateway = (this.gateway = new GatewayRoute(socket, sender));
+    const peer = (this.peer = new PeerLink({ whipUrl: `${window.location.origin}${WHIP_PATH}`, clock }));
+    const peerSender = (this.peerSender = new FrameSender({ send: (data) => peer.send(data), nextId, transport: 'webrtc' }));
+    const gateway = (this.gateway = new GatewayTransports({
+      socket,
+      socketSender: sender,
+      peer,
+      peerSender,
+      log: new RtpFrameLog({ presented: () => source.recentCaptureTimes() }),
+      clock,
+      nextId,
+      settings: () => this.settings,
+      source,
+      modelInput: () => modelFor(this.models.state.response, this.settings.model)?.input,
+    }));
     const links = (this.links = new LinkSwitch({
       socket,
-      inFlight: () => gateway.inFlight,
-      settled: gateway.settled,
+      // The link is the WebSocket's: only its frames are awaited before a switch.
+      inFlight: () => gateway.websocket.inFlight,
+      settled: gateway.websocket.settled,
       probe: probeGateway,
       onThisMachine: isThisMachine(window.location.hostname),
       ...(options.link === undefined ? {} : { initial: options.link }),
@@ -134,13 +164,16 @@ export class DashboardController {
       errorLog,
       noticeLog,
       timeOrigin: performance.timeOrigin,
-      // A frame answered (or given up) on the gateway crossed the link of the connection it went on: the last greeted.
-      linkOf: (outcome) => (outcome.frame.path === 'gateway' ? links.inForce.spec : null),
+      // A frame answered (or given up) on the gateway crossed the link of the connection it went on: the WebSocket's
+      // last greeted; a WebRTC peer runs behind none.
+      linkOf: (outcome) =>
+        outcome.frame.path !== 'gateway' ? null : outcome.frame.transport === 'webrtc' ? NO_LINK_SPEC : links.inForce.spec,
     }));
     const models = (this.models = new ModelsLoader({ fetch: fetchModels, clock }));
     const loop = (this.loop = new StreamLoop({
       source,
       encoder,
+      videoEncoder: this.videoEncoder,
       sender: dispatcher,
       link: dispatcher,
       clock,
@@ -151,7 +184,12 @@ export class DashboardController {
       // What may let the next frame go: a route greeted, loaded, or settling a frame; the picture; the settings; the backoff letting go.
       wakeOn: [dispatcher.changed, source.changed, settingsChanged, backoff.changed, links.changed],
     }));
-    const pingClock = (this.pingClock = new PingClock({ clock, link: socket, nextId, codec: () => this.settings.codec }));
+    const pingClock = (this.pingClock = new PingClock({
+      clock,
+      link: gateway.pingLink,
+      nextId,
+      codec: () => wireCodecOf(this.settings.codec),
+    }));
     this.watchdog = new AnswerWatchdog({ clock, expire: (timeoutMs) => gateway.expire(timeoutMs) });
     this.exporter = new SampleExporter({
       samples,
@@ -169,28 +207,46 @@ export class DashboardController {
     }
     gateway.settled.subscribe((outcome) => backoff.track(outcome));
     tracks.identified.subscribe((answer) => detections.add(detectionRows(answer, performance.timeOrigin)));
-    socket.messages.subscribe(({ message, receivedAt }) => {
+    // The socket's and the peer's message sessions speak the same protocol: errors, pongs, greetings alike.
+    const onMessage = ({ message, receivedAt }: IncomingMessage, link: () => string): void => {
       if (message.type === 'error') answers.gatewayError(message);
       // The model asked for left the gateway since the list was read: read it now, not at the next refresh.
       if (message.type === 'error' && message.code === 'unknown_model') models.refresh();
+      if (message.type === 'hello') this.gatewayVideoIs(message.video?.codecs ?? []);
       if (message.type !== 'pong') return;
-      // receivedAt is taken first thing in the socket's message handler, before decoding.
-      pings.add({ at: receivedAt, rttMs: receivedAt - message.ts, link: links.inForce.spec });
+      // receivedAt is taken first thing in the channel's message handler, before decoding.
+      pings.add({ at: receivedAt, rttMs: receivedAt - message.ts, link: link() });
       pingClock.pongArrived();
-    });
+    };
+    // A pong crossed the link its session runs behind: the socket's in force, none for the peer's.
+    socket.messages.subscribe((incoming) => onMessage(incoming, () => links.inForce.spec));
+    peer.messages.subscribe((incoming) => onMessage(incoming, () => NO_LINK_SPEC));
     socket.statusChanged.subscribe((status) => {
-      if (status.state !== 'open') this.markBreak();
+      if (status.state !== 'open' && gateway.mode === 'websocket') this.markBreak();
       // Greeted (again): maybe by a gateway restarted with other models. A load under way is as fresh.
-      else models.refresh();
+      else if (status.state === 'open') models.refresh();
     });
-    socket.unreadable.subscribe((error) => noticeLog.add('bad_reply', `Unreadable message from the gateway: ${error.message}`));
+    peer.statusChanged.subscribe((status) => {
+      if (status.state !== 'open' && gateway.mode !== 'websocket') this.markBreak();
+    });
+    const unreadable = (error: Error): void => {
+      noticeLog.add('bad_reply', `Unreadable message from the gateway: ${error.message}`);
+    };
+    socket.unreadable.subscribe(unreadable);
+    peer.unreadable.subscribe(unreadable);
+    peer.refused.subscribe((message) => {
+      noticeLog.add('too_large', message);
+    });
     loop.encodeFailed.subscribe((message) => noticeLog.add('encode', message));
     source.changed.subscribe(() => this.overlay?.invalidate());
+    // A new picture is a new track for a WebRTC sender; the model's input sizes the track's frames ("auto").
+    source.changed.subscribe(() => gateway.update());
+    models.changed.subscribe(() => gateway.update());
     // The model on this device follows the model list (and the settings, in updateSettings).
     models.changed.subscribe(() => this.syncDevice());
 
     const units = {
-      socket,
+      transports: gateway,
       models,
       source,
       answers,
@@ -208,7 +264,12 @@ export class DashboardController {
       detections,
       links,
     };
-    const sources: SnapshotSources = { ...units, settings: () => this.settings, now: () => clock.now() };
+    const sources: SnapshotSources = {
+      ...units,
+      settings: () => this.settings,
+      codecChoices: () => this.codecChoices(),
+      now: () => clock.now(),
+    };
     const publisher = (this.publisher = new SnapshotPublisher({
       build: () => buildSnapshot(sources),
       clock,
@@ -216,6 +277,10 @@ export class DashboardController {
       pingWindowChanged: pingClock.windowChanged,
     }));
     publisher.watch(socket.statusChanged, AT_ONCE);
+    publisher.watch(peer.statusChanged, AT_ONCE);
+    publisher.watch(gateway.changed, WITH_THE_STREAM);
+    publisher.watch(gateway.rtcChanged, WITH_THE_STREAM);
+    publisher.watch(this.videoSupportChanged, AT_ONCE);
     publisher.watch(links.changed, AT_ONCE);
     publisher.watch(models.changed, AT_ONCE);
     publisher.watch(source.changed, AT_ONCE);
@@ -238,6 +303,11 @@ export class DashboardController {
     this.running = true;
     this.loop.start();
     this.socket.start();
+    this.gateway.start();
+    void probeBrowserVideo().then((video) => {
+      this.browserVideo = video;
+      if (this.running) this.videoSupportChanged.emit();
+    });
     this.models.start();
     this.pingClock.start();
     this.watchdog.start();
@@ -248,8 +318,9 @@ export class DashboardController {
     if (!this.running) return;
     this.running = false;
     this.loop.stop();
-    // Closing settles every frame still out on the gateway as lost (GatewayRoute).
+    // Closing settles every frame still out on the gateway as lost (GatewayRoute, TrackRoute).
     this.socket.stop();
+    this.gateway.stop();
     this.pingClock.stop();
     this.watchdog.stop();
     this.backoff.stop();
@@ -257,6 +328,18 @@ export class DashboardController {
     this.onDevice.stop();
     this.publisher.stop();
     this.encoder.dispose();
+    this.videoEncoder.dispose();
+  }
+
+  /** Every codec with whether it can be chosen now over the chosen transport. */
+  codecChoices(): CodecChoice[] {
+    return codecChoices(this.settings.transport, this.browserVideo, this.gatewayVideo);
+  }
+
+  private gatewayVideoIs(codecs: readonly VideoCodec[]): void {
+    if (this.gatewayVideo && this.gatewayVideo.join() === codecs.join()) return;
+    this.gatewayVideo = codecs;
+    this.videoSupportChanged.emit();
   }
 
   /** Binds the page's media elements and overlay canvas; returns the unbind function. */
@@ -294,8 +377,10 @@ export class DashboardController {
   updateSettings(next: StreamSettings): void {
     const previous = this.settings;
     this.settings = next;
-    this.sender.setPolicy({ codec: next.codec, abMode: next.abMode, abEvery: next.abEvery });
-    this.sender.setMaxInFlight(next.maxInFlight);
+    for (const sender of [this.sender, this.peerSender]) {
+      sender.setPolicy({ codec: next.codec, abMode: next.abMode, abEvery: next.abEvery });
+      sender.setMaxInFlight(next.maxInFlight);
+    }
     this.overlay?.setMirror(next.mirror);
     this.overlay?.setMode(next.boxes);
     // Another model finds other things: its tracks start afresh.
@@ -306,7 +391,9 @@ export class DashboardController {
       this.dispatcher.reset();
       this.markBreak();
     }
+    if (next.transport !== previous.transport || next.codec !== previous.codec) this.markBreak();
     this.syncDevice();
+    this.gateway.update();
     if (next.frameSize !== previous.frameSize || next.jpegQuality !== previous.jpegQuality || next.model !== previous.model)
       this.loop.forgetStill();
     this.settingsChanged.emit(next);
@@ -323,7 +410,8 @@ export class DashboardController {
   }
 
   retryConnection(): void {
-    this.socket.retryNow();
+    if (this.gateway.mode === 'websocket') this.socket.retryNow();
+    else this.peer.retryNow();
   }
 
   retryModels(): void {

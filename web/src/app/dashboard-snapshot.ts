@@ -2,20 +2,23 @@
  * What React renders: one immutable snapshot of the whole dashboard, built from the engine's parts by a
  * pure function so what each field means can be tested without a page.
  */
-import { CODECS, type Codec } from '@sightline/shared/protocol';
 import type { SourceState } from '../capture/capture-source.ts';
 import type { EncoderPath } from '../capture/frame-encoder.ts';
 import type { OnDeviceState } from '../inference/on-device-engine.ts';
-import type { MeasuredLink } from '../link/measured-link.ts';
+import { NO_LINK, type MeasuredLink } from '../link/measured-link.ts';
 import { latencySeries, type LatencySeries } from '../metrics/chart-data.ts';
 import type { PingStore } from '../metrics/ping-store.ts';
 import type { FrameStats, SampleStore } from '../metrics/sample-store.ts';
 import type { FrameOutcome, RouteResult } from '../frame-routes/frame-outcome.ts';
 import type { FrameRoute, RunOn } from '../frame-routes/run-on.ts';
 import type { TrackingSummary } from '../tracking/live-tracks.ts';
-import type { FrameSender } from '../transport/frame-sender.ts';
 import type { ConnectionStatus } from '../transport/gateway-socket.ts';
+import type { StreamCodec } from '../transport/stream-codecs.ts';
+import type { Transport, TransportMode } from '../transport/transports.ts';
+import { activeKinds, codecColumnSpecs, type CodecColumnSpec } from '../ui/codec-columns.ts';
 import { compareRoutes, recentPingMs, VERDICT_WINDOW, type RouteComparison } from '../ui/route-comparison.ts';
+import type { CodecChoice } from '../video/codec-availability.ts';
+import type { RtcReading } from './gateway-transports.ts';
 import type { EventLog, LogEntry } from './event-log.ts';
 import type { LinkState } from './link-switch.ts';
 import type { ModelsState } from './models-loader.ts';
@@ -32,7 +35,9 @@ export interface LatestResult extends RouteResult {
   /** Which route computed it. */
   path: FrameRoute;
   /** Null for a frame that never went on the wire (this device). */
-  codec: Codec | null;
+  codec: StreamCodec | null;
+  /** What it travelled on; null on this device. */
+  transport: Transport | null;
   /** Gateway: send to answer. This device: hand-over to the worker to its detections. */
   fullMs: number;
   bytesUp: number;
@@ -48,11 +53,36 @@ export function latestResult(outcome: Extract<FrameOutcome, { kind: 'ok' }>): La
     id: frame.id,
     path: frame.path,
     codec: frame.codec ?? null,
+    transport: frame.transport ?? null,
     fullMs: answeredAt - frame.sentAt,
     bytesUp: frame.bytesUp ?? 0,
     bytesDown: outcome.bytesDown ?? 0,
     receivedAt: answeredAt,
   };
+}
+
+/** One column of the codec comparison: a codec over a transport, with its figures over the stats window. */
+export interface CodecColumn extends CodecColumnSpec {
+  stats: FrameStats;
+  /** Frames go this way now. */
+  active: boolean;
+}
+
+/** How frames reach the gateway, and the WebRTC connection's own figures while it is in use. */
+export interface TransportView {
+  /** The setting. */
+  transport: Transport;
+  mode: TransportMode;
+  /** The peer connection's statistics (getStats), last read. */
+  rtc?: RtcReading;
+  /** Data channel: how long an answer may take before its frame counts as lost, ms. */
+  lossTimeoutMs?: number;
+  /** Video track: detections that named no frame this page sent (or one it no longer keeps). */
+  unmatched: number;
+  /** Video track: detections that arrived before their frame's report, matched once it came. */
+  overtaken: number;
+  /** Keyframes the gateway asked for on the WebSocket's video stream. */
+  keyframeRequests: number;
 }
 
 /** One link's figures: the gateway's frames that crossed it (both codecs), over the stats window. */
@@ -62,28 +92,36 @@ export interface LinkFigures {
 }
 
 export interface DashboardSnapshot {
+  /** The active transport's connection: the WebSocket's, or the WebRTC peer's. */
   connection: ConnectionStatus;
+  transport: TransportView;
+  /** Every codec with whether it can be chosen now (this browser's encoders, the gateway's decoders, the transport). */
+  codecChoices: readonly CodecChoice[];
   /**
-   * The link the stream runs behind (hello's) and any switch under way. Every figure of the gateway below
-   * (codec and route stats, the chart, the ping) is over the frames and pings that crossed `link.inForce`
-   * only: figures from different links are never pooled.
+   * The link the gateway's WebSocket runs behind (its hello's) and any switch under way (the Link selector).
    */
   link: LinkState;
+  /**
+   * What the gateway's figures below (codec and route stats, the chart, the ping) were measured on: the link in
+   * force over the WebSocket; over WebRTC, none (the gateway emulates links on its WebSocket only). Only
+   * frames and pings that crossed it are in them: figures from different links are never pooled.
+   */
+  measuredOn: MeasuredLink;
   /** Per link measured since the samples were reset, in the order first measured: the links side by side. */
   links: readonly LinkFigures[];
   models: ModelsState;
   source: SourceState;
   phase: StreamPhase;
   latest?: LatestResult;
-  /** Per codec of the gateway's frames over the stats window. */
-  stats: Record<Codec, FrameStats>;
+  /** Per codec and transport of the gateway's frames over the stats window (the codec comparison). */
+  codecColumns: CodecColumn[];
   chart: LatencySeries;
   pingMs?: number;
   errors: readonly LogEntry[];
   /** Client-side problems (encoding, bad gateway messages), newest last. */
   notices: readonly LogEntry[];
   inFlight: number;
-  nextCodec: Codec;
+  nextCodec: StreamCodec;
   framesSent: number;
   samplesKept: number;
   samplesDiscarded: number;
@@ -130,16 +168,27 @@ export function streamPhase(
 
 /** The live views a snapshot is read from: each read at the moment it is built. */
 export interface SnapshotSources {
-  settings: () => Pick<StreamSettings, 'paused' | 'statsWindow' | 'runOn'>;
-  socket: { readonly status: ConnectionStatus };
+  settings: () => Pick<StreamSettings, 'paused' | 'statsWindow' | 'runOn' | 'codec' | 'abMode' | 'transport'>;
+  /** The gateway over its transports (app/gateway-transports.ts). */
+  transports: {
+    readonly status: ConnectionStatus;
+    readonly mode: TransportMode;
+    readonly rtc: RtcReading | undefined;
+    nextCodec(): StreamCodec;
+    readonly framesSent: number;
+    readonly lossTimeoutMs: number;
+    readonly unmatched: number;
+    readonly overtaken: number;
+    readonly keyframeRequests: number;
+  };
+  codecChoices: () => readonly CodecChoice[];
   models: { readonly state: ModelsState };
   source: { readonly current: SourceState };
   answers: { readonly latest: LatestResult | undefined };
-  samples: Pick<SampleStore, 'stats' | 'statsWindows' | 'recent' | 'links' | 'size' | 'discarded'>;
+  samples: Pick<SampleStore, 'stats' | 'statsWindows' | 'recent' | 'links' | 'size' | 'discarded' | 'streamKinds'>;
   pings: Pick<PingStore, 'all'>;
   errorLog: Pick<EventLog, 'list'>;
   noticeLog: Pick<EventLog, 'list'>;
-  sender: Pick<FrameSender, 'nextCodec' | 'framesSent'>;
   encoder: { readonly path: EncoderPath };
   backoff: Pick<RejectionBackoff, 'streak' | 'lastRejection'>;
   loop: { readonly lastEncode: EncodeSummary | undefined };
@@ -154,23 +203,29 @@ export interface SnapshotSources {
 }
 
 export function buildSnapshot(sources: SnapshotSources): DashboardSnapshot {
-  const { samples, pings, sender, backoff } = sources;
+  const { samples, pings, transports, backoff } = sources;
   const settings = sources.settings();
-  const connection = sources.socket.status;
+  const connection = transports.status;
   const source = sources.source.current;
   const onDevice = sources.onDevice.state;
   const { runOn } = settings;
   const now = sources.now();
   const linkState = sources.links.state;
-  const link = linkState.inForce.spec;
+  // The gateway runs a WebRTC peer behind no link, whatever its WebSocket runs behind.
+  const measuredOn = transports.mode === 'websocket' ? linkState.inForce : NO_LINK;
+  const link = measuredOn.spec;
   // Pings taken before links were told apart (none today) count for none.
   const allPings = pings.all().filter((ping) => (ping.link ?? 'none') === link);
   const nextRoute = sources.dispatcher.nextRoute();
   const windows = [VERDICT_WINDOW, settings.statsWindow];
   const [deviceRecent, deviceStats] = samples.statsWindows({ path: 'device' }, windows);
   const [gatewayRecent, gatewayStats] = samples.statsWindows({ path: 'gateway', link }, windows);
-  const stats = {} as Record<Codec, FrameStats>;
-  for (const codec of CODECS) stats[codec] = samples.stats({ path: 'gateway', codec, link }, settings.statsWindow);
+  const active = activeKinds(settings, transports.mode === 'websocket' ? 'websocket' : 'webrtc', transports.mode === 'track');
+  const codecColumns = codecColumnSpecs(samples.streamKinds(), active).map((spec) => ({
+    ...spec,
+    stats: samples.stats({ path: 'gateway', codec: spec.codec, transport: spec.transport, link }, settings.statsWindow),
+    active: active.some((kind) => kind.codec === spec.codec && kind.transport === spec.transport),
+  }));
   const comparison = compareRoutes(deviceRecent!, gatewayRecent!, {
     runOn,
     now,
@@ -178,21 +233,32 @@ export function buildSnapshot(sources: SnapshotSources): DashboardSnapshot {
   });
   return {
     connection,
+    transport: {
+      transport: settings.transport,
+      mode: transports.mode,
+      ...(transports.rtc ? { rtc: transports.rtc } : {}),
+      ...(transports.mode === 'data-channel' ? { lossTimeoutMs: transports.lossTimeoutMs } : {}),
+      unmatched: transports.unmatched,
+      overtaken: transports.overtaken,
+      keyframeRequests: transports.keyframeRequests,
+    },
+    codecChoices: sources.codecChoices(),
     link: linkState,
+    measuredOn,
     links: linkFigures(samples, sources.links.seen(), settings.statsWindow),
     models: sources.models.state,
     source,
     phase: streamPhase(settings.paused, connection, source, runOn, onDevice.status === 'ready'),
     latest: sources.answers.latest,
-    stats,
+    codecColumns,
     chart: latencySeries(samples.recent(CHART_WINDOW, link), allPings, now),
     pingMs: allPings[allPings.length - 1]?.rttMs,
     // Copies: the logs change in place, a snapshot must not.
     errors: [...sources.errorLog.list()],
     notices: [...sources.noticeLog.list()],
     inFlight: sources.dispatcher.inFlight,
-    nextCodec: sender.nextCodec(),
-    framesSent: sender.framesSent,
+    nextCodec: transports.nextCodec(),
+    framesSent: transports.framesSent,
     samplesKept: samples.size,
     samplesDiscarded: samples.discarded,
     encoderPath: sources.encoder.path,

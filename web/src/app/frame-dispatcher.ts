@@ -7,7 +7,7 @@
  */
 import { Signal } from '../events/signal.ts';
 import type { SentFrame } from '../frame-routes/frame-outcome.ts';
-import type { FrameRequest, RoutePort } from '../frame-routes/route-port.ts';
+import { JPEG_FORMAT, type FrameFormat, type FrameRequest, type RoutePort } from '../frame-routes/route-port.ts';
 import { routeForFrame, type FrameRoute, type RunOn } from '../frame-routes/run-on.ts';
 import type { LoopLink, LoopSender } from './stream-loop.ts';
 
@@ -54,6 +54,12 @@ export class FrameDispatcher implements LoopSender, LoopLink {
     // Both: one frame at a time across the routes, so each is measured without the other computing.
     if (this.options.runOn() === 'both' && this.inFlight > 0) return false;
     return this.options.routes[route].canSend();
+  }
+
+  /** How the next frame must be encoded for the route that takes it (a JPEG for this device, the gateway's codec for the gateway). */
+  nextFormat(): FrameFormat {
+    const route = this.nextRoute();
+    return (route && this.options.routes[route].nextFormat?.()) ?? JPEG_FORMAT;
   }
 
   sendFrame(image: Uint8Array, request: FrameRequest): SentFrame | undefined {

@@ -11,6 +11,9 @@ import { checkLink } from '../link/link-check.ts';
 import { isThreadsSetting } from '../inference/threads.ts';
 import { isRunOn } from '../frame-routes/run-on.ts';
 import { isBoxMode } from '../tracking/box-mode.ts';
+import { isStreamCodec } from '../transport/stream-codecs.ts';
+import { isTransport } from '../transport/transports.ts';
+import { isVideoBitrate } from '../video/video-bitrate.ts';
 import { DEFAULT_SETTINGS, type StreamSettings } from './settings.ts';
 
 export const STORAGE_KEY = 'sightline.settings.v2';
@@ -30,6 +33,8 @@ export const PERSISTED = [
   'runOn',
   'deviceThreads',
   'boxes',
+  'transport',
+  'videoBitrate',
   'link',
 ] as const;
 type PersistedKey = (typeof PERSISTED)[number];
@@ -49,7 +54,11 @@ function valid(key: PersistedKey, value: unknown): boolean {
     case 'frameSize':
       return isFrameSize(value);
     case 'codec':
-      return value === 'json' || value === 'msgpack';
+      return isStreamCodec(value);
+    case 'transport':
+      return isTransport(value);
+    case 'videoBitrate':
+      return isVideoBitrate(value);
     case 'abMode':
       return typeof value === 'boolean';
     case 'runOn':

@@ -1,12 +1,15 @@
 /** What the person controls, with defaults. Kept in React state, pushed into the controller. */
-import type { Codec } from '@sightline/shared/protocol';
 import { DEFAULT_FRAME_SIZE, type FrameSize } from '../capture/frame-size.ts';
 import type { ThreadsSetting } from '../inference/threads.ts';
 import type { RunOn } from '../frame-routes/run-on.ts';
 import type { BoxMode } from '../tracking/box-mode.ts';
+import type { StreamCodec } from '../transport/stream-codecs.ts';
+import type { Transport } from '../transport/transports.ts';
+import { DEFAULT_VIDEO_BITRATE_KBPS } from '../video/video-bitrate.ts';
 
 export interface StreamSettings {
-  codec: Codec;
+  /** A JPEG per frame in a wire codec (json, msgpack), or the camera as video (vp8, vp9, h264, av1). */
+  codec: StreamCodec;
   /** Alternate the codec every `abEvery` frames. */
   abMode: boolean;
   abEvery: number;
@@ -30,6 +33,10 @@ export interface StreamSettings {
   deviceThreads: ThreadsSetting;
   /** Boxes drawn predicted to the frame on screen, or as the latest answer had them. */
   boxes: BoxMode;
+  /** The WebSocket, or a WebRTC peer connection (a data channel for JPEG frames, a video track for video). */
+  transport: Transport;
+  /** Target bitrate of the video codecs, kbit/s. */
+  videoBitrate: number;
   /** The emulated link the gateway's socket runs behind: a canonical spec (link/link-check.ts), `none` for none. */
   link: string;
 }
@@ -49,6 +56,8 @@ export const DEFAULT_SETTINGS: StreamSettings = {
   runOn: 'gateway',
   deviceThreads: 'auto',
   boxes: 'predicted',
+  transport: 'websocket',
+  videoBitrate: DEFAULT_VIDEO_BITRATE_KBPS,
   link: 'none',
 };
 

@@ -1,6 +1,7 @@
 /**
- * The send loop: takes the source's newest picture, encodes it (one encode at a time) and hands it to the
- * frame dispatcher whenever flow control, a route, the source and the rejection backoff all allow. It
+ * The send loop: takes the source's newest picture, encodes it (one encode at a time) as the route that takes
+ * it asks (a JPEG, or the next chunk of a video stream) and hands it to the frame dispatcher whenever flow
+ * control, a route, the source and the rejection backoff all allow. It
  * subscribes to what may let the next frame go (`wakeOn`: a route greeted, loaded or settling a frame, the
  * source, the settings, the backoff running out) and pumps then; a pump with nothing to do returns, or
  * registers for the next video frame or picture it waits for.
@@ -8,8 +9,10 @@
 import type { EncodedFrame, FrameSourceElement } from '../capture/frame-encoder.ts';
 import type { FrameSize, ModelInput } from '../capture/frame-size.ts';
 import { Signal, type Subscribable } from '../events/signal.ts';
-import type { FrameRequest } from '../frame-routes/route-port.ts';
+import { JPEG_FORMAT, type FrameFormat, type FrameRequest } from '../frame-routes/route-port.ts';
+import type { VideoEncodeOptions } from '../video/video-stream-encoder.ts';
 import type { Clock, TimerHandle } from '../time/clock.ts';
+import { DEFAULT_VIDEO_BITRATE_KBPS } from '../video/video-bitrate.ts';
 import type { StreamSettings } from './settings.ts';
 import { SkipCounter } from './skip-counter.ts';
 
@@ -36,9 +39,22 @@ export interface LoopEncoder {
   encode(element: FrameSourceElement, frameSize: FrameSize, quality: number, input?: ModelInput): Promise<EncodedFrame>;
 }
 
+/** The camera as a video stream (video/video-stream-encoder.ts): undefined when the encoder dropped the frame. */
+export interface LoopVideoEncoder {
+  encode(
+    element: FrameSourceElement,
+    frameSize: FrameSize,
+    quality: number,
+    input: ModelInput | undefined,
+    video: VideoEncodeOptions,
+  ): Promise<EncodedFrame | undefined>;
+}
+
 /** Flow control: the frame dispatcher (gateway or this device), or one route alone. */
 export interface LoopSender {
   canSend(): boolean;
+  /** How the next frame must be encoded (default: a JPEG). */
+  nextFormat?(): FrameFormat;
   /** Undefined when nothing was sent. */
   sendFrame(image: Uint8Array, request: FrameRequest): { id: number } | undefined;
 }
@@ -48,11 +64,14 @@ export interface LoopLink {
   readonly isOpen: boolean;
 }
 
-export type LoopSettings = Pick<StreamSettings, 'paused' | 'frameSize' | 'jpegQuality' | 'model' | 'threshold'>;
+export type LoopSettings = Pick<StreamSettings, 'paused' | 'frameSize' | 'jpegQuality' | 'model' | 'threshold'> &
+  Partial<Pick<StreamSettings, 'videoBitrate'>>;
 
 export interface StreamLoopOptions {
   source: LoopSource;
   encoder: LoopEncoder;
+  /** Encodes the frames a route asks to get as video; without it every frame is a JPEG. */
+  videoEncoder?: LoopVideoEncoder;
   sender: LoopSender;
   link: LoopLink;
   clock: Pick<Clock, 'setTimeout' | 'clearTimeout'>;
@@ -159,6 +178,11 @@ export class StreamLoop {
     const skippedBefore = still ? 0 : this.skips.take(source.frameToken);
     const { frameSize, jpegQuality } = settings;
     const input = this.options.modelInput();
+    const format = this.format();
+    if (format.kind === 'video') {
+      this.encodeVideo(element, format, skippedBefore, shownAt);
+      return;
+    }
     const inputKey = input ? `${input.width}x${input.height}${input.resize}` : '';
     const cacheKey = `${still ? element.currentSrc : ''}|${frameSize}|${inputKey}|${jpegQuality}`;
     if (still && this.stillCache?.key === cacheKey) {
@@ -173,15 +197,57 @@ export class StreamLoop {
         const capturedAt = frame.timestampUs === undefined ? undefined : source.captureTimeOf(frame.timestampUs);
         this.send(frame, skippedBefore, capturedAt ?? shownAt);
       },
-      (error: unknown) => {
-        this.encoding = false;
-        if (!this.running) return;
-        if (!still) this.skips.giveBack(skippedBefore);
-        this.encodeFailed.emit(`Could not encode a frame: ${error instanceof Error ? error.message : String(error)}`);
-        this.retryIn(ENCODE_RETRY_MS);
-      },
+      (error: unknown) => this.encodeFailedWith(error, still, skippedBefore),
     );
   };
+
+  /** How the frame about to be taken must be encoded: video only when a video encoder is there to do it. */
+  private format(): FrameFormat {
+    const format = this.options.sender.nextFormat?.() ?? JPEG_FORMAT;
+    return format.kind === 'video' && !this.options.videoEncoder ? JPEG_FORMAT : format;
+  }
+
+  /**
+   * The picture as the video stream's next chunk. Never cached (each picture of a stream is a new chunk, a
+   * still image too); a frame the encoder dropped is skipped, and the loop waits for the next picture.
+   */
+  private encodeVideo(
+    element: FrameSourceElement,
+    format: Extract<FrameFormat, { kind: 'video' }>,
+    skippedBefore: number,
+    shownAt: number,
+  ): void {
+    const { source } = this.options;
+    const settings = this.options.settings();
+    const still = source.isStill;
+    const video: VideoEncodeOptions = {
+      codec: format.codec,
+      keyFrame: format.keyFrame,
+      bitrateKbps: settings.videoBitrate ?? DEFAULT_VIDEO_BITRATE_KBPS,
+    };
+    this.encoding = true;
+    this.options.videoEncoder!.encode(element, settings.frameSize, settings.jpegQuality, this.options.modelInput(), video).then(
+      (frame) => {
+        this.encoding = false;
+        if (!frame) {
+          if (!still) this.skips.giveBack(skippedBefore);
+          if (this.running) this.pump();
+          return;
+        }
+        const capturedAt = frame.timestampUs === undefined ? undefined : source.captureTimeOf(frame.timestampUs);
+        this.send(frame, skippedBefore, capturedAt ?? shownAt);
+      },
+      (error: unknown) => this.encodeFailedWith(error, still, skippedBefore),
+    );
+  }
+
+  private encodeFailedWith(error: unknown, still: boolean, skippedBefore: number): void {
+    this.encoding = false;
+    if (!this.running) return;
+    if (!still) this.skips.giveBack(skippedBefore);
+    this.encodeFailed.emit(`Could not encode a frame: ${error instanceof Error ? error.message : String(error)}`);
+    this.retryIn(ENCODE_RETRY_MS);
+  }
 
   private send(frame: EncodedFrame, skippedBefore: number, capturedAt: number): void {
     const { source, sender, link } = this.options;
@@ -189,7 +255,14 @@ export class StreamLoop {
     const settings = this.options.settings();
     // Paused or disconnected meanwhile: that break resets the skip count, nothing to carry over.
     if (!this.running || settings.paused || !link.isOpen) return;
-    const sent = sender.sendFrame(frame.bytes, { model: settings.model, threshold: settings.threshold, skippedBefore, capturedAt });
+    const video = frame.video && { ...frame.video, width: frame.width, height: frame.height };
+    const sent = sender.sendFrame(frame.bytes, {
+      model: settings.model,
+      threshold: settings.threshold,
+      skippedBefore,
+      capturedAt,
+      ...(video ? { video } : {}),
+    });
     if (sent) this.sent.emit();
     else if (!source.isStill) this.skips.giveBack(skippedBefore);
     // Still images re-send from cache synchronously; yield so answers and rendering get their turn.

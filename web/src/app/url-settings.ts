@@ -9,13 +9,15 @@
  * made on the page) is in App.tsx and use-persisted-settings.ts; the model named in a link is checked against
  * the gateway's list once it is known (model-choice.ts).
  */
-import type { Codec } from '@sightline/shared/protocol';
 import { FRAME_SIZE_STEPS, type FrameSize } from '../capture/frame-size.ts';
 import { RUN_ON_CHOICES } from '../frame-routes/run-on.ts';
 import { THREAD_CHOICES, type ThreadsSetting } from '../inference/threads.ts';
 import { checkLink, LINK_CHOICES } from '../link/link-check.ts';
 import { BOX_MODES } from '../tracking/box-mode.ts';
 import { MAX_IN_FLIGHT, MIN_IN_FLIGHT } from '../transport/frame-sender.ts';
+import { STREAM_CODECS } from '../transport/stream-codecs.ts';
+import { TRANSPORTS } from '../transport/transports.ts';
+import { MAX_VIDEO_BITRATE_KBPS, MIN_VIDEO_BITRATE_KBPS } from '../video/video-bitrate.ts';
 import { STATS_WINDOWS, type StreamSettings } from './settings.ts';
 
 /** One setting as a query parameter. */
@@ -121,8 +123,6 @@ function parseThreads(raw: string): ThreadsSetting | undefined {
   return THREAD_CHOICES.find((choice) => String(choice) === word);
 }
 
-const CODECS = ['json', 'msgpack'] as const satisfies readonly Codec[];
-
 /** Model names are folder names: kept as written (the gateway's list decides, once it is known). */
 function parseModelName(raw: string): string | undefined {
   const name = raw.trim();
@@ -136,11 +136,26 @@ function parseLink(raw: string): string | undefined {
 }
 
 /**
- * Every setting of the dashboard as a query parameter, in the order they are written. Later transports
- * and codecs add theirs here (`transport=`, `bitrate=`).
+ * Every setting of the dashboard as a query parameter, in the order they are written.
  */
 export const URL_PARAMS: readonly UrlParam[] = [
-  param({ name: 'codec', key: 'codec', label: 'Codec', expects: CODECS.join(' or '), parse: oneOf(CODECS), format: String }),
+  param({ name: 'codec', key: 'codec', label: 'Codec', expects: STREAM_CODECS.join(', '), parse: oneOf(STREAM_CODECS), format: String }),
+  param({
+    name: 'transport',
+    key: 'transport',
+    label: 'Transport',
+    expects: TRANSPORTS.join(' or '),
+    parse: oneOf(TRANSPORTS),
+    format: String,
+  }),
+  param({
+    name: 'bitrate',
+    key: 'videoBitrate',
+    label: 'Video bitrate',
+    expects: `${MIN_VIDEO_BITRATE_KBPS} to ${MAX_VIDEO_BITRATE_KBPS} (kbit/s)`,
+    parse: integerIn(MIN_VIDEO_BITRATE_KBPS, MAX_VIDEO_BITRATE_KBPS),
+    format: String,
+  }),
   param({ name: 'run', key: 'runOn', label: 'Run on', expects: RUN_ON_CHOICES.join(', '), parse: oneOf(RUN_ON_CHOICES), format: String }),
   param({
     name: 'model',

@@ -77,6 +77,8 @@ export class CaptureSource {
   readonly changed = new Signal<SourceState>();
   private elements: MediaElements | undefined;
   private stream: MediaStream | undefined;
+  /** A video file's picture as a stream (captureStream), made when a WebRTC sender first asks for it. */
+  private fileStream: MediaStream | undefined;
   private objectUrl: string | undefined;
   private state: SourceState = { kind: 'camera', status: 'idle', devices: [], generation: 0 };
   private frameCounter = 0;
@@ -164,6 +166,24 @@ export class CaptureSource {
   /** When the recently presented video frame with this timestamp (VideoFrame.timestamp, µs) was taken. */
   captureTimeOf(timestampUs: number): number | undefined {
     return this.isStill ? undefined : this.times.captureTimeOf(timestampUs);
+  }
+
+  /** When the last few frames the video presented were taken, oldest first (none for a still image). */
+  recentCaptureTimes(): number[] {
+    return this.isStill ? [] : this.times.recentCaptureTimes();
+  }
+
+  /**
+   * The picture as a live video track, for a WebRTC sender: the camera's own track, or a video file's
+   * (captureStream of the <video>); undefined for a still image or while nothing plays.
+   */
+  videoTrack(): MediaStreamTrack | undefined {
+    if (this.state.status !== 'ready' || this.isStill) return undefined;
+    if (this.stream) return this.stream.getVideoTracks()[0];
+    const video = this.elements?.video as (HTMLVideoElement & { captureStream?: () => MediaStream }) | undefined;
+    if (!video?.captureStream) return undefined;
+    this.fileStream ??= video.captureStream();
+    return this.fileStream.getVideoTracks()[0];
   }
 
   /** Calls back once on the next presented video frame. */
@@ -299,6 +319,8 @@ export class CaptureSource {
 
   release(): void {
     this.times.reset();
+    // Not stopped: a captured stream's tracks end with the element's source.
+    this.fileStream = undefined;
     this.sourceListeners?.abort();
     this.sourceListeners = undefined;
     stopStream(this.stream);

@@ -3,6 +3,7 @@
  * Preferred path: hand a VideoFrame (or ImageBitmap) to a Worker by transfer; it scales and encodes on an
  * OffscreenCanvas. Fallback when the browser lacks that: a canvas on the main thread.
  */
+import type { VideoCodec } from '@sightline/shared/protocol';
 import type { EncodeRequest, EncodeResponse } from './encoder-protocol.ts';
 import { targetSize, type FrameSize, type ModelInput, type Size } from './frame-size.ts';
 
@@ -20,6 +21,16 @@ export interface EncodedFrame {
    * the stream loop looks its capture time up by it. Undefined when the picture was not grabbed as a VideoFrame.
    */
   timestampUs?: number;
+  /** A video chunk (video/video-stream-encoder.ts) rather than a JPEG: its codec, whether it is a keyframe, its place in the chain. */
+  video?: EncodedChunkInfo;
+}
+
+/** What makes encoded bytes a video chunk: the codec, a keyframe or a delta, and the encoder's output number. */
+export interface EncodedChunkInfo {
+  codec: VideoCodec;
+  key: boolean;
+  /** Consecutive outputs of one encoder have consecutive numbers: a delta is only usable right after its predecessor. */
+  seq: number;
 }
 
 export type FrameSourceElement = HTMLVideoElement | HTMLImageElement;
@@ -209,8 +220,11 @@ export class FrameEncoder {
   }
 }
 
-/** A transferable snapshot of the element's current picture: a zero-copy VideoFrame when possible. */
-async function grabPicture(element: FrameSourceElement): Promise<VideoFrame | ImageBitmap> {
+/**
+ * A transferable snapshot of the element's current picture: a zero-copy VideoFrame when possible, taken
+ * synchronously in the caller's task (nothing is awaited before `new VideoFrame`).
+ */
+export async function grabPicture(element: FrameSourceElement): Promise<VideoFrame | ImageBitmap> {
   if (element instanceof HTMLVideoElement && typeof VideoFrame === 'function') {
     try {
       return new VideoFrame(element);

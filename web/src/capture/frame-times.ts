@@ -79,6 +79,11 @@ export class FrameTimes {
     return undefined;
   }
 
+  /** The capture times of the recently presented frames, oldest first. */
+  recentCaptureTimes(): number[] {
+    return this.recent.map((frame) => frame.capturedAt);
+  }
+
   /** Another source: its frames start a new timeline. */
   reset(): void {
     this.anchor = undefined;

@@ -1,26 +1,18 @@
-import { CODECS, type Codec } from '@sightline/shared/protocol';
+import type { CodecColumn } from '../app/dashboard-snapshot.ts';
 import type { MeasuredLink } from '../link/measured-link.ts';
-import type { FrameStats } from '../metrics/sample-store.ts';
-import { CODEC_LABELS } from '../transport/codec-policy.ts';
 import { bestColumn, CODEC_METRICS } from '../ui/stat-metrics.ts';
 import { LinkCaption } from './LinkCaption.tsx';
 import { StatsTable } from './StatsTable.tsx';
 
 interface Props {
-  stats: Record<Codec, FrameStats>;
-  activeCodecs: readonly Codec[];
+  /** One per codec and transport (ui/codec-columns.ts): JPEG, video chunks, the WebRTC paths. */
+  columns: readonly CodecColumn[];
   /** The link the figures were measured on (only frames that crossed it are in them). */
   link: MeasuredLink;
 }
 
-/** The gateway's frames per codec side by side, the better codec highlighted where the difference means something. */
-export function CodecStats({ stats, activeCodecs, link }: Props) {
-  const columns = CODECS.map((codec) => ({
-    id: codec,
-    label: CODEC_LABELS[codec],
-    stats: stats[codec],
-    active: activeCodecs.includes(codec),
-  }));
+/** The gateway's frames per codec and transport side by side, the better one highlighted where the difference means something. */
+export function CodecStats({ columns, link }: Props) {
   return (
     <>
       <LinkCaption link={link} testId="stats-link" />

@@ -4,6 +4,8 @@ import { useNow } from '../ui/use-now.ts';
 
 interface Props {
   status: ConnectionStatus;
+  /** The transport the status is of (WebSocket, WebRTC data channel, video track), named while connected. */
+  via?: string;
   onRetry: () => void;
 }
 
@@ -12,14 +14,17 @@ interface Props {
  * when the versions differ). Only the hidden sentence is a live region: the countdown ticks every second
  * and would otherwise be read out on every tick.
  */
-export function ConnectionIndicator({ status, onRetry }: Props) {
+export function ConnectionIndicator({ status, via, onRetry }: Props) {
   const now = useNow(status.state === 'reconnecting');
-  const { title, detail } = connectionText(status, now);
+  const text = connectionText(status, now);
+  const { title } = text;
+  const detail = status.state === 'open' && via ? [via, text.detail].filter(Boolean).join(' · ') : text.detail;
   return (
     <div
       className="connection"
       data-testid="connection-status"
       data-state={status.state}
+      data-via={via}
       data-version-mismatch={status.versionMismatch ? 'true' : undefined}
     >
       <span className="visually-hidden" role="status">

@@ -21,6 +21,8 @@ export function DetectionsList({ latest, tracked }: Props) {
         className="detections__list"
         data-testid="detections-list"
         data-path={latest?.path ?? ''}
+        data-codec={latest?.codec ?? ''}
+        data-transport={latest?.transport ?? ''}
         data-model={latest?.model ?? ''}
         data-frame={latest?.id ?? ''}
         aria-label="Current detections"

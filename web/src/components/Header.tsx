@@ -1,4 +1,5 @@
 import type { DashboardSnapshot } from '../app/dashboard-snapshot.ts';
+import { TRANSPORT_MODE_LABELS } from '../transport/transports.ts';
 import { formatMs, formatNumber } from '../ui/format.ts';
 import { ConnectionIndicator } from './ConnectionIndicator.tsx';
 import { PhoneAccess } from './PhoneAccess.tsx';
@@ -26,14 +27,18 @@ function Logo() {
   );
 }
 
-/** FPS and p50 of whatever served the latest frame: a codec of the gateway, or this device. */
+/** FPS and p50 of whatever served the latest frame: a codec (and transport) of the gateway, or this device. */
 function headline(snapshot: DashboardSnapshot): { fps: number; p50: number } {
   const { latest } = snapshot;
   if (latest?.path === 'device' || (!latest && snapshot.runOn === 'device')) {
     return { fps: snapshot.routes.device.fps, p50: snapshot.routes.device.full.p50 };
   }
-  const stats = snapshot.stats[latest?.codec ?? snapshot.nextCodec];
-  return { fps: stats.fps, p50: stats.full.p50 };
+  const { codecColumns } = snapshot;
+  const column =
+    (latest && codecColumns.find((entry) => entry.codec === latest.codec && entry.transport === latest.transport)) ??
+    codecColumns.find((entry) => entry.active) ??
+    codecColumns[0];
+  return { fps: column?.stats.fps ?? Number.NaN, p50: column?.stats.full.p50 ?? Number.NaN };
 }
 
 /** Brand, connection, headline figures and the pause button. */
@@ -49,7 +54,7 @@ export function Header({ snapshot, paused, onPause, onRetry }: Props) {
           <p className="brand__tagline">Live detection gateway</p>
         </div>
       </div>
-      <ConnectionIndicator status={snapshot.connection} onRetry={onRetry} />
+      <ConnectionIndicator status={snapshot.connection} via={TRANSPORT_MODE_LABELS[snapshot.transport.mode]} onRetry={onRetry} />
       <dl className="kpis" aria-label="Live figures">
         <div>
           <dt>FPS</dt>

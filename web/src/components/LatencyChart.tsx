@@ -1,7 +1,14 @@
 import { memo, useMemo, useState } from 'react';
 import { CartesianGrid, Line, LineChart, ReferenceArea, Tooltip, XAxis, YAxis } from 'recharts';
+import {
+  LATENCY_SERIES,
+  OPTIONAL_FULL_KEYS,
+  PING_HELP,
+  type LatencyRow,
+  type LatencySeries,
+  type LatencySeriesKey,
+} from '../metrics/chart-data.ts';
 import type { MeasuredLink } from '../link/measured-link.ts';
-import { LATENCY_SERIES, PING_HELP, type LatencyRow, type LatencySeries, type LatencySeriesKey } from '../metrics/chart-data.ts';
 import { formatMs, rawValue } from '../ui/format.ts';
 import { latencySummary } from '../ui/latency-summary.ts';
 import { LinkCaption } from './LinkCaption.tsx';
@@ -47,6 +54,13 @@ const gapSeconds = (from: number, to: number): string => `${(to - from).toFixed(
 /** This device's lines: in the legend only once it computed frames. */
 const DEVICE_KEYS: ReadonlySet<LatencySeriesKey> = new Set(['device', 'deviceInference']);
 
+/** Whether a series has a place in the legend: this device's once it computed frames, video and WebRTC lines once a frame went that way. */
+function inLegend(key: LatencySeriesKey, data: LatencySeries): boolean {
+  if (DEVICE_KEYS.has(key)) return data.device.length > 0;
+  if (OPTIONAL_FULL_KEYS.has(key)) return (data.linesWithData as readonly LatencySeriesKey[]).includes(key);
+  return true;
+}
+
 /** Each series' own rows where it has them (pings, this device's frames); the chart's rows otherwise. */
 function seriesData(key: LatencySeriesKey, data: LatencySeries): LatencyRow[] | undefined {
   if (key === 'ping') return data.pings;
@@ -80,7 +94,7 @@ export const LatencyChart = memo(function LatencyChart({ series: data, pingMs, l
     <div className="chart">
       <LinkCaption link={link} testId="chart-link" />
       <div className="chart__legend" role="group" aria-label="Series shown">
-        {LATENCY_SERIES.filter((series) => data.device.length > 0 || !DEVICE_KEYS.has(series.key)).map((series) => (
+        {LATENCY_SERIES.filter((series) => inLegend(series.key, data)).map((series) => (
           <button
             key={series.key}
             type="button"

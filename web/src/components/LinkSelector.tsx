@@ -1,13 +1,23 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import type { LinkState } from '../app/link-switch.ts';
 import { checkLink, LINK_CHOICES, presetOf } from '../link/link-check.ts';
-import { customLinkMessage, LINK_SPEC_EXAMPLE, presetHint, presetOptionText, refusalText, switchingText } from '../ui/link-text.ts';
+import {
+  customLinkMessage,
+  LINK_SPEC_EXAMPLE,
+  presetHint,
+  presetOptionText,
+  refusalText,
+  switchingText,
+  webRtcLinkText,
+} from '../ui/link-text.ts';
 
 interface Props {
   /** The link chosen (the settings'): a canonical spec. */
   value: string;
   /** What the stream runs behind, a switch under way, a refusal. */
   state: LinkState;
+  /** Frames go over WebRTC, which the gateway runs behind no link. */
+  webrtc?: boolean;
   onChange: (link: string) => void;
 }
 
@@ -18,7 +28,7 @@ const CUSTOM = 'custom';
  * parser as it is typed (applied with Enter or Apply, never while it is wrong). Choosing puts the running stream
  * behind the link: the gateway's socket reconnects with `?link=`.
  */
-export function LinkSelector({ value, state, onChange }: Props) {
+export function LinkSelector({ value, state, webrtc = false, onChange }: Props) {
   const id = useId();
   const chosenPreset = presetOf(value);
   const [editing, setEditing] = useState(!chosenPreset);
@@ -39,6 +49,7 @@ export function LinkSelector({ value, state, onChange }: Props) {
     if (check.ok) onChange(check.spec);
   };
   const note = state.refusal ? refusalText(state.refusal) : switchingText(state);
+  const notApplied = webrtc ? webRtcLinkText(value) : undefined;
 
   return (
     <div className="stage-bar__group link-field">
@@ -108,6 +119,11 @@ export function LinkSelector({ value, state, onChange }: Props) {
           role="status"
         >
           {note}
+        </p>
+      )}
+      {notApplied && (
+        <p className="link-field__note" data-testid="link-not-applied" role="status">
+          {notApplied}
         </p>
       )}
     </div>

@@ -2,7 +2,7 @@ import { useEffect, useRef, type CSSProperties } from 'react';
 import type { DashboardController } from '../app/dashboard-controller.ts';
 import type { DashboardSnapshot } from '../app/dashboard-snapshot.ts';
 import type { CameraErrorKind } from '../capture/camera.ts';
-import { CODEC_LABELS } from '../transport/codec-policy.ts';
+import { columnLabel } from '../ui/codec-columns.ts';
 import { formatMs } from '../ui/format.ts';
 import { secondsUntil, VERSION_MISMATCH_HELP, VERSION_MISMATCH_TITLE } from '../ui/connection-text.ts';
 import { onDeviceStatusText } from '../ui/on-device-text.ts';
@@ -64,9 +64,9 @@ export function MediaStage({ controller, snapshot, mirror, boxes, onUseFile, onR
           alt="Image being analysed"
         />
         <canvas ref={canvasRef} data-testid="overlay" className="stage__overlay" aria-hidden="true" />
-        {snapshot.link.inForce.emulated && (
-          <span className="link-badge" data-testid="link-badge" data-spec={snapshot.link.inForce.spec}>
-            {linkBadgeText(snapshot.link.inForce)}
+        {snapshot.measuredOn.emulated && (
+          <span className="link-badge" data-testid="link-badge" data-spec={snapshot.measuredOn.spec}>
+            {linkBadgeText(snapshot.measuredOn)}
           </span>
         )}
 
@@ -88,7 +88,9 @@ export function MediaStage({ controller, snapshot, mirror, boxes, onUseFile, onR
             </span>
             <span className="chip">{formatMs(latest.fullMs)}</span>
             <span className="chip chip--accent" data-testid="hud-path" data-path={latest.path}>
-              {latest.codec ? `Gateway · ${CODEC_LABELS[latest.codec]}` : 'This device'}
+              {latest.codec
+                ? `Gateway · ${columnLabel({ codec: latest.codec, transport: latest.transport ?? 'websocket' })}`
+                : 'This device'}
             </span>
             <span className="chip" data-testid="hud-boxes" data-mode={boxes}>
               {BOX_MODE_LABELS[boxes]} · {leadText(boxes, snapshot.tracking.leadMs)}

@@ -1,8 +1,10 @@
-import type { Codec, Limits, ModelInfo } from '@sightline/shared/protocol';
+import type { Limits, ModelInfo } from '@sightline/shared/protocol';
 import { frameSizeChoices, parseFrameSize, targetSize, type Size } from '../capture/frame-size.ts';
 import type { StreamSettings } from '../app/settings.ts';
-import { CODEC_LABELS } from '../transport/codec-policy.ts';
+import { abPartner, CODEC_LABELS } from '../transport/codec-policy.ts';
 import { clampInFlight, MAX_IN_FLIGHT, MIN_IN_FLIGHT } from '../transport/frame-sender.ts';
+import { isVideoCodec, type StreamCodec } from '../transport/stream-codecs.ts';
+import { formatBitrate, VIDEO_BITRATE_STEPS_KBPS } from '../video/video-bitrate.ts';
 import { Field } from './Field.tsx';
 import { NumberInput } from './NumberInput.tsx';
 
@@ -10,13 +12,13 @@ interface Props {
   settings: StreamSettings;
   sourceSize: Size | undefined;
   limits: Limits | undefined;
-  nextCodec: Codec;
+  nextCodec: StreamCodec;
   /** The model frames go to (what "Auto" frame size fits), once the model list is known. */
   model: ModelInfo | undefined;
   onChange: (patch: Partial<StreamSettings>) => void;
 }
 
-/** Wire and capture settings: A/B mode, flow control, frame size, JPEG quality (the codec itself is in StageBar). */
+/** Wire and capture settings: A/B mode, flow control, frame size, JPEG quality, video bitrate (the codec itself is in StageBar). */
 export function StreamControls({ settings, sourceSize, limits, nextCodec, model, onChange }: Props) {
   const sizes = frameSizeChoices(sourceSize);
   const nativeLabel = sourceSize ? `Native (${sourceSize.width}×${sourceSize.height})` : 'Native';
@@ -24,6 +26,11 @@ export function StreamControls({ settings, sourceSize, limits, nextCodec, model,
   const sizeKnown = sizes.some((size) => String(size) === sizeValue);
   const auto = sourceSize && model ? targetSize(sourceSize, 'auto', model.input) : undefined;
   const autoLabel = auto ? `Auto (fits the model): ${auto.width}×${auto.height}` : 'Auto (fits the model)';
+  const partner = abPartner(settings.codec);
+  const track = settings.transport === 'webrtc' && isVideoCodec(settings.codec);
+  const bitrates = VIDEO_BITRATE_STEPS_KBPS.includes(settings.videoBitrate)
+    ? VIDEO_BITRATE_STEPS_KBPS
+    : [...VIDEO_BITRATE_STEPS_KBPS, settings.videoBitrate].sort((a, b) => a - b);
   const sizeHint = model
     ? model.input.resize === 'stretch'
       ? `${model.title} stretches frames to ${model.input.width}×${model.input.height}: Auto keeps the short side at least ${Math.min(model.input.width, model.input.height)} px (never above the source).`
@@ -57,12 +64,15 @@ export function StreamControls({ settings, sourceSize, limits, nextCodec, model,
           <span>frames</span>
         </label>
         <p className="field__hint inline-fields__hint">
-          {settings.abMode ? (
+          {track ? (
+            'A video track carries one codec: A/B mode applies to frames sent by the page.'
+          ) : settings.abMode ? (
             <>
-              JSON and MessagePack in turn, from the codec under the picture. Next: <strong>{CODEC_LABELS[nextCodec]}</strong>
+              {CODEC_LABELS[settings.codec]} and {CODEC_LABELS[partner]} in turn, from the codec under the picture. Next:{' '}
+              <strong>{CODEC_LABELS[nextCodec]}</strong>
             </>
           ) : (
-            'Alternate JSON and MessagePack in blocks, to compare them on the same scene.'
+            `Alternate ${CODEC_LABELS[settings.codec]} and ${CODEC_LABELS[partner]} in blocks, to compare them on the same scene.`
           )}
         </p>
       </div>
@@ -109,6 +119,34 @@ export function StreamControls({ settings, sourceSize, limits, nextCodec, model,
           {sizes.map((size) => (
             <option key={String(size)} value={String(size)}>
               {size === 'native' ? nativeLabel : size === 'auto' ? autoLabel : `${size} px`}
+            </option>
+          ))}
+        </select>
+      </Field>
+
+      <Field
+        label="Video bitrate"
+        htmlFor="bitrate-select"
+        hintId="bitrate-hint"
+        hint={
+          track
+            ? 'The track’s ceiling: WebRTC’s congestion control sends at most this, less when the link is slower.'
+            : isVideoCodec(settings.codec) || (settings.abMode && isVideoCodec(partner))
+              ? 'The video encoder’s target; a keyframe every few seconds and whenever the gateway asks.'
+              : 'Used by the video codecs (VP8, H.264, VP9, AV1).'
+        }
+      >
+        <select
+          id="bitrate-select"
+          data-testid="bitrate-select"
+          className="input"
+          value={String(settings.videoBitrate)}
+          aria-describedby="bitrate-hint"
+          onChange={(event) => onChange({ videoBitrate: Number(event.target.value) })}
+        >
+          {bitrates.map((kbps) => (
+            <option key={kbps} value={String(kbps)}>
+              {formatBitrate(kbps)}
             </option>
           ))}
         </select>

@@ -5,7 +5,8 @@
  * own time) is optional, not a second type.
  */
 import type { FrameResult } from '@sightline/shared/model';
-import type { Codec } from '@sightline/shared/protocol';
+import type { StreamCodec } from '../transport/stream-codecs.ts';
+import type { Transport } from '../transport/transports.ts';
 import type { FrameRoute } from './run-on.ts';
 
 export type OutcomeKind = 'ok' | 'dropped' | 'error' | 'lost';
@@ -25,8 +26,10 @@ export interface SentFrame {
   skippedBefore: number;
   /** When the picture was taken, page clock (capture/frame-times.ts): the answer belongs to that moment, not to its arrival. */
   capturedAt: number;
-  /** Routes on the wire: the message's codec, its size, and the time spent encoding it. */
-  codec?: Codec;
+  /** Routes on the wire: the frame's codec (a JPEG in a wire codec, or a video codec), its size, and the time spent encoding it. */
+  codec?: StreamCodec;
+  /** Routes on the wire: the WebSocket, or a WebRTC peer connection (a data channel, or the video track). */
+  transport?: Transport;
   bytesUp?: number;
   encodeMs?: number;
 }

@@ -1,6 +1,6 @@
 /**
  * The routes a frame can take, and the *Run on* setting that picks them: each frame is computed by the
- * gateway (sent over the WebSocket), on this device (the model in a Web Worker), or both, alternating frame
+ * gateway (sent over the WebSocket or WebRTC), on this device (the model in a Web Worker), or both, alternating frame
  * by frame like the codec A/B mode, so the two are measured on the same pictures under the same conditions.
  */
 
@@ -17,7 +17,7 @@ export const RUN_ON_LABELS: Readonly<Record<RunOn, string>> = { gateway: 'Gatewa
 export const ROUTE_LABELS: Readonly<Record<FrameRoute, string>> = RUN_ON_LABELS;
 
 export const RUN_ON_HINTS: Readonly<Record<RunOn, string>> = {
-  gateway: 'Frames go to the gateway over the WebSocket; it runs the model.',
+  gateway: 'Frames go to the gateway (over the chosen transport); it runs the model.',
   device: 'The model runs in this browser (onnxruntime-web in a Web Worker); nothing leaves the device.',
   both: 'Frames alternate: one to the gateway, the next on this device, each waiting for the other.',
 };

@@ -12,6 +12,12 @@ export interface LatencyRow {
   t: number;
   fullJson?: Point;
   fullMsgpack?: Point;
+  /** Video chunks over the WebSocket. */
+  fullVideo?: Point;
+  /** JPEG frames on a WebRTC data channel. */
+  fullDataChannel?: Point;
+  /** The camera as a WebRTC video track: each detected frame's send (its RTP timestamp's) to its detections. */
+  fullTrack?: Point;
   server?: Point;
   inference?: Point;
   networkQueue?: Point;
@@ -23,22 +29,45 @@ export interface LatencyRow {
 }
 
 export const PING_HELP =
-  'Round trip of a small ping message every second on the same WebSocket as the frames. It excludes inference, ' +
-  'but it waits behind frames in the socket and behind event-loop work on both ends (this page and the gateway ' +
-  'process), so under load it is higher than the bare network round trip.';
+  'Round trip of a small ping message every second on the same channel as the frames (the WebSocket, or the WebRTC ' +
+  'data channel). It excludes inference, but it waits behind frames in the channel and behind event-loop work on both ' +
+  'ends (this page and the gateway process), so under load it is higher than the bare network round trip.';
 
 export const LATENCY_SERIES = [
   { key: 'fullJson', label: 'Full · JSON', colour: '#f5a524' },
   { key: 'fullMsgpack', label: 'Full · MessagePack', colour: '#4cc9f0' },
+  { key: 'fullVideo', label: 'Full · video', colour: '#ff922b' },
+  { key: 'fullDataChannel', label: 'Full · data channel', colour: '#20c997' },
+  { key: 'fullTrack', label: 'Full · video track', colour: '#e599f7' },
   { key: 'server', label: 'Server', colour: '#b197fc' },
   { key: 'inference', label: 'Inference', colour: '#5fd08a' },
   { key: 'networkQueue', label: 'Network + queue', colour: '#ff7b9c' },
-  { key: 'ping', label: 'Ping RTT (same socket)', colour: '#e6e9ef' },
+  { key: 'ping', label: 'Ping RTT (same channel)', colour: '#e6e9ef' },
   { key: 'device', label: 'This device · full', colour: '#ffd43b' },
   { key: 'deviceInference', label: 'This device · inference', colour: '#c0eb75' },
 ] as const satisfies readonly { key: keyof Omit<LatencyRow, 't'>; label: string; colour: string }[];
 
 export type LatencySeriesKey = (typeof LATENCY_SERIES)[number]['key'];
+
+/** The gateway's full-latency lines, one per way a frame can travel: which one a frame feeds, gatewayLine() says. */
+export const FULL_LATENCY_KEYS = [
+  'fullJson',
+  'fullMsgpack',
+  'fullVideo',
+  'fullDataChannel',
+  'fullTrack',
+] as const satisfies readonly LatencySeriesKey[];
+export type FullLatencyKey = (typeof FULL_LATENCY_KEYS)[number];
+/** Lines shown in the legend only once a frame went that way (the WebSocket's JPEG lines are always there). */
+export const OPTIONAL_FULL_KEYS: ReadonlySet<LatencySeriesKey> = new Set(['fullVideo', 'fullDataChannel', 'fullTrack']);
+
+/** The line a gateway frame's full latency is drawn on: by its transport, then JPEG (per wire codec) or video. */
+export function gatewayLine(sample: Pick<FrameSample, 'codec' | 'transport'>): FullLatencyKey {
+  const video = sample.codec !== null && sample.codec !== 'json' && sample.codec !== 'msgpack';
+  if (sample.transport === 'webrtc') return video ? 'fullTrack' : 'fullDataChannel';
+  if (video) return 'fullVideo';
+  return sample.codec === 'json' ? 'fullJson' : 'fullMsgpack';
+}
 
 /** A stretch of the chart with no answers (outage, pause, stall): lines break there and it is shaded. */
 export interface ChartGap {
@@ -60,6 +89,8 @@ export interface LatencySeries {
   gaps: ChartGap[];
   /** Codec blocks so short (A/B every 1–2 frames) that the per-codec lines are mostly single points. */
   codecsInterleaved: boolean;
+  /** The gateway's full-latency lines that have points in this window. */
+  linesWithData: FullLatencyKey[];
 }
 
 /** A silence longer than this many typical answer intervals is a gap... */
@@ -84,16 +115,26 @@ export function gapThresholdMs(answerTimes: readonly number[]): number {
   return Number.isFinite(expected) ? Math.max(MIN_GAP_MS, GAP_INTERVALS * expected) : MIN_GAP_MS;
 }
 
-const BREAK_ROW = { fullJson: null, fullMsgpack: null, server: null, inference: null, networkQueue: null } as const;
+const BREAK_ROW = {
+  fullJson: null,
+  fullMsgpack: null,
+  fullVideo: null,
+  fullDataChannel: null,
+  fullTrack: null,
+  server: null,
+  inference: null,
+  networkQueue: null,
+} as const;
 const DEVICE_BREAK_ROW = { device: null, deviceInference: null } as const;
 
 const rounded = (value: number | null): Point => (value === null ? null : roundTo(value, 2));
 
 function gatewayRow(sample: FrameSample): Omit<LatencyRow, 't'> {
-  const full = roundTo(sample.fullMs, 2);
+  // Every full-latency line gets a value or an explicit null, so each breaks where another one ran.
+  const line = gatewayLine(sample);
+  const full = Object.fromEntries(FULL_LATENCY_KEYS.map((key) => [key, key === line ? roundTo(sample.fullMs, 2) : null]));
   return {
-    fullJson: sample.codec === 'json' ? full : null,
-    fullMsgpack: sample.codec === 'json' ? null : full,
+    ...full,
     server: rounded(sample.serverMs),
     inference: rounded(sample.inferenceMs),
     networkQueue: rounded(sample.networkQueueMs),
@@ -140,7 +181,7 @@ function routeRows(
 /** Whether the codec blocks are so short that each codec's line would be isolated points (A/B every 1–2). */
 function interleaved(completed: readonly FrameSample[]): boolean {
   let switches = 0;
-  for (let i = 1; i < completed.length; i++) if (completed[i]!.codec !== completed[i - 1]!.codec) switches++;
+  for (let i = 1; i < completed.length; i++) if (gatewayLine(completed[i]!) !== gatewayLine(completed[i - 1]!)) switches++;
   return completed.length > 0 && switches * 3 > completed.length;
 }
 
@@ -184,5 +225,13 @@ export function latencySeries(
     lastPing = ping;
   }
   const gatewayCompleted = completed.filter((sample) => sample.path === 'gateway');
-  return { frames, device, pings: pingRows, gaps, codecsInterleaved: interleaved(gatewayCompleted) };
+  const lines = new Set(gatewayCompleted.map(gatewayLine));
+  return {
+    frames,
+    device,
+    pings: pingRows,
+    gaps,
+    codecsInterleaved: interleaved(gatewayCompleted),
+    linesWithData: FULL_LATENCY_KEYS.filter((key) => lines.has(key)),
+  };
 }

@@ -2,18 +2,21 @@
  * One row of measurement per frame, whichever route served it: what was sent, how it was answered, how
  * long it took.
  */
-import type { Codec } from '@sightline/shared/protocol';
 import { roundTo } from '@sightline/shared/stats';
 import type { FrameOutcome, OutcomeKind } from '../frame-routes/frame-outcome.ts';
 import type { FrameRoute } from '../frame-routes/run-on.ts';
+import type { StreamCodec } from '../transport/stream-codecs.ts';
+import type { Transport } from '../transport/transports.ts';
 
 export interface FrameSample {
   /** Message id (unique per page load). */
   id: number;
   /** Which route served the frame: the gateway, or the model running on this device. */
   path: FrameRoute;
-  /** Codec of the frame message; null for frames computed on this device (never on the wire). */
-  codec: Codec | null;
+  /** The frame's codec (JPEG in json or msgpack, or a video codec); null for frames computed on this device (never on the wire). */
+  codec: StreamCodec | null;
+  /** What it travelled on: the WebSocket or WebRTC; null on this device. */
+  transport: Transport | null;
   /** Model that answered, or the one requested when there was no answer. */
   model: string;
   /** Wall-clock send time, ms since the epoch. */
@@ -61,6 +64,7 @@ export function sampleFromOutcome(outcome: FrameOutcome, timeOrigin: number, lin
     id: frame.id,
     path: frame.path,
     codec: frame.codec ?? null,
+    transport: frame.transport ?? null,
     model: result?.model ?? frame.model ?? '',
     sentAt: roundTo(timeOrigin + frame.sentAt, 3),
     sentPerf: frame.sentAt,

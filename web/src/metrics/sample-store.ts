@@ -3,21 +3,29 @@
  * the statistics, which one function computes for any group of samples (a route, or one codec of it), and
  * everything (up to a cap) is kept for export.
  */
-import type { Codec } from '@sightline/shared/protocol';
 import { mean, summarize, type Summary } from '@sightline/shared/stats';
 import { Signal } from '../events/signal.ts';
 import type { FrameRoute } from '../frame-routes/run-on.ts';
+import type { StreamCodec } from '../transport/stream-codecs.ts';
+import type { Transport } from '../transport/transports.ts';
 import type { FrameSample } from './frame-sample.ts';
 
 /**
- * Which samples a figure is over: every frame of one route, or only those sent in one codec; on the wire,
- * only those that crossed one link (figures from different links are never pooled).
+ * Which samples a figure is over: every frame of one route, or only those sent in one codec (over one
+ * transport); on the wire, only those that crossed one link (figures from different links are never pooled).
  */
 export interface SampleGroup {
   path: FrameRoute;
-  codec?: Codec;
+  codec?: StreamCodec;
+  transport?: Transport;
   /** A link's spec (FrameSample.link): only frames that crossed it. */
   link?: string;
+}
+
+/** A codec over a transport that frames went in: one column of the codec comparison. */
+export interface StreamKind {
+  transport: Transport;
+  codec: StreamCodec;
 }
 
 /** One group's figures over its last samples. */
@@ -69,6 +77,8 @@ export class SampleStore {
   private readonly maxSamples: number;
   private lastAnsweredPerf: number | null = null;
   private discardedCount = 0;
+  /** Every codec and transport the gateway's frames went in since the last clear, by `transport:codec`. */
+  private kinds = new Map<string, StreamKind>();
 
   constructor(options: SampleStoreOptions = {}) {
     this.maxSamples = Math.max(1, options.maxSamples ?? DEFAULT_MAX_SAMPLES);
@@ -92,6 +102,11 @@ export class SampleStore {
       this.lastAnsweredPerf = sample.answeredPerf;
     }
     this.entries.push({ sample, intervalMs });
+    if (sample.codec !== null) {
+      const transport = sample.transport ?? 'websocket';
+      const key = `${transport}:${sample.codec}`;
+      if (!this.kinds.has(key)) this.kinds.set(key, { transport, codec: sample.codec });
+    }
     // Trim in batches so the cap costs O(1) amortised.
     const excess = this.entries.length - this.maxSamples;
     if (excess > 0 && (excess >= 1024 || this.maxSamples < 4096)) {
@@ -108,6 +123,7 @@ export class SampleStore {
 
   clear(): void {
     this.entries = [];
+    this.kinds = new Map();
     this.lastAnsweredPerf = null;
     this.discardedCount = 0;
     this.changed.emit('cleared');
@@ -136,6 +152,11 @@ export class SampleStore {
       if (link !== null) links.add(link);
     }
     return [...links];
+  }
+
+  /** The codecs and transports frames went to the gateway in since the samples were last cleared, first seen first. */
+  streamKinds(): StreamKind[] {
+    return [...this.kinds.values()];
   }
 
   /** Stats over the last `window` samples of `group`. */
@@ -167,6 +188,7 @@ function inGroup(sample: FrameSample, group: SampleGroup): boolean {
   return (
     sample.path === group.path &&
     (group.codec === undefined || sample.codec === group.codec) &&
+    (group.transport === undefined || (sample.transport ?? 'websocket') === group.transport) &&
     (group.link === undefined || sample.link === group.link)
   );
 }

@@ -2,7 +2,7 @@
  * The latency chart in words, for people who cannot see it: the latest value of each line, and whether
  * answers are missing right now. It names values only, so it changes when the data does, not on a timer.
  */
-import { LATENCY_SERIES, type LatencyRow, type LatencySeries, type LatencySeriesKey } from '../metrics/chart-data.ts';
+import { FULL_LATENCY_KEYS, LATENCY_SERIES, type LatencyRow, type LatencySeries, type LatencySeriesKey } from '../metrics/chart-data.ts';
 import { formatMs } from './format.ts';
 
 function latestValue(rows: readonly LatencyRow[], key: LatencySeriesKey): number | undefined {
@@ -21,7 +21,7 @@ function rowsOf(series: LatencySeries, key: LatencySeriesKey): readonly LatencyR
 
 export function latencySummary(series: LatencySeries): string {
   const answered =
-    series.frames.filter((row) => typeof row.fullJson === 'number' || typeof row.fullMsgpack === 'number').length +
+    series.frames.filter((row) => FULL_LATENCY_KEYS.some((key) => typeof row[key] === 'number')).length +
     series.device.filter((row) => typeof row.device === 'number').length;
   if (answered === 0 && series.pings.length === 0) return 'No latency measured yet.';
   const latest = LATENCY_SERIES.flatMap((line) => {

@@ -72,3 +72,13 @@ export function switchingText(state: LinkState): string | undefined {
   const runs = state.inForce.emulated ? linkName(state.inForce.spec, state.inForce.label) : 'no emulated link';
   return `The gateway runs this connection behind ${runs}, not ${asked}: the figures are labelled with what its greeting names.`;
 }
+
+/**
+ * Under the Link selector while frames go over WebRTC behind a chosen link: the gateway emulates a link on its
+ * WebSocket only (a byte stream it paces), so the peer connection runs on the network as it is. Undefined when
+ * no link is chosen.
+ */
+export function webRtcLinkText(spec: string): string | undefined {
+  if (spec === NO_LINK_SPEC) return undefined;
+  return `Not applied to WebRTC: the gateway puts only its WebSocket behind ${linkName(spec)}; the WebRTC connection runs on the network as it is, and its figures say so.`;
+}

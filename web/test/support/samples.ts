@@ -1,11 +1,11 @@
-import type { Codec } from '@sightline/shared/protocol';
 import type { FrameSample } from '../../src/metrics/frame-sample.ts';
 import type { OutcomeKind } from '../../src/frame-routes/frame-outcome.ts';
+import type { StreamCodec } from '../../src/transport/stream-codecs.ts';
 
 let nextId = 1;
 /** A sample answered at `answeredPerf` after `fullMs`; server, inference and network+queue derived from fullMs. */
 export function sample(
-  codec: Codec,
+  codec: StreamCodec,
   answeredPerf: number,
   fullMs: number,
   outcome: OutcomeKind = 'ok',
@@ -16,6 +16,7 @@ export function sample(
     id: nextId++,
     path: 'gateway',
     codec,
+    transport: 'websocket',
     model: 'm',
     sentAt: 1_700_000_000_000 + answeredPerf - fullMs,
     sentPerf: answeredPerf - fullMs,
@@ -46,6 +47,7 @@ export function deviceSample(
   return sample('msgpack', answeredPerf, fullMs, outcome, {
     path: 'device',
     codec: null,
+    transport: null,
     serverMs: null,
     inferenceMs: ok ? fullMs / 3 : null,
     networkQueueMs: null,

@@ -8,7 +8,6 @@ import type { LinkState } from '../../../src/app/link-switch.ts';
 import { NO_LINK, type MeasuredLink } from '../../../src/link/measured-link.ts';
 import { PingStore } from '../../../src/metrics/ping-store.ts';
 import { SampleStore } from '../../../src/metrics/sample-store.ts';
-import { FrameSender } from '../../../src/transport/frame-sender.ts';
 import type { ConnectionStatus } from '../../../src/transport/gateway-socket.ts';
 import { FakeClock } from '../../support/fake-clock.ts';
 import { deviceFrame, errorOutcome } from '../../support/outcomes.ts';
@@ -31,14 +30,24 @@ describe('streamPhase', () => {
 
 describe('buildSnapshot', () => {
   function sources() {
-    let id = 0;
     const samples = new SampleStore();
     const pings = new PingStore();
     const errorLog = new EventLog();
     const backoff = new RejectionBackoff(new FakeClock());
     const parts: SnapshotSources = {
-      settings: () => ({ paused: false, statsWindow: 2, runOn: 'gateway' as const }),
-      socket: { status: open },
+      settings: () => ({ ...DEFAULT_SETTINGS, codec: 'json', statsWindow: 2 }),
+      transports: {
+        status: open,
+        mode: 'websocket',
+        rtc: undefined,
+        nextCodec: () => 'json',
+        framesSent: 5,
+        lossTimeoutMs: 1000,
+        unmatched: 0,
+        overtaken: 0,
+        keyframeRequests: 0,
+      },
+      codecChoices: () => [],
       models: { state: { status: 'loading' } },
       source: { current: ready },
       answers: { latest: undefined },
@@ -46,7 +55,6 @@ describe('buildSnapshot', () => {
       pings,
       errorLog,
       noticeLog: new EventLog(),
-      sender: new FrameSender({ send: () => true, nextId: () => ++id, policy: { ...DEFAULT_SETTINGS, codec: 'json' } }),
       encoder: { path: 'worker' },
       backoff,
       loop: { lastEncode: { width: 400, height: 300, bytes: 20_000, encodeMs: 4 } },
@@ -78,8 +86,11 @@ describe('buildSnapshot', () => {
       tracking: { leadMs: 120, unique: 3, counts: [{ label: 'dog', count: 2 }] },
       detectionsKept: 7,
     });
-    // Stats over the chosen window: the last 2 json samples only.
-    expect(snapshot.stats.json.count).toBe(2);
+    // Stats over the chosen window: the last 2 json samples only; JSON and MessagePack always have a column.
+    expect(snapshot.codecColumns.map((column) => [column.id, column.active, column.stats.count])).toEqual([
+      ['json', true, 2],
+      ['msgpack', false, 0],
+    ]);
     expect(snapshot.chart.frames).toHaveLength(5);
     expect(snapshot.chart.frames.at(-1)!.t).toBe(-3.6); // the last answer, 3.6 s before now
   });
@@ -110,7 +121,7 @@ describe('buildSnapshot', () => {
     }
     const snapshot = buildSnapshot({
       ...parts,
-      settings: () => ({ paused: false, statsWindow: 500, runOn: 'both' }),
+      settings: () => ({ ...DEFAULT_SETTINGS, statsWindow: 500, runOn: 'both' }),
       onDevice: { state: { status: 'ready', backend: 'wasm', threads: 2 } },
       dispatcher: { nextRoute: () => 'device', inFlight: 1 },
     });
@@ -119,6 +130,33 @@ describe('buildSnapshot', () => {
     expect(snapshot.routes.device.count).toBe(6);
     expect(snapshot.comparison).toMatchObject({ faster: 'gateway', gatewayMs: 20, deviceMs: 60, current: true });
     expect(snapshot.chart.device).toHaveLength(6);
+  });
+
+  it('gives video chunks and each WebRTC path a column of its own, and the WebRTC figures while WebRTC is in use', () => {
+    const { parts, samples } = sources();
+    samples.add(sample('vp8', 1000, 30));
+    samples.add(sample('msgpack', 1100, 40, 'ok', { transport: 'webrtc' }));
+    samples.add(sample('vp8', 1200, 50, 'ok', { transport: 'webrtc' }));
+    const snapshot = buildSnapshot({
+      ...parts,
+      settings: () => ({ ...DEFAULT_SETTINGS, codec: 'vp8', transport: 'webrtc', statsWindow: 500 }),
+      transports: { ...parts.transports, mode: 'track', rtc: { at: 4000, figures: { rttMs: 3, framesEncoded: 90 } }, unmatched: 1 },
+    });
+    expect(snapshot.codecColumns.map((column) => [column.id, column.label, column.active, column.stats.count])).toEqual([
+      ['vp8', 'VP8', false, 1],
+      ['webrtc-msgpack', 'WebRTC channel · MessagePack', false, 1],
+      ['webrtc-vp8', 'WebRTC track · VP8', true, 1],
+      ['json', 'JSON + Base64', false, 0],
+      ['msgpack', 'MessagePack', false, 0],
+    ]);
+    expect(snapshot.transport).toEqual({
+      transport: 'webrtc',
+      mode: 'track',
+      rtc: { at: 4000, figures: { rttMs: 3, framesEncoded: 90 } },
+      unmatched: 1,
+      overtaken: 0,
+      keyframeRequests: 0,
+    });
   });
 
   it('shows only what crossed the link in force, and each link measured side by side', () => {
@@ -132,11 +170,12 @@ describe('buildSnapshot', () => {
     const state: LinkState = { inForce: LTE, target: 'lte', switching: false };
     const snapshot = buildSnapshot({
       ...parts,
-      settings: () => ({ paused: false, statsWindow: 500, runOn: 'gateway' }),
+      settings: () => ({ ...DEFAULT_SETTINGS, codec: 'msgpack', statsWindow: 500 }),
       links: { state, seen: () => [NO_LINK, LTE] },
     });
     expect(snapshot.link).toBe(state);
-    expect(snapshot.stats.msgpack).toMatchObject({ count: 3, full: { p50: 90 } });
+    expect(snapshot.measuredOn).toBe(LTE);
+    expect(snapshot.codecColumns.find((column) => column.id === 'msgpack')!.stats).toMatchObject({ count: 3, full: { p50: 90 } });
     expect(snapshot.routes.gateway.count).toBe(3);
     // This device's frames cross no link: they stay.
     expect(snapshot.routes.device.count).toBe(1);
@@ -148,5 +187,28 @@ describe('buildSnapshot', () => {
       ['No link emulation', 4, 5],
       [LTE.label, 3, 90],
     ]);
+  });
+
+  it('measures WebRTC on no link, whatever link the WebSocket runs behind', () => {
+    const { parts, samples, pings } = sources();
+    for (let i = 0; i < 2; i++) samples.add(sample('msgpack', 1000 + i * 100, 90, 'ok', { link: 'lte' }));
+    for (let i = 0; i < 3; i++) samples.add(sample('msgpack', 2000 + i * 100, 8, 'ok', { transport: 'webrtc', link: 'none' }));
+    pings.add({ at: 2500, rttMs: 41, link: 'lte' });
+    pings.add({ at: 2600, rttMs: 0.5, link: 'none' });
+    const snapshot = buildSnapshot({
+      ...parts,
+      settings: () => ({ ...DEFAULT_SETTINGS, codec: 'msgpack', transport: 'webrtc', statsWindow: 500 }),
+      transports: { ...parts.transports, mode: 'data-channel' },
+      links: { state: { inForce: LTE, target: 'lte', switching: false }, seen: () => [NO_LINK, LTE] },
+    });
+    expect(snapshot.link.inForce).toBe(LTE);
+    expect(snapshot.measuredOn).toBe(NO_LINK);
+    expect(snapshot.codecColumns.map((column) => [column.id, column.stats.count])).toEqual([
+      ['msgpack', 0],
+      ['webrtc-msgpack', 3],
+      ['json', 0],
+    ]);
+    expect(snapshot.routes.gateway.count).toBe(3);
+    expect(snapshot.pingMs).toBe(0.5);
   });
 });

@@ -135,4 +135,15 @@ describe('FrameDispatcher', () => {
     h.link.open();
     expect(h.wakeUps()).toBe(4);
   });
+
+  it('asks the route the next frame takes how to encode it: the gateway its codec, this device a JPEG', () => {
+    const h = setup('both');
+    h.device.setAvailable(true);
+    h.sender.setPolicy({ codec: 'vp8', abMode: false, abEvery: 30 });
+    expect(h.dispatcher.nextFormat()).toEqual({ kind: 'video', codec: 'vp8', keyFrame: true });
+    h.dispatcher.sendFrame(h.image, h.request({ video: { codec: 'vp8', key: true, seq: 1, width: 4, height: 4 } }));
+    h.answerGateway(1);
+    expect(h.dispatcher.nextRoute()).toBe('device');
+    expect(h.dispatcher.nextFormat()).toEqual({ kind: 'jpeg' });
+  });
 });

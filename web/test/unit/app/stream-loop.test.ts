@@ -5,6 +5,7 @@ import type { EncodedFrame, FrameSourceElement } from '../../../src/capture/fram
 import type { FrameSize, ModelInput } from '../../../src/capture/frame-size.ts';
 import { Signal } from '../../../src/events/signal.ts';
 import { FrameSender, type PendingFrame } from '../../../src/transport/frame-sender.ts';
+import type { VideoEncodeOptions } from '../../../src/video/video-stream-encoder.ts';
 import { FakeClock } from '../../support/fake-clock.ts';
 import { deviceFrame, errorOutcome } from '../../support/outcomes.ts';
 
@@ -365,5 +366,116 @@ describe('StreamLoop', () => {
     h.clock.advance(ENCODE_RETRY_MS);
     h.loop.pump();
     expect(h.encoder.calls).toHaveLength(1);
+  });
+});
+
+describe('StreamLoop with a video codec', () => {
+  interface VideoCall {
+    keyFrame: boolean;
+    codec: string;
+    bitrateKbps: number;
+    resolve: (frame: EncodedFrame | undefined) => void;
+  }
+
+  /** The video stream encoder, finishing only when told to: with a chunk, or nothing (the encoder dropped the frame). */
+  class FakeVideoEncoder {
+    readonly calls: VideoCall[] = [];
+    private seq = 0;
+    encode(
+      _element: FrameSourceElement,
+      _frameSize: FrameSize,
+      _quality: number,
+      _input: ModelInput | undefined,
+      video: VideoEncodeOptions,
+    ): Promise<EncodedFrame | undefined> {
+      return new Promise((resolve) => this.calls.push({ ...video, resolve }));
+    }
+    chunk(): void {
+      const call = this.calls.at(-1)!;
+      call.resolve({
+        bytes: new Uint8Array(4),
+        width: 400,
+        height: 300,
+        encodeMs: 2,
+        path: 'worker',
+        video: { codec: call.codec as 'vp8', key: call.keyFrame, seq: ++this.seq },
+      });
+    }
+    drop(): void {
+      this.calls.at(-1)!.resolve(undefined);
+    }
+  }
+
+  function videoSetup() {
+    const clock = new FakeClock();
+    const source = new FakeSource();
+    const jpeg = new FakeEncoder();
+    const video = new FakeVideoEncoder();
+    let id = 0;
+    const sent: PendingFrame[] = [];
+    const sender = new FrameSender({ send: () => true, nextId: () => ++id, now: () => clock.now() });
+    sender.setPolicy({ codec: 'vp8', abMode: false, abEvery: 30 });
+    const settings: LoopSettings = { paused: false, frameSize: 'auto', jpegQuality: 0.8, model: 'ssd', threshold: 0.5, videoBitrate: 250 };
+    const loop = new StreamLoop({
+      source,
+      encoder: jpeg,
+      videoEncoder: video,
+      sender: {
+        canSend: () => sender.canSend(),
+        nextFormat: () => sender.nextFormat(),
+        sendFrame: (image, frameOptions) => {
+          const frame = sender.sendFrame(image, frameOptions);
+          if (frame) sent.push(frame);
+          return frame;
+        },
+      },
+      link: { isOpen: true },
+      clock,
+      settings: () => settings,
+      modelInput: () => ssd,
+      holdMs: () => 0,
+      wakeOn: [],
+    });
+    const answer = (): void => {
+      const frame = sent.find((pending) => sender.isPending(pending.id))!;
+      sender.handleAnswer({ type: 'dropped', id: frame.id, reason: 'superseded' }, 10);
+      loop.pump();
+    };
+    return { source, jpeg, video, sender, sent, loop, answer };
+  }
+
+  it('encodes the pictures as the route asks: a keyframe first, then deltas, at the bitrate; sent as chunks', async () => {
+    const h = videoSetup();
+    h.loop.start();
+    h.loop.pump();
+    expect(h.jpeg.calls).toHaveLength(0);
+    expect(h.video.calls.map(({ keyFrame, codec, bitrateKbps }) => ({ keyFrame, codec, bitrateKbps }))).toEqual([
+      { keyFrame: true, codec: 'vp8', bitrateKbps: 250 },
+    ]);
+    h.video.chunk();
+    await settle();
+    expect(h.sent).toMatchObject([{ codec: 'vp8' }]);
+    h.source.present();
+    h.answer();
+    expect(h.video.calls.at(-1)!.keyFrame).toBe(false);
+    h.video.chunk();
+    await settle();
+    expect(h.sent).toHaveLength(2);
+  });
+
+  it('skips a frame the encoder dropped and waits for the next picture', async () => {
+    const h = videoSetup();
+    h.loop.start();
+    h.loop.pump();
+    h.video.drop();
+    await settle();
+    expect(h.sent).toHaveLength(0);
+    expect(h.video.calls).toHaveLength(1);
+    h.source.present();
+    expect(h.video.calls).toHaveLength(2);
+    expect(h.video.calls[1]!.keyFrame).toBe(true);
+    h.video.chunk();
+    await settle();
+    expect(h.sent.map((frame) => frame.skippedBefore)).toEqual([1]);
   });
 });

@@ -13,6 +13,8 @@ import {
 const chosen: StreamSettings = {
   ...DEFAULT_SETTINGS,
   codec: 'json',
+  transport: 'webrtc',
+  videoBitrate: 2500,
   runOn: 'both',
   model: 'blazeface-back-256',
   threshold: 0.35,
@@ -58,6 +60,12 @@ describe('readUrlSettings', () => {
     expect(settings).toEqual(shared);
   });
 
+  it('reads the video codecs, the transport and the bitrate (kbit/s)', () => {
+    expect(readUrlSettings('?codec=vp8&bitrate=1000').settings).toEqual({ codec: 'vp8', videoBitrate: 1000 });
+    expect(readUrlSettings('?transport=webrtc&codec=msgpack').settings).toEqual({ transport: 'webrtc', codec: 'msgpack' });
+    expect(readUrlSettings('?transport=WebRTC&codec=H264').settings).toEqual({ transport: 'webrtc', codec: 'h264' });
+  });
+
   it('takes enum values in any case, booleans in several words, and the name alone as on', () => {
     expect(readUrlSettings('?codec=JSON&run=Device&boxes=RAW').settings).toEqual({ codec: 'json', runOn: 'device', boxes: 'raw' });
     expect(readUrlSettings('?ab=1&mirror=no').settings).toEqual({ abMode: true, mirror: false });
@@ -76,7 +84,10 @@ describe('readUrlSettings', () => {
   });
 
   it.each([
-    ['codec', 'xml', 'json or msgpack'],
+    ['codec', 'xml', 'json, msgpack, vp8, vp9, h264, av1'],
+    ['transport', 'udp', 'websocket or webrtc'],
+    ['bitrate', '50', '100 to 20000 (kbit/s)'],
+    ['bitrate', '1.5', '100 to 20000 (kbit/s)'],
     ['run', 'cloud', 'gateway, device, both'],
     ['in-flight', '9', '1 to 8'],
     ['in-flight', '0', '1 to 8'],
@@ -109,7 +120,7 @@ describe('readUrlSettings', () => {
     expect(settings).toEqual({ runOn: 'gateway', model: 'nope' });
     expect(problems.map((problem) => problem.param)).toEqual(['codec', 'in-flight']);
     expect(urlProblemsText(problems)).toBe(
-      'From the address: codec=xml ignored, expected json or msgpack; in-flight=99 ignored, expected 1 to 8.',
+      'From the address: codec=xml ignored, expected json, msgpack, vp8, vp9, h264, av1; in-flight=99 ignored, expected 1 to 8.',
     );
   });
 
@@ -119,9 +130,9 @@ describe('readUrlSettings', () => {
     expect(present).toBe(false);
     expect(problems).toHaveLength(1);
     expect(problems[0]!.param).toBe('codex');
-    expect(problems[0]!.message).toMatch(/codex.*no such setting.*codec, run, model/);
+    expect(problems[0]!.message).toMatch(/codex.*no such setting.*codec, transport, bitrate, run, model/);
     expect(urlProblemsText(problems)).toBe(
-      'From the address: “codex” ignored, no such setting (the settings: codec, run, model, threshold, boxes, ab, ab-every, in-flight, size, quality, threads, stats, link, mirror, paused).',
+      'From the address: “codex” ignored, no such setting (the settings: codec, transport, bitrate, run, model, threshold, boxes, ab, ab-every, in-flight, size, quality, threads, stats, link, mirror, paused).',
     );
   });
 
@@ -135,7 +146,8 @@ describe('readUrlSettings', () => {
 
   it('shortens a long value in its notice', () => {
     const { problems } = readUrlSettings(`?codec=${'x'.repeat(500)}`);
-    expect(problems[0]!.message.length).toBeLessThan(100);
+    expect(problems[0]!.message.length).toBeLessThan(120);
+    expect(problems[0]!.message).toContain(`${'x'.repeat(40)}…`);
   });
 
   it('an address without settings sets nothing', () => {
@@ -148,7 +160,7 @@ describe('readUrlSettings', () => {
 describe('shareLink', () => {
   it('is this page with every shared setting in table order, and nothing else', () => {
     expect(shareLink(location, chosen)).toBe(
-      'https://192.168.1.23:8080/?codec=json&run=both&model=blazeface-back-256&threshold=0.35&boxes=raw&ab=on&ab-every=5&in-flight=3&size=640&quality=65&threads=2&stats=2000&link=bw=2mbit/10mbit,delay=40ms',
+      'https://192.168.1.23:8080/?codec=json&transport=webrtc&bitrate=2500&run=both&model=blazeface-back-256&threshold=0.35&boxes=raw&ab=on&ab-every=5&in-flight=3&size=640&quality=65&threads=2&stats=2000&link=bw=2mbit/10mbit,delay=40ms',
     );
   });
 
@@ -163,13 +175,13 @@ describe('shareLink', () => {
 describe('searchWithSettings', () => {
   it('keeps the page’s own parameters as written and replaces every setting', () => {
     expect(searchWithSettings('?debug&codec=msgpack&paused=on&mirror=off', { ...DEFAULT_SETTINGS, codec: 'json' })).toBe(
-      '?debug&codec=json&run=gateway&threshold=0.5&boxes=predicted&ab=off&ab-every=30&in-flight=1&size=auto&quality=80&threads=auto&stats=500&link=none',
+      '?debug&codec=json&transport=websocket&bitrate=1000&run=gateway&threshold=0.5&boxes=predicted&ab=off&ab-every=30&in-flight=1&size=auto&quality=80&threads=auto&stats=500&link=none',
     );
   });
 
   it('keeps an unknown parameter (the notice named it) and a token, and settings given in another case go', () => {
     const search = searchWithSettings('?token=abc&CODEC=json&utm_source=x', { ...DEFAULT_SETTINGS, model: 'ssd' });
-    expect(search.startsWith('?token=abc&utm_source=x&codec=msgpack&run=gateway&model=ssd&')).toBe(true);
+    expect(search.startsWith('?token=abc&utm_source=x&codec=msgpack&transport=websocket&bitrate=1000&run=gateway&model=ssd&')).toBe(true);
     expect(search).not.toContain('CODEC');
   });
 

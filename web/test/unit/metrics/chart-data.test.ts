@@ -3,6 +3,9 @@ import { latencySeries } from '../../../src/metrics/chart-data.ts';
 import type { FrameSample } from '../../../src/metrics/frame-sample.ts';
 import { deviceSample, sample } from '../../support/samples.ts';
 
+/** Every full-latency line without a point: a row has a value on one of them at most. */
+const NO_FULL = { fullJson: null, fullMsgpack: null, fullVideo: null, fullDataChannel: null, fullTrack: null };
+
 describe('latencySeries', () => {
   it('puts each codec on its own full-latency series and skips unanswered frames', () => {
     const { frames } = latencySeries(
@@ -11,9 +14,37 @@ describe('latencySeries', () => {
       3000,
     );
     expect(frames).toEqual([
-      { t: -2, fullJson: 40, fullMsgpack: null, server: 20, inference: 10, networkQueue: 20 },
-      { t: -1, fullJson: null, fullMsgpack: 30, server: 15, inference: 7.5, networkQueue: 15 },
+      { t: -2, ...NO_FULL, fullJson: 40, server: 20, inference: 10, networkQueue: 20 },
+      { t: -1, ...NO_FULL, fullMsgpack: 30, server: 15, inference: 7.5, networkQueue: 15 },
     ]);
+  });
+
+  it('draws video chunks, the data channel and the video track each on a line of its own, named in linesWithData', () => {
+    const { frames, linesWithData } = latencySeries(
+      [
+        sample('vp8', 1000, 40),
+        sample('msgpack', 1500, 30, 'ok', { transport: 'webrtc' }),
+        sample('h264', 2000, 50, 'ok', { transport: 'webrtc' }),
+        sample('msgpack', 2500, 20),
+      ],
+      [],
+      3000,
+    );
+    expect(
+      frames.map(({ fullJson, fullMsgpack, fullVideo, fullDataChannel, fullTrack }) => ({
+        fullJson,
+        fullMsgpack,
+        fullVideo,
+        fullDataChannel,
+        fullTrack,
+      })),
+    ).toEqual([
+      { ...NO_FULL, fullVideo: 40 },
+      { ...NO_FULL, fullDataChannel: 30 },
+      { ...NO_FULL, fullTrack: 50 },
+      { ...NO_FULL, fullMsgpack: 20 },
+    ]);
+    expect(linesWithData).toEqual(['fullMsgpack', 'fullVideo', 'fullDataChannel', 'fullTrack']);
   });
 
   it('keeps pings apart, from the first charted frame on', () => {
@@ -49,6 +80,7 @@ describe('latencySeries', () => {
       pings: [{ t: -1, ping: 2 }],
       gaps: [],
       codecsInterleaved: false,
+      linesWithData: [],
     });
   });
 
@@ -59,7 +91,7 @@ describe('latencySeries', () => {
     const { frames, gaps } = latencySeries(samples, [], 6500);
     expect(frames).toHaveLength(16);
     const breaks = frames.filter((row) => row.fullMsgpack === null);
-    expect(breaks).toEqual([{ t: -2.55, fullJson: null, fullMsgpack: null, server: null, inference: null, networkQueue: null }]);
+    expect(breaks).toEqual([{ t: -2.55, ...NO_FULL, server: null, inference: null, networkQueue: null }]);
     expect(frames.indexOf(breaks[0]!)).toBe(10);
     expect(gaps).toEqual([{ from: -4.6, to: -0.5, open: false }]);
   });

@@ -15,6 +15,7 @@ const base: FrameSample = {
   id: 1,
   path: 'gateway',
   codec: 'msgpack',
+  transport: 'websocket',
   model: 'ssdlite-mobilenetv2-coco',
   sentAt: 1_763_821_800_123.5,
   sentPerf: 10,
@@ -35,20 +36,33 @@ const base: FrameSample = {
 describe('samplesToCsv', () => {
   it('starts with the agreed header row', () => {
     const [header] = samplesToCsv([]).split('\r\n');
-    expect(header).toBe('id,codec,model,sentAt,fullMs,serverMs,inferenceMs,networkQueueMs,bytesUp,bytesDown,outcome,detections,path,link');
-    expect(CSV_COLUMNS).toHaveLength(14);
+    expect(header).toBe(
+      'id,codec,model,sentAt,fullMs,serverMs,inferenceMs,networkQueueMs,bytesUp,bytesDown,outcome,detections,path,transport,link',
+    );
+    expect(CSV_COLUMNS).toHaveLength(15);
   });
 
   it('writes one CRLF-terminated row per sample, empty cells for missing values', () => {
     const csv = samplesToCsv([
       base,
-      { ...base, id: 2, codec: 'json', outcome: 'dropped', serverMs: null, inferenceMs: null, networkQueueMs: null, detections: 0 },
+      {
+        ...base,
+        id: 2,
+        codec: 'vp8',
+        transport: 'webrtc',
+        link: 'none',
+        outcome: 'dropped',
+        serverMs: null,
+        inferenceMs: null,
+        networkQueueMs: null,
+        detections: 0,
+      },
     ]);
     const lines = csv.split('\r\n');
     expect(lines).toHaveLength(4);
     expect(lines[3]).toBe('');
-    expect(lines[1]).toBe('1,msgpack,ssdlite-mobilenetv2-coco,1763821800123.5,42,30.25,20.125,11.75,10240,512,ok,3,gateway,lte');
-    expect(lines[2]).toBe('2,json,ssdlite-mobilenetv2-coco,1763821800123.5,42,,,,10240,512,dropped,0,gateway,lte');
+    expect(lines[1]).toBe('1,msgpack,ssdlite-mobilenetv2-coco,1763821800123.5,42,30.25,20.125,11.75,10240,512,ok,3,gateway,websocket,lte');
+    expect(lines[2]).toBe('2,vp8,ssdlite-mobilenetv2-coco,1763821800123.5,42,,,,10240,512,dropped,0,gateway,webrtc,none');
   });
 
   it('quotes fields with separators or quotes (RFC 4180)', () => {
@@ -59,10 +73,10 @@ describe('samplesToCsv', () => {
   it('says which link each frame crossed: a custom spec quoted, empty for a frame computed on this device', () => {
     const lines = samplesToCsv([
       { ...base, link: 'bw=2mbit/10mbit,delay=40ms' },
-      { ...base, path: 'device', codec: null, link: null },
+      { ...base, path: 'device', codec: null, transport: null, link: null },
     ]).split('\r\n');
-    expect(lines[1]).toMatch(/,gateway,"bw=2mbit\/10mbit,delay=40ms"$/);
-    expect(lines[2]).toMatch(/,device,$/);
+    expect(lines[1]).toMatch(/,gateway,websocket,"bw=2mbit\/10mbit,delay=40ms"$/);
+    expect(lines[2]).toMatch(/,device,,$/);
   });
 });
 

@@ -8,6 +8,25 @@ const byCodec = (store: SampleStore, window: number) => ({
 });
 
 describe('SampleStore', () => {
+  it('tells the same codec over two transports apart, and lists the codecs and transports frames went in', () => {
+    const store = new SampleStore();
+    store.add(sample('msgpack', 100, 10));
+    store.add(sample('msgpack', 200, 30, 'ok', { transport: 'webrtc' }));
+    store.add(sample('vp8', 300, 20, 'ok', { transport: 'webrtc', bytesUp: 900 }));
+    store.add(deviceSample(400, 50));
+    expect(store.stats({ path: 'gateway', codec: 'msgpack', transport: 'websocket' }, 100).full.p50).toBe(10);
+    expect(store.stats({ path: 'gateway', codec: 'msgpack', transport: 'webrtc' }, 100).full.p50).toBe(30);
+    expect(store.stats({ path: 'gateway', codec: 'msgpack' }, 100).count).toBe(2);
+    expect(store.stats({ path: 'gateway', codec: 'vp8', transport: 'webrtc' }, 100).bytesUpMean).toBe(900);
+    expect(store.streamKinds()).toEqual([
+      { transport: 'websocket', codec: 'msgpack' },
+      { transport: 'webrtc', codec: 'msgpack' },
+      { transport: 'webrtc', codec: 'vp8' },
+    ]);
+    store.clear();
+    expect(store.streamKinds()).toEqual([]);
+  });
+
   it('computes stats per codec from its own samples only', () => {
     const store = new SampleStore();
     let t = 0;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { codecForFrame } from '../../../src/transport/codec-policy.ts';
+import { abPartner, codecForFrame } from '../../../src/transport/codec-policy.ts';
 
 describe('codecForFrame', () => {
   it('handles fixed and A/B policies', () => {
@@ -11,5 +11,20 @@ describe('codecForFrame', () => {
       'msgpack',
     ]);
     expect(codecForFrame(3, { codec: 'json', abMode: true, abEvery: 0 })).toBe('msgpack');
+  });
+});
+
+describe('A/B with a video codec', () => {
+  it('alternates the video codec with MessagePack JPEG, so both are measured on the same scene', () => {
+    expect([0, 1, 2, 3, 4, 5].map((i) => codecForFrame(i, { codec: 'vp8', abMode: true, abEvery: 2 }))).toEqual([
+      'vp8',
+      'vp8',
+      'msgpack',
+      'msgpack',
+      'vp8',
+      'vp8',
+    ]);
+    expect(abPartner('h264')).toBe('msgpack');
+    expect(abPartner('msgpack')).toBe('json');
   });
 });

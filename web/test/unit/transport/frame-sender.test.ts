@@ -187,3 +187,79 @@ describe('FrameSender codec per message', () => {
     expect(h.sent.map((data) => typeof data)).toEqual(['object', 'object', 'string', 'string', 'object', 'object']);
   });
 });
+
+describe('FrameSender video chunks', () => {
+  const chunkBytes = new Uint8Array([0x9d, 0x01, 0x2a, 7, 7, 7]);
+  const chunk = (seq: number, key: boolean) => ({ codec: 'vp8' as const, key, seq, width: 400, height: 300 });
+
+  function video(options: { abMode?: boolean; abEvery?: number } = {}) {
+    const h = harness({ abMode: options.abMode ?? false, abEvery: options.abEvery ?? 2 });
+    h.sender.setPolicy({ codec: 'vp8', abMode: options.abMode ?? false, abEvery: options.abEvery ?? 2 });
+    return h;
+  }
+
+  it('sends a chunk as a MessagePack `chunk` message: capture time as ts, the size with a keyframe only', () => {
+    const h = video();
+    expect(h.sender.nextFormat()).toEqual({ kind: 'video', codec: 'vp8', keyFrame: true });
+    h.advance(100);
+    const key = h.sender.sendFrame(chunkBytes, { model: 'ssd', threshold: 0.5, capturedAt: 80, video: chunk(1, true) });
+    expect(key).toMatchObject({ codec: 'vp8', transport: 'websocket', sentAt: 100, capturedAt: 80 });
+    expect(h.sent[0]).toBeInstanceOf(Uint8Array);
+    expect(decodeClientMessage(h.sent[0]!)).toEqual({
+      type: 'chunk',
+      id: key!.id,
+      ts: 80,
+      codec: 'vp8',
+      key: true,
+      data: chunkBytes,
+      width: 400,
+      height: 300,
+      model: 'ssd',
+      threshold: 0.5,
+    });
+    h.sender.handleAnswer(detections(key!.id), 10);
+    // The stream started: deltas follow until the interval asks for another keyframe.
+    expect(h.sender.nextFormat()).toEqual({ kind: 'video', codec: 'vp8', keyFrame: false });
+    h.sender.sendFrame(chunkBytes, { model: 'ssd', threshold: 0.5, video: chunk(2, false) });
+    expect(decodeClientMessage(h.sent[1]!)).not.toHaveProperty('width');
+  });
+
+  it('never sends a delta whose predecessor did not go: the next chunk must be a keyframe', () => {
+    const h = video();
+    const first = h.sender.sendFrame(chunkBytes, { video: chunk(1, true) })!;
+    h.sender.handleAnswer(detections(first.id), 10);
+    // Chunk 2 was encoded but never sent (paused, the socket closed in between): chunk 3 cannot be decoded.
+    expect(h.sender.sendFrame(chunkBytes, { video: chunk(3, false) })).toBeUndefined();
+    expect(h.sent).toHaveLength(1);
+    expect(h.sender.nextFormat()).toMatchObject({ keyFrame: true });
+    expect(h.sender.sendFrame(chunkBytes, { video: chunk(4, true) })).toBeDefined();
+    expect(h.sender.nextFormat()).toMatchObject({ keyFrame: false });
+  });
+
+  it('starts with a keyframe again when the gateway asks, when a chunk could not be used, and on a new connection', () => {
+    const h = video();
+    const first = h.sender.sendFrame(chunkBytes, { video: chunk(1, true) })!;
+    h.sender.handleAnswer(detections(first.id), 10);
+    h.sender.keyframeRequested();
+    expect(h.sender.nextFormat()).toMatchObject({ keyFrame: true });
+    const key = h.sender.sendFrame(chunkBytes, { video: chunk(2, true) })!;
+    h.sender.handleAnswer({ type: 'error', id: key.id, code: 'needs_keyframe', message: 'start with a keyframe' }, 10);
+    expect(h.sender.nextFormat()).toMatchObject({ keyFrame: true });
+    h.sender.sendFrame(chunkBytes, { video: chunk(3, true) });
+    expect(h.sender.nextFormat()).toMatchObject({ keyFrame: false });
+    h.sender.abandonAll();
+    expect(h.sender.nextFormat()).toMatchObject({ keyFrame: true });
+    expect(h.sender.video.keyframeRequests).toBe(2);
+  });
+
+  it('alternates the video codec with MessagePack JPEG in A/B mode', () => {
+    const h = video({ abMode: true, abEvery: 1 });
+    expect(h.sender.nextFormat()).toMatchObject({ kind: 'video' });
+    const first = h.sender.sendFrame(chunkBytes, { video: chunk(1, true) })!;
+    h.sender.handleAnswer(detections(first.id), 10);
+    expect(h.sender.nextFormat()).toEqual({ kind: 'jpeg' });
+    const jpeg = h.sender.sendFrame(image)!;
+    expect(jpeg.codec).toBe('msgpack');
+    expect(decodeClientMessage(h.sent[1]!)).toMatchObject({ type: 'frame', image });
+  });
+});

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { DetectionsMessage } from '@sightline/shared/protocol';
 import type { FrameOutcome } from '../../../src/frame-routes/frame-outcome.ts';
 import { ANSWER_TIMEOUT_MS, FrameSender } from '../../../src/transport/frame-sender.ts';
+import { Signal } from '../../../src/events/signal.ts';
 import { GatewayRoute } from '../../../src/transport/gateway-route.ts';
 import { FakeLink } from '../../support/fake-link.ts';
 import { detectionsMessage } from '../../support/gateway-messages.ts';
@@ -107,5 +108,39 @@ describe('GatewayRoute', () => {
     expect(h.settled).toMatchObject([{ kind: 'lost', notice: { code: 'no_answer', message: expect.stringMatching(/within 5 s/) } }]);
     expect(h.route.inFlight).toBe(1);
     expect(h.sender.isPending(recent.id)).toBe(true);
+  });
+
+  it("passes the gateway's keyframe requests to the sender's video stream, and says how the next frame must be encoded", () => {
+    const h = setup();
+    h.link.open();
+    h.sender.setPolicy({ codec: 'vp8', abMode: false, abEvery: 30 });
+    expect(h.route.nextFormat()).toEqual({ kind: 'video', codec: 'vp8', keyFrame: true });
+    h.route.send(new Uint8Array([1]), {
+      model: 'ssd',
+      threshold: 0.5,
+      skippedBefore: 0,
+      capturedAt: 0,
+      video: { codec: 'vp8', key: true, seq: 1, width: 4, height: 4 },
+    });
+    expect(h.route.nextFormat()).toMatchObject({ keyFrame: false });
+    h.link.receive({ type: 'keyframe', reason: 'the decoder restarted' });
+    expect(h.route.nextFormat()).toMatchObject({ keyFrame: true });
+  });
+
+  it("sends nothing while the link has no room (a data channel's buffer), and wakes the loop when it has again", () => {
+    const h = setup();
+    let room = false;
+    const roomChanged = new Signal<void>();
+    const link = Object.assign(h.link, { hasRoom: () => room, roomChanged });
+    const route = new GatewayRoute(link, h.sender);
+    let changes = 0;
+    route.changed.subscribe(() => changes++);
+    h.link.open();
+    expect(route.canSend()).toBe(false);
+    expect(route.send(new Uint8Array(8), { model: 'ssd', threshold: 0.5, skippedBefore: 0, capturedAt: 0 })).toBeUndefined();
+    room = true;
+    roomChanged.emit();
+    expect(changes).toBe(2);
+    expect(route.canSend()).toBe(true);
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { LatencySeries } from '../../../src/metrics/chart-data.ts';
 import { latencySummary } from '../../../src/ui/latency-summary.ts';
 
-const empty: LatencySeries = { frames: [], device: [], pings: [], gaps: [], codecsInterleaved: false };
+const empty: LatencySeries = { frames: [], device: [], pings: [], gaps: [], codecsInterleaved: false, linesWithData: [] };
 
 describe('latencySummary', () => {
   it('says when there is nothing yet', () => {
@@ -23,7 +23,7 @@ describe('latencySummary', () => {
     expect(text).toContain('Full · JSON 80.0 ms');
     expect(text).toContain('Full · MessagePack 42.0 ms');
     expect(text).toContain('Server 31.0 ms');
-    expect(text).toContain('Ping RTT (same socket) 3.25 ms');
+    expect(text).toContain('Ping RTT (same channel) 3.25 ms');
     expect(text).toContain('2 answered messages shown.');
     expect(text).not.toContain('right now');
   });

@@ -10,6 +10,7 @@ import {
   presetOptionText,
   refusalText,
   switchingText,
+  webRtcLinkText,
 } from '../../../src/ui/link-text.ts';
 
 const LTE = { spec: 'lte', label: 'LTE · 40 ms RTT ±4, ↓29.5 ↑7.6 Mbit/s, emulated', emulated: true };
@@ -73,6 +74,13 @@ describe('link words', () => {
     expect(switchingText({ inForce: LTE, target: 'lte', switching: false })).toBeUndefined();
     expect(switchingText({ inForce: NO_LINK, target: 'lte', switching: false })).toBe(
       'The gateway runs this connection behind no emulated link, not LTE: the figures are labelled with what its greeting names.',
+    );
+  });
+
+  it('says a link chosen is not applied to WebRTC, and nothing without one', () => {
+    expect(webRtcLinkText('none')).toBeUndefined();
+    expect(webRtcLinkText('lte')).toBe(
+      'Not applied to WebRTC: the gateway puts only its WebSocket behind LTE; the WebRTC connection runs on the network as it is, and its figures say so.',
     );
   });
 });

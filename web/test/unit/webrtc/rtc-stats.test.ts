@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { summarizeRtcStats, type RtcStat } from '../../../src/webrtc/rtc-stats.ts';
+
+/** What Chromium 156 reported for a VP8 track to the gateway (trimmed to the fields read). */
+function report(bytesSent: number, framesEncoded: number): RtcStat[] {
+  return [
+    { id: 'T01', type: 'transport', bytesSent, selectedCandidatePairId: 'CP1' },
+    { id: 'CP0', type: 'candidate-pair', nominated: true, state: 'succeeded', currentRoundTripTime: 0.9 },
+    {
+      id: 'CP1',
+      type: 'candidate-pair',
+      nominated: true,
+      state: 'succeeded',
+      currentRoundTripTime: 0.004,
+      availableOutgoingBitrate: 2_500_000,
+    },
+    {
+      id: 'OT1',
+      type: 'outbound-rtp',
+      kind: 'video',
+      codecId: 'C96',
+      remoteId: 'RI1',
+      mediaSourceId: 'SV1',
+      packetsSent: 1162,
+      framesEncoded,
+      framesSent: framesEncoded,
+      framesPerSecond: 15,
+      keyFramesEncoded: 1,
+      pliCount: 2,
+      nackCount: 0,
+      frameWidth: 640,
+      frameHeight: 480,
+      encoderImplementation: 'libvpx',
+      qualityLimitationReason: 'none',
+      targetBitrate: 1_700_000,
+    },
+    { id: 'RI1', type: 'remote-inbound-rtp', kind: 'video', packetsLost: 3, fractionLost: 0.01, jitter: 0.0021, roundTripTime: 0.003 },
+    { id: 'SV1', type: 'media-source', kind: 'video', frames: 120 },
+    { id: 'C96', type: 'codec', mimeType: 'video/VP8' },
+    { id: 'D1', type: 'data-channel', label: 'control', messagesSent: 4, messagesReceived: 5 },
+    { id: 'D2', type: 'data-channel', label: 'detections', messagesSent: 0, messagesReceived: 35 },
+  ];
+}
+
+describe('summarizeRtcStats', () => {
+  it("reads the selected pair's round trip, the track's encoder and RTCP figures, and the channels' messages", () => {
+    const { figures, mark } = summarizeRtcStats(report(1_000_000, 109), 5000);
+    expect(figures).toEqual({
+      rttMs: 4,
+      availableKbps: 2500,
+      targetKbps: 1700,
+      packetsSent: 1162,
+      packetsLost: 3,
+      fractionLost: 0.01,
+      jitterMs: 2.1,
+      framesEncoded: 109,
+      framesSent: 109,
+      framesDropped: 11,
+      framesPerSecond: 15,
+      keyFramesEncoded: 1,
+      pliCount: 2,
+      nackCount: 0,
+      frameWidth: 640,
+      frameHeight: 480,
+      encoder: 'libvpx',
+      codec: 'video/VP8',
+      qualityLimitation: 'none',
+      messagesSent: 4,
+      messagesReceived: 40,
+    });
+    expect(mark).toEqual({ at: 5000, bytesSent: 1_000_000 });
+  });
+
+  it('computes the send bitrate from the bytes sent since the previous report', () => {
+    const first = summarizeRtcStats(report(1_000_000, 100), 5000);
+    const second = summarizeRtcStats(report(1_125_000, 115), 6000, first.mark);
+    expect(second.figures.sendKbps).toBe(1000);
+  });
+
+  it('gives only what a data-channel connection has', () => {
+    const { figures } = summarizeRtcStats(
+      [
+        { id: 'T', type: 'transport', bytesSent: 10, selectedCandidatePairId: 'P' },
+        { id: 'P', type: 'candidate-pair', currentRoundTripTime: 0.006 },
+        { id: 'D', type: 'data-channel', messagesSent: 76, messagesReceived: 77 },
+      ],
+      1,
+    );
+    expect(figures).toEqual({ rttMs: 6, messagesSent: 76, messagesReceived: 77 });
+  });
+});

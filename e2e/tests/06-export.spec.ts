@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import type { Download } from '@playwright/test';
 import { expect, test } from '../support/fixtures.ts';
 
-const HEADER = 'id,codec,model,sentAt,fullMs,serverMs,inferenceMs,networkQueueMs,bytesUp,bytesDown,outcome,detections,path';
+const HEADER = 'id,codec,model,sentAt,fullMs,serverMs,inferenceMs,networkQueueMs,bytesUp,bytesDown,outcome,detections,path,transport,link';
 const COLUMNS = HEADER.split(',');
 
 async function downloadText(download: Download): Promise<string> {
@@ -46,6 +46,8 @@ test('export CSV and JSON contain every answered frame of both codecs', async ({
     expect(Number(row.bytesDown)).toBeGreaterThan(0);
     expect(row.model).toBe('ssdlite-mobilenetv2-coco');
     expect(row.path).toBe('gateway');
+    expect(row.transport).toBe('websocket');
+    expect(row.link).toBe('none');
     expect(Number.isInteger(Number(row.detections))).toBe(true);
     expect(Number(row.sentAt)).toBeGreaterThan(Date.parse('2020-01-01'));
   }

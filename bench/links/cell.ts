@@ -102,6 +102,11 @@ export interface TransportRow {
   codec: string;
   /** The paths that can carry this row's traffic, preferred first; `loopback` is implied for no link. */
   paths: ReadonlyArray<Exclude<LinkPathKind, 'loopback'>>;
+  /**
+   * Frames may go unanswered by design (an unordered channel without retransmissions; a video track whose
+   * server detects only the newest picture): a lost frame is a figure of the row, not a fault of the run.
+   */
+  losesFramesByDesign?: boolean;
   /** Why this gateway cannot serve the row (its hello names no decoder for the codec, say); undefined: it can. */
   unavailable?(hello: HelloMessage | undefined): string | undefined;
   run(context: CellContext): Promise<CellMeasurement>;

@@ -1,17 +1,17 @@
 /**
- * Every transport row `pnpm bench:links` knows, in the table's order. A new transport joins by being listed
- * here as a {@link TransportRow}: WebRTC's data channel and video track, for instance, as
- * `{ id: 'webrtc-dc', transport: 'WebRTC data channel', codec: 'MessagePack JPEG', paths: ['self'], run: (context) => ... }`
+ * Every transport row `pnpm bench:links` knows, in the table's order: the benchmark client's, then WebRTC's data
+ * channel and video track (webrtc-rows.ts). A new transport joins by being listed here as a {@link TransportRow},
  * with `paths` saying what can carry its link (`self` when it applies the link to its own packets, e.g. a UDP
- * relay running the datagram engine). Its `run` calls its own runner (`runWebRtcCell`) with the context's
- * gateway, link, seed, measured time and frames, and returns the round as a CellMeasurement: frames sent,
- * detected, refused, lost, the measured wall time, each detected frame's latency and the bytes (a per-frame
- * sample list maps one to one). The planner, runner, table and charts need no change.
+ * relay running the datagram engine). Its `run` runs one round with the context's gateway, link, seed,
+ * measured time and frames, and returns it as a CellMeasurement: frames sent, detected, refused, lost, the
+ * measured wall time, each detected frame's latency and the bytes. The planner, runner, table and charts need
+ * no change.
  */
 import { BENCH_CLIENT_ROWS } from './bench-client-rows.ts';
 import type { TransportRow } from './cell.ts';
+import { WEBRTC_ROWS } from './webrtc-rows.ts';
 
-export const ROWS: readonly TransportRow[] = [...BENCH_CLIENT_ROWS];
+export const ROWS: readonly TransportRow[] = [...BENCH_CLIENT_ROWS, ...WEBRTC_ROWS];
 
 /** The rows named in `ids` (in the table's order), or every row; an unknown id is an error naming the known ones. */
 export function selectRows(ids: readonly string[] | undefined, rows: readonly TransportRow[] = ROWS): TransportRow[] {

@@ -11,7 +11,7 @@ const PATH_NAMES: Record<LinkPathKind, string> = {
   loopback: 'none',
   proxy: 'TCP proxy',
   packet: 'packet path',
-  self: "row's own",
+  self: 'UDP relay',
 };
 
 export function pathName(path: LinkPathKind | undefined): string {

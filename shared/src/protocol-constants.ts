@@ -82,6 +82,30 @@ export const WHIP_PATH = '/whip';
  */
 export const DETECTIONS_CHANNEL = 'detections';
 
+/**
+ * `GET` on a WHIP session's location: the gateway's own view of what it receives from that peer, per video
+ * track (RFC 3550 receiver statistics). A sender's RTCP receiver reports cannot carry them: the WebRTC stack
+ * the gateway runs writes zero loss and zero jitter into its reports.
+ */
+export interface WhipReceiveStats {
+  /** SCTP's round trip, ms, when there is a data channel association. */
+  rttMs?: number;
+  video: Array<{
+    mid: string;
+    codec?: string;
+    packetsReceived: number;
+    /** Expected minus received since the first packet (RFC 3550 A.3). */
+    packetsLost: number;
+    /** Interarrival jitter (RFC 3550 A.8), ms. */
+    jitterMs: number;
+    bitrateBps: number;
+    framesDelivered: number;
+    framesDropped: number;
+    keyframesRequested: number;
+    nacksSent: number;
+  }>;
+}
+
 export const MSGPACK_CONTENT_TYPE = 'application/msgpack';
 export const JSON_CONTENT_TYPE = 'application/json';
 /** Raw image bodies POST /api/detect accepts (besides JSON and MessagePack). */

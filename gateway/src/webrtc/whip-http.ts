@@ -6,6 +6,8 @@
  * called first and its refusal is sent as it is.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { WhipReceiveStats } from '@sightline/shared/protocol';
+import type { PeerSession } from './peer-session.ts';
 import type { SessionManager } from './session-manager.ts';
 import type { WebRtcConfig } from './webrtc-config.ts';
 import { WhipError } from './whip-error.ts';
@@ -37,7 +39,7 @@ export function iceServerLinks(servers: WebRtcConfig['iceServers']): string[] {
 }
 
 const MAX_OFFER_BYTES = 64 * 1024;
-const ALLOW = 'OPTIONS, POST, DELETE';
+const ALLOW = 'OPTIONS, POST, GET, DELETE';
 
 /** Handles the request when its path is the WHIP resource or one of its sessions; false otherwise. */
 export async function handleWhipRequest(request: IncomingMessage, response: ServerResponse, options: WhipHttpOptions): Promise<boolean> {
@@ -60,6 +62,12 @@ export async function handleWhipRequest(request: IncomingMessage, response: Serv
       response
         .writeHead(201, { 'Content-Type': 'application/sdp', Location: `${base}/${encodeURIComponent(id)}`, ...links(options.manager) })
         .end(answer);
+    } else if (request.method === 'GET' && sessionId !== undefined) {
+      const session = options.manager.get(sessionId);
+      if (!session) return (send(response, 404, 'no such session'), true);
+      response
+        .writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' })
+        .end(JSON.stringify(receiveStats(session)));
     } else if (request.method === 'DELETE' && sessionId !== undefined) {
       options.manager.delete(sessionId);
       response.writeHead(200).end();
@@ -77,6 +85,39 @@ export async function handleWhipRequest(request: IncomingMessage, response: Serv
     }
   }
   return true;
+}
+
+/** The peer's receiver statistics as the session's `GET` gives them (shared's WhipReceiveStats). */
+function receiveStats(session: PeerSession): WhipReceiveStats {
+  const { rttMs, video } = session.stats();
+  return {
+    ...(rttMs === undefined ? {} : { rttMs }),
+    video: video.map(
+      ({
+        mid,
+        codec,
+        packetsReceived,
+        packetsLost,
+        jitterMs,
+        bitrateBps,
+        framesDelivered,
+        framesDropped,
+        keyframesRequested,
+        nacksSent,
+      }) => ({
+        mid,
+        ...(codec === undefined ? {} : { codec }),
+        packetsReceived,
+        packetsLost,
+        jitterMs,
+        bitrateBps,
+        framesDelivered,
+        framesDropped,
+        keyframesRequested,
+        nacksSent,
+      }),
+    ),
+  };
 }
 
 function links(manager: SessionManager): Record<string, string[]> {

@@ -23,7 +23,7 @@ import { transportMode, type TransportMode } from '../transport/transports.ts';
 import { TRACK_CODECS } from '../video/codec-availability.ts';
 import { LossTimeout } from '../webrtc/loss-timeout.ts';
 import type { PeerLink, PeerMode, TrackEncoding } from '../webrtc/peer-link.ts';
-import { summarizeRtcStats, type RtcStat, type RtcStatsMark, type WebRtcFigures } from '../webrtc/rtc-stats.ts';
+import { summarizeRtcStats, withGatewayReceiveStats, type RtcStat, type RtcStatsMark, type WebRtcFigures } from '../webrtc/rtc-stats.ts';
 import type { RtpFrameLog } from '../webrtc/rtp-frame-log.ts';
 import { TrackRoute } from '../webrtc/track-route.ts';
 import type { StreamSettings } from './settings.ts';
@@ -246,11 +246,12 @@ export class GatewayTransports implements RoutePort {
     if (this.statsTimer !== undefined) return;
     const { clock, peer } = this.options;
     const read = async (): Promise<void> => {
-      const report = await peer.stats();
+      const [report, received] = await Promise.all([peer.stats(), peer.receiveStats()]);
       if (!this.running || this.modeNow === 'websocket') return;
       if (report) {
         const at = clock.now();
-        const { figures, mark } = summarizeRtcStats(report.values() as Iterable<RtcStat>, at, this.rtcMark);
+        const { figures: browserView, mark } = summarizeRtcStats(report.values() as Iterable<RtcStat>, at, this.rtcMark);
+        const figures = withGatewayReceiveStats(browserView, received);
         this.rtcMark = mark;
         this.rtcReading = { figures, at };
         this.rtcChanged.emit();

@@ -73,14 +73,14 @@ export function webRtcRows(view: TransportView): FigureRow[] {
           figures.packetsLost === undefined
             ? '–'
             : `${count(figures.packetsLost)} of ${count(figures.packetsSent)}${figures.fractionLost ? ` (${formatNumber(figures.fractionLost * 100, 1)} % now)` : ''}`,
-        title: 'Packets the gateway reported lost in its RTCP receiver reports, of those sent',
+        title: 'Packets the gateway counted lost (its receiver statistics, from its WHIP session), of those this browser sent',
       },
       {
         key: 'jitter',
         label: 'Jitter',
         value: figures.jitterMs,
         text: formatMs(figures.jitterMs),
-        title: 'Interarrival jitter the gateway reported (RTCP)',
+        title: 'Interarrival jitter of the packets as the gateway received them (RFC 3550)',
       },
       {
         key: 'frames-encoded',

@@ -15,13 +15,19 @@
  * backoff when the connection fails; stop() ends the WHIP session (DELETE).
  */
 import { codecOf, decodeServerMessage, ProtocolError, type WireData } from '@sightline/shared/codec';
-import { DETECTIONS_CHANNEL, PROTOCOL_VERSION, type DetectionsMessage, type VideoCodec } from '@sightline/shared/protocol';
+import {
+  DETECTIONS_CHANNEL,
+  PROTOCOL_VERSION,
+  type DetectionsMessage,
+  type VideoCodec,
+  type WhipReceiveStats,
+} from '@sightline/shared/protocol';
 import { Signal } from '../events/signal.ts';
 import { browserClock, type Clock, type TimerHandle } from '../time/clock.ts';
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from '../transport/backoff.ts';
 import type { ConnectionStatus, IncomingMessage } from '../transport/gateway-socket.ts';
 import { tapEncodedFrames, tapKind, type EncodedFrameListener } from './encoded-frame-tap.ts';
-import { iceGatheringComplete, whipDelete, whipIceServers, whipPublish, type FetchLike } from './whip-signalling.ts';
+import { iceGatheringComplete, whipDelete, whipIceServers, whipPublish, whipReceiveStats, type FetchLike } from './whip-signalling.ts';
 
 /** The label of the data channel that carries frames (any label but `detections` is a message session). */
 export const FRAMES_CHANNEL = 'frames';
@@ -203,6 +209,12 @@ export class PeerLink {
     } catch {
       return undefined;
     }
+  }
+
+  /** What the gateway itself received on this session (its WHIP resource), while there is one. */
+  async receiveStats(): Promise<WhipReceiveStats | undefined> {
+    const location = this.attempt?.location;
+    return location ? whipReceiveStats(location, this.options.fetch) : undefined;
   }
 
   private connect(): void {

@@ -2,9 +2,11 @@
  * The connection's own WebRTC statistics (RTCPeerConnection.getStats()) as the figures the dashboard shows
  * beside Sightline's: the round trip (ICE's, on the selected candidate pair; RTCP's for the track), the send
  * bitrate (bytes sent since the previous report), what the congestion controller allows, and for the video
- * track the receiver's view from its RTCP reports (packets lost, jitter) and the encoder's (frames encoded,
- * frames the encoder dropped: frames from the camera that were never encoded). Pure: reports in, figures out.
+ * track the receiver's view (packets lost, jitter: the gateway's own counts from its WHIP session, since the
+ * RTCP reports its stack sends carry zeros) and the encoder's (frames encoded, frames the encoder dropped:
+ * frames from the camera that were never encoded). Pure: reports in, figures out.
  */
+import type { WhipReceiveStats } from '@sightline/shared/protocol';
 
 /** One stats object as getStats() gives it: a type, an id, and its fields. */
 export type RtcStat = { type: string; id: string } & Record<string, unknown>;
@@ -19,12 +21,14 @@ export interface WebRtcFigures {
   /** The video encoder's target, kbit/s. */
   targetKbps?: number;
   packetsSent?: number;
-  /** Packets the gateway reported lost (RTCP receiver reports). */
+  /** Packets the gateway counted lost (its own receiver statistics; the browser's RTCP view where it has none). */
   packetsLost?: number;
-  /** Share lost in the last report interval, 0..1. */
+  /** Share lost in the last report interval, 0..1 (RTCP). */
   fractionLost?: number;
-  /** Interarrival jitter the gateway reported, ms. */
+  /** Interarrival jitter at the gateway, ms (its own receiver statistics, else RTCP). */
   jitterMs?: number;
+  /** Packets the gateway received on the track. */
+  packetsReceived?: number;
   framesEncoded?: number;
   framesSent?: number;
   /** Camera frames never encoded (source frames minus frames encoded): the encoder or the bandwidth kept up with fewer. */
@@ -125,4 +129,21 @@ export function summarizeRtcStats(
     messagesReceived: channels.length > 0 ? channels.reduce((sum, channel) => sum + (num(channel.messagesReceived) ?? 0), 0) : undefined,
   });
   return { figures, mark: bytesSent === undefined ? undefined : { at, bytesSent } };
+}
+
+/**
+ * The gateway's own receiver statistics of the track win over the browser's RTCP view of them: the gateway's
+ * WebRTC stack writes zero loss and zero jitter into the receiver reports it sends, so only its counts are true.
+ */
+export function withGatewayReceiveStats(figures: WebRtcFigures, received: WhipReceiveStats | undefined): WebRtcFigures {
+  const video = received?.video[0];
+  if (!video) return figures;
+  const merged: WebRtcFigures = {
+    ...figures,
+    packetsLost: video.packetsLost,
+    jitterMs: video.jitterMs,
+    packetsReceived: video.packetsReceived,
+  };
+  delete merged.fractionLost; // the reports' share, from the same zeros
+  return merged;
 }

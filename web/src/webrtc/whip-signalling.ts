@@ -5,6 +5,7 @@
  * the session's `Location` from the `201 Created`, and `DELETE` on that location to end. Same origin as the
  * dashboard, so the gateway's cookie carries the token and its Origin rule is met.
  */
+import type { WhipReceiveStats } from '@sightline/shared/protocol';
 import type { Clock, TimerHandle } from '../time/clock.ts';
 
 export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
@@ -97,6 +98,18 @@ export async function whipPublish(url: string, offer: string, fetch: FetchLike):
   const location = response.headers.get('location');
   if (!location) throw new WhipRefused(response.status, 'the answer named no session (no Location header)');
   return { answer: body, location: new URL(location, new URL(url, globalThis.location?.href ?? 'http://localhost/')).href };
+}
+
+/** The gateway's own receiver statistics of the session (GET on its location); undefined when it cannot tell. */
+export async function whipReceiveStats(location: string, fetch: FetchLike): Promise<WhipReceiveStats | undefined> {
+  try {
+    const response = await fetch(location, { method: 'GET', credentials: 'same-origin', cache: 'no-store' });
+    if (!response.ok) return undefined;
+    const body: unknown = await response.json();
+    return body && typeof body === 'object' && Array.isArray((body as WhipReceiveStats).video) ? (body as WhipReceiveStats) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Ends the session; the gateway also ends it by itself once the peer goes quiet. */

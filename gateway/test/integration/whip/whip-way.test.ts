@@ -4,7 +4,7 @@
  * real WebRTC implementation not written here). ICE on 127.0.0.1 only.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WHIP_PATH } from '@sightline/shared/protocol';
+import { WHIP_PATH, type WhipReceiveStats } from '@sightline/shared/protocol';
 import type { RunningGateway } from '../../../src/gateway.ts';
 import { aiortcEnv, PHOTOS, startAiortcClient } from '../../support/aiortc-client.ts';
 import { startTestGateway } from '../../support/test-gateway.ts';
@@ -58,6 +58,14 @@ describe('WHIP way in', () => {
       expect([...stamps].sort((a, b) => a - b)).toEqual(stamps);
       // The first photo shown is the dog.
       expect(replies.some((r) => r.detections.some((d) => d.label === 'dog'))).toBe(true);
+      // The session's resource gives the gateway's own receiver statistics of the track.
+      const { location } = client.events.find((e) => e.event === 'answer') as unknown as { location: string };
+      const stats = (await (await fetch(location)).json()) as WhipReceiveStats;
+      expect(stats.video).toHaveLength(1);
+      expect(stats.video[0]).toMatchObject({ codec: 'vp8', packetsLost: expect.any(Number), jitterMs: expect.any(Number) });
+      expect(stats.video[0]!.packetsReceived).toBeGreaterThan(0);
+      expect(stats.video[0]!.framesDelivered).toBeGreaterThanOrEqual(replies.length);
+      expect((await fetch(`${whipUrl}/no-such-session`)).status).toBe(404);
     } finally {
       await client.finish();
     }

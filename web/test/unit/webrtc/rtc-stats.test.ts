@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { summarizeRtcStats, type RtcStat } from '../../../src/webrtc/rtc-stats.ts';
+import { summarizeRtcStats, withGatewayReceiveStats, type RtcStat } from '../../../src/webrtc/rtc-stats.ts';
 
 /** What Chromium 156 reported for a VP8 track to the gateway (trimmed to the fields read). */
 function report(bytesSent: number, framesEncoded: number): RtcStat[] {
@@ -87,5 +87,30 @@ describe('summarizeRtcStats', () => {
       1,
     );
     expect(figures).toEqual({ rttMs: 6, messagesSent: 76, messagesReceived: 77 });
+  });
+
+  it("takes loss and jitter from the gateway's own receiver statistics, not from its RTCP reports' zeros", () => {
+    const { figures } = summarizeRtcStats(report(1_000_000, 100), 5000);
+    const received = {
+      video: [
+        {
+          mid: '0',
+          codec: 'vp8',
+          packetsReceived: 990,
+          packetsLost: 10,
+          jitterMs: 2.5,
+          bitrateBps: 1e6,
+          framesDelivered: 99,
+          framesDropped: 1,
+          keyframesRequested: 1,
+          nacksSent: 3,
+        },
+      ],
+    };
+    const merged = withGatewayReceiveStats({ ...figures, packetsLost: 0, jitterMs: 0, fractionLost: 0 }, received);
+    expect(merged).toMatchObject({ packetsLost: 10, jitterMs: 2.5, packetsReceived: 990, framesEncoded: figures.framesEncoded });
+    expect(merged.fractionLost).toBeUndefined();
+    expect(withGatewayReceiveStats(figures, undefined)).toBe(figures);
+    expect(withGatewayReceiveStats(figures, { video: [] })).toBe(figures);
   });
 });

@@ -4,7 +4,7 @@
  * increasing, a keyframe again on request), structured refusals, and 20 peers that come and go leaving no
  * session, UDP port or memory behind.
  */
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VideoFrameEvent } from '../../../src/webrtc/index.ts';
 import { aiortcEnv, PHOTOS, startAiortcClient } from '../../support/aiortc-client.ts';
@@ -12,12 +12,28 @@ import { startWhipServer, type WhipTestServer } from '../../support/whip-server.
 
 const PORTS = { min: 47000, max: 47199 };
 
-/** UDP sockets bound in the gateway's port range (this test's process is the only one using it). */
+/**
+ * UDP sockets of this process bound in the gateway's port range. The range lies among the ephemeral ports, so
+ * another process (a test file running beside this one, an aiortc client) may hold one of them: only the
+ * sockets among this process's descriptors count.
+ */
 function udpSocketsInRange(): number {
+  const own = new Set(
+    readdirSync('/proc/self/fd').flatMap((fd) => {
+      try {
+        return [/^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/self/fd/${fd}`))?.[1]].filter((inode) => inode !== undefined);
+      } catch {
+        return []; // closed while listing
+      }
+    }),
+  );
   return ['/proc/net/udp', '/proc/net/udp6']
     .flatMap((file) => readFileSync(file, 'utf8').trim().split('\n').slice(1))
-    .map((line) => parseInt(line.trim().split(/\s+/)[1]!.split(':')[1]!, 16))
-    .filter((port) => port >= PORTS.min && port <= PORTS.max).length;
+    .map((line) => line.trim().split(/\s+/))
+    .filter((fields) => {
+      const port = parseInt(fields[1]!.split(':')[1]!, 16);
+      return port >= PORTS.min && port <= PORTS.max && own.has(fields[9]!);
+    }).length;
 }
 
 const until = async (condition: () => boolean) => {

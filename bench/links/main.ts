@@ -11,6 +11,7 @@ import { availableParallelism } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { list, positive } from './cli-values.ts';
 import { freshSeed } from '@sightline/shared/link';
 import type { HelloMessage } from '@sightline/shared/protocol';
 import { startGatewayProcess, type GatewayProcess } from '@sightline/harness/process';
@@ -50,21 +51,6 @@ export interface LinksOptions {
   seed: number | undefined;
   write: boolean;
   out: string | undefined;
-}
-
-const list = (value: string) =>
-  value
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-
-function positive(kind: 'integer' | 'number') {
-  return (value: string): number => {
-    const n = Number(value);
-    if (!Number.isFinite(n) || n <= 0 || (kind === 'integer' && !Number.isInteger(n)))
-      throw new InvalidArgumentError(`a positive ${kind}.`);
-    return n;
-  };
 }
 
 /**

@@ -10,6 +10,7 @@ import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError } from 'commander';
+import { list, positive } from '../cli-values.ts';
 import { freshSeed } from '@sightline/shared/link';
 import { startGatewayProcess, type GatewayProcess } from '@sightline/harness/process';
 import { parseArgs } from '../../client/args.ts';
@@ -41,21 +42,6 @@ export interface SeedsOptions {
   seed: number | undefined;
   write: boolean;
   out: string | undefined;
-}
-
-const list = (value: string) =>
-  value
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-
-function positive(kind: 'integer' | 'number') {
-  return (value: string): number => {
-    const n = Number(value);
-    if (!Number.isFinite(n) || n <= 0 || (kind === 'integer' && !Number.isInteger(n)))
-      throw new InvalidArgumentError(`a positive ${kind}.`);
-    return n;
-  };
 }
 
 export function parseSeedsArgs(argv: readonly string[]): SeedsOptions {

@@ -1,7 +1,8 @@
 /**
  * `pnpm bench:links` and `pnpm bench:links-seeds` against a real gateway child process: one tiny cell per
- * transport kind (WebSocket in both codecs, REST in both codecs, WebSocket VP8 video), on no link and on the
- * TCP proxy, and, as root, on the packet path. What is asserted is what the code controls: every cell ran on
+ * transport kind (WebSocket in both codecs, REST in both codecs, WebSocket VP8 video, WebRTC's data channel and
+ * video track with an aiortc sender), on no link, on the TCP proxy or the UDP relay, and, as root, on the packet
+ * path. What is asserted is what the code controls: every cell ran on
  * the path it was planned for, every frame it sent is accounted for, the section and its commands name
  * them. Never how fast anything was.
  */
@@ -56,8 +57,9 @@ function expectAccounted(o: CellOutcome): void {
 }
 
 describe('pnpm bench:links', () => {
-  it('runs every transport row with no link and on the TCP proxy, and prints the table and the commands', async () => {
-    const run = await runLinks(linksOptions({ links: ['none', 'lan'] }), 'pnpm bench:links (test)');
+  it("runs every benchmark client's row with no link and on the TCP proxy, and prints the table and the commands", async () => {
+    const rows = ['ws-msgpack', 'ws-json', 'rest-msgpack', 'rest-json', 'ws-vp8'];
+    const run = await runLinks(linksOptions({ links: ['none', 'lan'], rows }), 'pnpm bench:links (test)');
     expect(run.outcomes.map((o) => `${o.link.name}/${o.row.id}/${o.path}`)).toEqual([
       'none/ws-msgpack/loopback',
       'none/ws-json/loopback',
@@ -80,6 +82,21 @@ describe('pnpm bench:links', () => {
     expect(run.markdown).toContain('|  | WebSocket video | VP8 chunks | TCP proxy |');
     expect(run.markdown).toMatch(/--link lan --link-path proxy --link-seed \d+ --quiet/);
     expect(run.markdown).toContain('Link seeds derive from 7');
+  }, 240_000);
+
+  it("runs WebRTC's data channel and video track with no link and through the UDP relay, every frame accounted for", async () => {
+    const run = await runLinks(linksOptions({ links: ['none', 'lan'], rows: ['webrtc-dc', 'webrtc-track'] }), 'pnpm bench:links (test)');
+    expect(run.outcomes.map((o) => `${o.link.name}/${o.row.id}/${o.path}`)).toEqual([
+      'none/webrtc-dc/loopback',
+      'none/webrtc-track/loopback',
+      'lan/webrtc-dc/self',
+      'lan/webrtc-track/self',
+    ]);
+    for (const o of run.outcomes) expectAccounted(o);
+    // Both paths reach the real gateway: something was detected (how much depends on this machine's speed).
+    expect(run.outcomes.reduce((sum, o) => sum + o.measurement!.ok, 0)).toBeGreaterThan(0);
+    expect(run.markdown).toContain('|  | WebRTC video track | VP8 video | UDP relay |');
+    expect(run.markdown).toMatch(/pnpm bench:webrtc --url \$GATEWAY --transport webrtc-track --codec vp8 .* --link 'lan'/);
   }, 240_000);
 
   it.skipIf(rootReason !== undefined)(

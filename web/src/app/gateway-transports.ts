@@ -263,7 +263,10 @@ export class GatewayTransports implements RoutePort {
           this.statsTimer = undefined;
           return;
         }
-        void read().finally(beat);
+        // A reading that fails (the connection closing under it) is skipped; the next one is due all the same.
+        void read()
+          .catch(() => undefined)
+          .finally(beat);
       }, RTC_STATS_INTERVAL_MS);
     };
     beat();

@@ -51,6 +51,9 @@ class FakeMessageLink {
   async stats(): Promise<undefined> {
     return undefined;
   }
+  async receiveStats(): Promise<undefined> {
+    return undefined;
+  }
 }
 
 function setup() {

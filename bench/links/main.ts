@@ -9,9 +9,9 @@
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { list, positive } from './cli-values.ts';
+import { argumentsExitCode, commandArgv, runIfEntry } from './cli-entry.ts';
 import { freshSeed } from '@sightline/shared/link';
 import type { HelloMessage } from '@sightline/shared/protocol';
 import { startGatewayProcess, type GatewayProcess } from '@sightline/harness/process';
@@ -247,7 +247,7 @@ export async function runLinks(options: LinksOptions, invocation: string, log: (
 }
 
 async function main(): Promise<number> {
-  const argv = process.argv.slice(2).filter((a, i) => !(i === 0 && a === '--'));
+  const argv = commandArgv();
   let options: LinksOptions;
   try {
     options = parseLinksArgs(argv);
@@ -255,24 +255,11 @@ async function main(): Promise<number> {
     resolveLinks(options.links);
     selectRows(options.rows);
   } catch (error) {
-    const code = (error as { exitCode?: number }).exitCode;
-    if (code === 0) return 0;
-    if ((error as { code?: string }).code?.startsWith('commander.')) return 2;
-    process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
-    return 2;
+    return argumentsExitCode(error);
   }
   const run = await runLinks(options, invocationOf('bench:links', argv), (line) => process.stderr.write(`${line}\n`));
   process.stdout.write(`${run.markdown}\n`);
   return run.exitCode;
 }
 
-const isEntry = process.argv[1] !== undefined && fileURLToPath(import.meta.url) === resolve(process.argv[1]);
-if (isEntry) {
-  main().then(
-    (code) => process.stdout.write('', () => process.exit(code)),
-    (error: unknown) => {
-      process.stderr.write(`bench:links failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-      process.exit(1);
-    },
-  );
-}
+runIfEntry(import.meta.url, 'bench:links', main);

@@ -8,9 +8,9 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError } from 'commander';
 import { list, positive } from '../cli-values.ts';
+import { argumentsExitCode, commandArgv, runIfEntry } from '../cli-entry.ts';
 import { freshSeed } from '@sightline/shared/link';
 import { startGatewayProcess, type GatewayProcess } from '@sightline/harness/process';
 import { parseArgs } from '../../client/args.ts';
@@ -245,31 +245,18 @@ export async function runSeeds(options: SeedsOptions, invocation: string, log: (
 }
 
 async function main(): Promise<number> {
-  const argv = process.argv.slice(2).filter((a, i) => !(i === 0 && a === '--'));
+  const argv = commandArgv();
   let options: SeedsOptions;
   try {
     options = parseSeedsArgs(argv);
     if (options.out) options.out = resolve(process.env.INIT_CWD ?? process.cwd(), options.out);
     selectVariants(options.variants);
   } catch (error) {
-    const code = (error as { exitCode?: number }).exitCode;
-    if (code === 0) return 0;
-    if ((error as { code?: string }).code?.startsWith('commander.')) return 2;
-    process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
-    return 2;
+    return argumentsExitCode(error);
   }
   const run = await runSeeds(options, invocationOf('bench:links-seeds', argv), (line) => process.stderr.write(`${line}\n`));
   process.stdout.write(`${run.markdown}\n`);
   return run.exitCode;
 }
 
-const isEntry = process.argv[1] !== undefined && fileURLToPath(import.meta.url) === resolve(process.argv[1]);
-if (isEntry) {
-  main().then(
-    (code) => process.stdout.write('', () => process.exit(code)),
-    (error: unknown) => {
-      process.stderr.write(`bench:links-seeds failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-      process.exit(1);
-    },
-  );
-}
+runIfEntry(import.meta.url, 'bench:links-seeds', main);

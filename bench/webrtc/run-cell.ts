@@ -18,15 +18,14 @@
  * server (udp-relay.ts, no root); `'network'` says the path to `serverUrl` already carries it (the packet
  * path: the server runs inside the link's namespace, and the sender binds `clientAddress`).
  */
+import { candidateAddresses, replaceCandidates, UdpRelay, withoutCandidates } from '@sightline/gateway/link';
 import { WHIP_PATH } from '@sightline/shared/protocol';
 import { isTransparent, linkLabel, parseLinkSpec, type LinkProfile } from '@sightline/shared/link';
 import { prepareClip, type Clip } from './clip.ts';
 import { periodFigures, windowFigures, type FrameSample, type PeriodFigures } from './figures.ts';
-import { replaceCandidates, withoutCandidates, candidateAddresses } from './sdp-candidates.ts';
 import { ReplyTimeout } from './reply-timeout.ts';
 import { rtpKey, SendLog, type ReplyOutcome } from './send-log.ts';
 import { SenderProcess, type SenderEvent } from './sender-process.ts';
-import { UdpRelay } from './udp-relay.ts';
 import { whipDelete, whipPublish } from './whip.ts';
 
 export const WEBRTC_TRANSPORTS = ['webrtc-dc', 'webrtc-track'] as const;

@@ -66,6 +66,7 @@ export const THRESHOLD_QUERY_PARAM = 'threshold';
  * `?link=PRESET|SPEC` on the WebSocket: the connection runs behind an emulated link inside the gateway (the link
  * lab's byte stream: rate, queue, delay, jitter; `@sightline/shared/link`), for clients on the gateway's own
  * machine or with the access token; `hello.link` names it. A bad spec refuses the upgrade (400) with the reason.
+ * On the WHIP `POST` the same: the peer's UDP flow runs behind the datagram engine (loss too), 400 `bad_link`.
  */
 export const LINK_QUERY_PARAM = 'link';
 
@@ -103,6 +104,10 @@ export interface WhipReceiveStats {
     framesDropped: number;
     keyframesRequested: number;
     nacksSent: number;
+    /** What the gateway's last REMB asked of the sender, bit/s: its receive-side bandwidth estimate. */
+    requestedBitrateBps: number;
+    /** What its delay-based detector reads from the packets' arrival: a queue growing (`overusing`), draining, or neither. */
+    bandwidthUsage: 'normal' | 'overusing' | 'underusing';
   }>;
 }
 

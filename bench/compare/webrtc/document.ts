@@ -34,7 +34,7 @@ export const LINK_PATH_NOTES: Record<'none' | LinkPath, string> = {
   packet:
     "packet path (bench/link/packet, root): the servers run inside a network namespace joined to the host by two TUN devices, bound to the namespace's address (the gateway's HOST, which its WebRTC bind follows; the peer's --host); the sender's ICE binds the host end. Every packet between them (the WHIP request, ICE, DTLS, SCTP, RTP and RTCP) crosses a user-space forwarder that runs the link lab's datagram engine on each direction: rate and queue (tail drop), delay ± jitter (order kept), loss. Real kernel sockets at both ends.",
   relay:
-    "UDP relay (bench/webrtc/udp-relay.ts, no root): the servers stay on loopback; the peer connection's one UDP flow (BUNDLE, rtcp-mux) goes through a relay in the benchmark process running the same datagram engine on each direction. The WHIP request goes straight to the server (not delayed). The server is not told the sender's candidates and the sender is given the relay's address for the server's, so nothing goes around it. Deliveries are timed by the benchmark's event loop (late under load, never early).",
+    "UDP relay (gateway/src/link/udp-relay.ts, no root): the servers stay on loopback; the peer connection's one UDP flow (BUNDLE, rtcp-mux) goes through a relay in the benchmark process running the same datagram engine on each direction. The WHIP request goes straight to the server (not delayed). The server is not told the sender's candidates and the sender is given the relay's address for the server's, so nothing goes around it. Deliveries are timed by the benchmark's event loop (late under load, never early).",
 };
 
 const CELL_HEADER = [

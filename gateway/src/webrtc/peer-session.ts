@@ -6,8 +6,10 @@
  * to the session manager, which owns the lifetime; `close` frees the native peer, its sockets and threads.
  */
 import nodeDataChannel, { type DataChannel, type PeerConnection, type Track } from 'node-datachannel';
+import type { RequestedLink } from '../link/link-request.ts';
 import { FrameAssembler, type EncodedVideoFrame, type FrameDropReason, type VideoCodec } from './frame-assembler.ts';
 import { restoreDirections, type OfferedVideo, type PreparedOffer } from './offer-sdp.ts';
+import { ReceiveBandwidthEstimator, type BandwidthUsage } from './receive-bandwidth-estimator.ts';
 import { genericNack } from './rtcp-nack.ts';
 import { isRtcp, parseRtpPacket } from './rtp-packet.ts';
 import { RtpReceiveStatsCounter, type RtpReceiveStats } from './rtp-receive-stats.ts';
@@ -44,6 +46,9 @@ export interface VideoStats extends RtpReceiveStats {
   keyframesRequested: number;
   /** RTCP NACK packets sent (each may name several missing packets). */
   nacksSent: number;
+  /** The bitrate the last REMB asked of the sender. */
+  requestedBitrateBps: number;
+  bandwidthUsage: BandwidthUsage;
 }
 
 export interface PeerStats {
@@ -65,6 +70,12 @@ export interface PeerSessionHandlers {
 const KEYFRAME_REQUEST_INTERVAL_MS = 500;
 /** The SSRC our feedback is sent from (a receive-only endpoint has no stream of its own to name). */
 const RECEIVER_SSRC = 1;
+/** How often the bandwidth estimate is turned into a REMB (libwebrtc's receiver sends about as often). */
+const REMB_INTERVAL_MS = 250;
+/** A new estimate this close to the last one asked for is not sent (the stack repeats the last one with each report). */
+const REMB_MIN_CHANGE = 0.03;
+/** The least a sender is asked for: under it a VP8 picture at 640x480 is too coarse to detect on. */
+const MIN_VIDEO_BITRATE_BPS = 150_000;
 /** How long ICE gathering on a host address may take before the answer goes without it. */
 const GATHERING_TIMEOUT_MS = 5_000;
 
@@ -81,11 +92,17 @@ interface VideoReceiver {
   lastKeyframeRequest: number;
   nacksSent: number;
   ssrc: number;
+  bandwidth: ReceiveBandwidthEstimator;
+  requestedBitrateBps: number;
+  lastRembAt: number;
+  lossCounted: { received: number; lost: number };
 }
 
 export class PeerSession {
   readonly id: string;
   readonly createdAt = Date.now();
+  /** The emulated link its UDP flow runs behind (the session manager's relay), named in each channel's hello. */
+  readonly link: RequestedLink | undefined;
   handlers: PeerSessionHandlers = {};
   readonly #pc: PeerConnection;
   readonly #offer: PreparedOffer;
@@ -97,8 +114,9 @@ export class PeerSession {
   #state: PeerState = 'new';
   #lastInboundAt = performance.now();
 
-  constructor(id: string, offer: PreparedOffer, config: WebRtcConfig) {
+  constructor(id: string, offer: PreparedOffer, config: WebRtcConfig, link?: RequestedLink) {
     this.id = id;
+    this.link = link;
     this.#offer = offer;
     this.#config = config;
     this.#pc = new nodeDataChannel.PeerConnection(`whip-${id}`, {
@@ -171,6 +189,8 @@ export class PeerSession {
         framesDropped: r.framesDropped,
         keyframesRequested: r.keyframesRequested,
         nacksSent: r.nacksSent,
+        requestedBitrateBps: r.requestedBitrateBps,
+        bandwidthUsage: r.bandwidth.usage,
         ...r.stats.snapshot(),
       })),
     };
@@ -258,7 +278,7 @@ export class PeerSession {
     const mid = track.mid();
     const offered = this.#offer.video.find((v) => v.mid === mid);
     if (!offered) return; // audio or a section we do not read: the stack still answers it
-    // The receiving session sends receiver reports, PLI on request and REMB with the bitrate we want.
+    // The receiving session sends receiver reports, PLI on request and REMB with the bitrate we estimate.
     track.setMediaHandler(new nodeDataChannel.RtcpReceivingSession());
     const receiver: VideoReceiver = {
       mid,
@@ -273,20 +293,30 @@ export class PeerSession {
       lastKeyframeRequest: -Infinity,
       nacksSent: 0,
       ssrc: 0,
+      bandwidth: new ReceiveBandwidthEstimator({
+        maxBitrateBps: this.#config.videoBitrateBps,
+        minBitrateBps: MIN_VIDEO_BITRATE_BPS,
+      }),
+      requestedBitrateBps: this.#config.videoBitrateBps,
+      lastRembAt: performance.now(),
+      lossCounted: { received: 0, lost: 0 },
     };
     this.#video.set(mid, receiver);
-    track.onOpen(() => track.requestBitrate(this.#config.videoBitrateBps));
+    track.onOpen(() => track.requestBitrate(receiver.requestedBitrateBps));
     track.onMessage((message) => this.#receiveRtp(receiver, message));
   }
 
   #receiveRtp(receiver: VideoReceiver, message: Buffer): void {
-    this.#lastInboundAt = performance.now();
+    const now = performance.now();
+    this.#lastInboundAt = now;
     if (isRtcp(message)) return;
     const packet = parseRtpPacket(message);
     if (!packet) return;
     const codec = receiver.offered.payloadTypes.get(packet.payloadType);
     if (!codec) return; // a payload type the answer did not accept
     receiver.stats.record(packet, message.length);
+    receiver.bandwidth.onPacket(now, packet.timestamp, message.length);
+    if (now - receiver.lastRembAt >= REMB_INTERVAL_MS) this.#sendBitrateEstimate(receiver, now);
     receiver.codec = codec;
     receiver.ssrc = packet.ssrc;
     let assembler = receiver.assembler.get(codec);
@@ -308,6 +338,23 @@ export class PeerSession {
       receiver.assembler.set(codec, assembler);
     }
     assembler.push(packet);
+  }
+
+  /** Turns the estimate into a REMB when it moved: the sender encodes at most this much. */
+  #sendBitrateEstimate(receiver: VideoReceiver, now: number): void {
+    receiver.lastRembAt = now;
+    const { packetsReceived, packetsLost } = receiver.stats.snapshot();
+    const expected = packetsReceived + packetsLost - (receiver.lossCounted.received + receiver.lossCounted.lost);
+    const lost = packetsLost - receiver.lossCounted.lost;
+    receiver.lossCounted = { received: packetsReceived, lost: packetsLost };
+    const target = receiver.bandwidth.update(now, expected > 0 ? Math.max(0, lost) / expected : 0);
+    if (Math.abs(target - receiver.requestedBitrateBps) < REMB_MIN_CHANGE * receiver.requestedBitrateBps) return;
+    if (!receiver.track.isOpen()) return;
+    try {
+      if (receiver.track.requestBitrate(target)) receiver.requestedBitrateBps = target;
+    } catch {
+      // The track closed under us: nobody left to ask.
+    }
   }
 
   /** Asks once for packets a later one overtook: the resend may still arrive within the reorder wait. */

@@ -8,8 +8,15 @@
  * open, an idle data-channel client sends a `ping` now and then. `drain` refuses new peers and closes the
  * open ones; after it no peer, socket or timer is left (libdatachannel's thread pool stays until its
  * `cleanup()` at process exit).
+ *
+ * A peer asked to run behind an emulated link gets its own UDP relay (link/udp-relay.ts, the link lab's
+ * datagram engine each way): the offer's candidates are kept from the stack and the answer names the relay,
+ * so the peer's one UDP flow (BUNDLE, rtcp-mux) can only go through it; the relay closes with the peer.
  */
 import { randomUUID } from 'node:crypto';
+import type { RequestedLink } from '../link/link-request.ts';
+import { candidateAddresses, replaceCandidates, withoutCandidates } from '../link/sdp-candidates.ts';
+import { UdpRelay } from '../link/udp-relay.ts';
 import { prepareOffer } from './offer-sdp.ts';
 import { PeerSession, type PeerState } from './peer-session.ts';
 import { WEBRTC_DEFAULTS, type WebRtcConfig } from './webrtc-config.ts';
@@ -24,6 +31,11 @@ export interface SessionManagerOptions {
   onSessionEnd?(session: PeerSession, reason: SessionEndReason): void;
 }
 
+export interface SessionRequest {
+  /** The link the peer's UDP flow runs behind (`?link=` on the POST); undefined: none. */
+  link?: RequestedLink | undefined;
+}
+
 export interface CreatedSession {
   id: string;
   answer: string;
@@ -35,6 +47,7 @@ export class SessionManager {
   readonly #options: SessionManagerOptions;
   readonly #sessions = new Map<string, PeerSession>();
   readonly #timers = new Map<string, NodeJS.Timeout>();
+  readonly #relays = new Map<string, UdpRelay>();
   #draining = false;
   #livenessTimer: NodeJS.Timeout | undefined;
 
@@ -60,20 +73,23 @@ export class SessionManager {
   }
 
   /** Offer in, answer out. Throws WhipError: 400 for an offer it cannot answer, 503 when full or draining. */
-  async create(offer: string): Promise<CreatedSession> {
+  async create(offer: string, request: SessionRequest = {}): Promise<CreatedSession> {
     if (this.#draining) throw new WhipError('draining', 'the gateway is shutting down');
     if (this.#sessions.size >= this.config.maxPeers) {
       throw new WhipError('too_many_peers', `the gateway takes at most ${this.config.maxPeers} WebRTC peers at once`);
     }
     const prepared = prepareOffer(offer, this.config.videoCodecs);
+    // Behind a link the stack must not check the client's own candidates: it would find the pair around the relay.
+    const given = request.link ? { ...prepared, sdp: withoutCandidates(prepared.sdp) } : prepared;
     const id = randomUUID();
-    const session = new PeerSession(id, prepared, this.config);
+    const session = new PeerSession(id, given, this.config, request.link);
     this.#sessions.set(id, session);
     this.#watchLiveness();
     session.onStateChange((state) => this.#onState(session, state));
     try {
       this.#options.onSession?.(session);
-      const answer = await session.answer();
+      let answer = await session.answer();
+      if (request.link) answer = await this.#behindRelay(session, answer, request.link);
       if (this.#sessions.get(id) !== session) throw new WhipError('negotiation_failed', 'the session ended while answering');
       this.#arm(id, this.config.connectTimeoutMs, 'connect_timeout');
       return { id, answer, session };
@@ -81,6 +97,26 @@ export class SessionManager {
       this.#end(session, 'failed');
       throw error;
     }
+  }
+
+  /** Starts the session's relay towards the stack's UDP candidate and answers with the relay's address alone. */
+  async #behindRelay(session: PeerSession, answer: string, link: RequestedLink): Promise<string> {
+    const target = candidateAddresses(answer).find((candidate) => candidate.transport === 'udp');
+    if (!target) throw new WhipError('negotiation_failed', 'the answer has no UDP candidate to put behind the link');
+    const relay = await UdpRelay.start({
+      target,
+      profile: link.profile,
+      listenAddress: this.config.bindAddress,
+      ...(this.config.portRange ? { portRange: this.config.portRange } : {}),
+    });
+    if (this.#sessions.get(session.id) !== session) {
+      await relay.close();
+      throw new WhipError('negotiation_failed', 'the session ended while answering');
+    }
+    this.#relays.set(session.id, relay);
+    return replaceCandidates(answer, (candidate) =>
+      candidate.port === target.port && candidate.address === target.address ? relay.address : undefined,
+    );
   }
 
   /** DELETE on the session's resource. */
@@ -141,6 +177,8 @@ export class SessionManager {
     this.#sessions.delete(session.id);
     this.#disarm(session.id);
     session.close();
+    void this.#relays.get(session.id)?.close();
+    this.#relays.delete(session.id);
     if (this.#sessions.size === 0) {
       clearInterval(this.#livenessTimer);
       this.#livenessTimer = undefined;

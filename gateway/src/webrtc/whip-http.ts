@@ -6,7 +6,8 @@
  * called first and its refusal is sent as it is.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { WhipReceiveStats } from '@sightline/shared/protocol';
+import { LINK_QUERY_PARAM, type WhipReceiveStats } from '@sightline/shared/protocol';
+import { datagramLinkFrom, LinkRequestError, type RequestedLink } from '../link/link-request.ts';
 import type { PeerSession } from './peer-session.ts';
 import type { SessionManager } from './session-manager.ts';
 import type { WebRtcConfig } from './webrtc-config.ts';
@@ -22,6 +23,8 @@ export interface WhipHttpOptions {
   /** The resource path, e.g. `/whip`. */
   basePath: string;
   authorize?(request: IncomingMessage): WhipRefusal | undefined | Promise<WhipRefusal | undefined>;
+  /** Asked when the POST names a link (`?link=`): who may have the gateway emulate one. */
+  authorizeLink?(request: IncomingMessage): WhipRefusal | undefined;
 }
 
 /** The manager's ICE servers as RFC 9725 section 4.6 `Link` header values, for the client's own ICE agent. */
@@ -43,7 +46,8 @@ const ALLOW = 'OPTIONS, POST, GET, DELETE';
 
 /** Handles the request when its path is the WHIP resource or one of its sessions; false otherwise. */
 export async function handleWhipRequest(request: IncomingMessage, response: ServerResponse, options: WhipHttpOptions): Promise<boolean> {
-  const path = new URL(request.url ?? '/', 'http://x').pathname;
+  const url = new URL(request.url ?? '/', 'http://x');
+  const path = url.pathname;
   const base = options.basePath.replace(/\/$/, '');
   const sessionId = path.startsWith(`${base}/`) ? decodeURIComponent(path.slice(base.length + 1)) : undefined;
   if (path !== base && (sessionId === undefined || sessionId.includes('/'))) return false;
@@ -57,8 +61,11 @@ export async function handleWhipRequest(request: IncomingMessage, response: Serv
     } else if (request.method === 'POST' && sessionId === undefined) {
       const type = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
       if (type !== 'application/sdp') return (send(response, 415, 'the offer must be sent as application/sdp'), true);
+      const link = requestedLink(url);
+      const linkRefusal = link && options.authorizeLink?.(request);
+      if (linkRefusal) return (send(response, linkRefusal.status, linkRefusal.reason), true);
       const offer = await readBody(request);
-      const { id, answer } = await options.manager.create(offer);
+      const { id, answer } = await options.manager.create(offer, { link });
       response
         .writeHead(201, { 'Content-Type': 'application/sdp', Location: `${base}/${encodeURIComponent(id)}`, ...links(options.manager) })
         .end(answer);
@@ -104,6 +111,8 @@ function receiveStats(session: PeerSession): WhipReceiveStats {
         framesDropped,
         keyframesRequested,
         nacksSent,
+        requestedBitrateBps,
+        bandwidthUsage,
       }) => ({
         mid,
         ...(codec === undefined ? {} : { codec }),
@@ -115,9 +124,21 @@ function receiveStats(session: PeerSession): WhipReceiveStats {
         framesDropped,
         keyframesRequested,
         nacksSent,
+        requestedBitrateBps,
+        bandwidthUsage,
       }),
     ),
   };
+}
+
+/** The link `?link=` names, checked; WhipError `bad_link` with the reason. */
+function requestedLink(url: URL): RequestedLink | undefined {
+  try {
+    return datagramLinkFrom(url.searchParams.get(LINK_QUERY_PARAM));
+  } catch (error) {
+    if (error instanceof LinkRequestError) throw new WhipError('bad_link', error.message);
+    throw error;
+  }
 }
 
 function links(manager: SessionManager): Record<string, string[]> {

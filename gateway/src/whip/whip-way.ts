@@ -13,6 +13,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { encodeMessage } from '@sightline/shared/codec';
 import { ProtocolError } from '@sightline/shared/validation';
 import { DETECTIONS_CHANNEL, WHIP_PATH } from '@sightline/shared/protocol';
+import { isLoopbackAddress, LINK_REFUSED_REASON } from '../link/link-request.ts';
 import type { Logger } from '../logger.ts';
 import type { AccessPolicy } from '../security/access-policy.ts';
 import { detectionsReply, errorReply } from '../frames/replies.ts';
@@ -67,7 +68,7 @@ export function createWhipWay(options: WhipWayOptions): WhipWay {
   function attachPeer(peer: PeerSession): void {
     options.metrics.webrtcPeers.set(manager.size);
     const log = options.logger.child({ peer: peer.id });
-    log.info('webrtc peer offered');
+    log.info(peer.link ? { link: peer.link.spec } : {}, 'webrtc peer offered');
     const video = new TrackDetections(peer, options, tracks, log);
     // Each frame channel is a session holding a place in the queue, as a WebSocket connection does: a peer
     // could otherwise open channels without bound past SIGHTLINE_MAX_CONNECTIONS.
@@ -91,6 +92,7 @@ export function createWhipWay(options: WhipWayOptions): WhipWay {
           ...options,
           transport: 'webrtc',
           logger: log,
+          ...(peer.link ? { link: { spec: peer.link.spec, label: peer.link.label } } : {}),
         });
         sessions.add(session);
         channel.onMessage((data) => session.receive(typeof data === 'string' ? Buffer.from(data) : data, typeof data !== 'string'));
@@ -108,7 +110,10 @@ export function createWhipWay(options: WhipWayOptions): WhipWay {
       const verdict = options.policy.checkOrigin(request.headers.origin);
       return verdict.ok ? undefined : { status: verdict.status, reason: verdict.reason };
     };
-    handleWhipRequest(request, response, { manager, basePath: WHIP_PATH, authorize }).then(
+    // An emulated link holds the peer's packets in the gateway: only for this machine, or with the token.
+    const authorizeLink = () =>
+      options.policy.tokenRequired || isLoopbackAddress(request.ip) ? undefined : { status: 403, reason: LINK_REFUSED_REASON };
+    handleWhipRequest(request, response, { manager, basePath: WHIP_PATH, authorize, authorizeLink }).then(
       (handled) => {
         if (!handled) next();
       },

@@ -28,7 +28,7 @@ import type { ReceiveBudget } from '../scheduling/receive-budget.ts';
 import { MessageSession, type MessageSessionOptions } from '../sessions/message-session.ts';
 import { closeWithin } from './close-socket.ts';
 import { ConnectionLink } from '../link/connection-link.ts';
-import { LinkRequestError, streamLinkFrom } from '../link/link-request.ts';
+import { isLoopbackAddress, LINK_REFUSED_REASON, LinkRequestError, streamLinkFrom } from '../link/link-request.ts';
 import { ReadingGate } from './reading-gate.ts';
 import { linkedWsChannel, wsChannel } from './ws-channel.ts';
 
@@ -62,11 +62,6 @@ const STATUS_TEXT: Record<number, string> = {
   404: 'Not Found',
   503: 'Service Unavailable',
 };
-
-/** Whether an address (as proxy-addr gives it) is this machine's loopback. */
-function isLoopback(address: string): boolean {
-  return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.');
-}
 
 /** `?model=` and `?threshold=`, for frames sent as raw images; throws ProtocolError `bad_message` for a bad value. */
 function rawFrameQuery(url: URL): { model?: string; threshold?: number } {
@@ -142,8 +137,8 @@ export function attachSocketServer(server: Server, options: SocketServerOptions)
       return;
     }
     // An emulated link holds the connection's bytes in the gateway: only for this machine, or with the token.
-    if (link && !options.policy.tokenRequired && !isLoopback(proxyAddr(request, trust))) {
-      rejectUpgrade(socket, 403, 'link emulation is only for clients on this machine, or with the access token');
+    if (link && !options.policy.tokenRequired && !isLoopbackAddress(proxyAddr(request, trust))) {
+      rejectUpgrade(socket, 403, LINK_REFUSED_REASON);
       return;
     }
     wss.handleUpgrade(request, socket, head, (ws) => {

@@ -1,8 +1,8 @@
 /**
  * The WHIP session layer against aiortc, a WebRTC implementation not written here, over loopback: data
  * channel messages both ways, a VP8 track arriving as complete frames (keyframe first, RTP timestamps
- * increasing, a keyframe again on request), structured refusals, and 20 peers that come and go leaving no
- * session, UDP port or memory behind.
+ * increasing, a keyframe again on request), a peer behind an emulated link (the relay), structured refusals,
+ * and 20 peers that come and go leaving no session, UDP port or memory behind.
  */
 import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -124,6 +124,52 @@ describe('WHIP sessions with an aiortc peer', () => {
     expect(server.manager.size).toBe(0);
   });
 
+  it('puts a peer behind the link its POST names: the answer names a relay alone, and every message crosses it both ways', async () => {
+    const client = await startAiortcClient(`${server.url}?link=delay=100ms,loss=0.5%25`, [
+      '--channel',
+      'frames',
+      '--reliable',
+      '--messages',
+      '5',
+      '--size',
+      '1000',
+      '--interval',
+      '0.05',
+    ]);
+    const answer = await client.next('answer');
+    // One UDP flow, to the relay's port in the gateway's range: the stack's own candidate is not offered.
+    const candidates = [...String(answer.sdp).matchAll(/^a=candidate:\S+ \d+ (\S+) \d+ (\S+) (\d+)/gm)];
+    expect(new Set(candidates.map((c) => `${c[1]} ${c[2]} ${c[3]}`)).size).toBe(1);
+    expect(candidates[0]![1]!.toLowerCase()).toBe('udp');
+    expect(Number(candidates[0]![3])).toBeGreaterThanOrEqual(PORTS.min);
+    await client.next('sent');
+    const at = (event: string) =>
+      new Map(client.events.filter((e) => e.event === event).map((e) => [e.seq ?? JSON.parse(String(e.data)).seq, e.t as number]));
+    await until(() => at('reply').size >= 5);
+    const sent = at('message-sent');
+    // 100 ms each way: no message can come back sooner than 200 ms after it left, whatever this machine's speed.
+    for (const [seq, repliedAt] of at('reply')) expect(repliedAt - sent.get(seq)!).toBeGreaterThanOrEqual(199);
+    expect(await client.finish()).toBe(0);
+    expect(server.manager.size).toBe(0);
+    expect(udpSocketsInRange()).toBe(0);
+  });
+
+  it('refuses a link it cannot emulate with 400 bad_link and the reason', async () => {
+    const post = (link: string) =>
+      fetch(`${server.url}?link=${encodeURIComponent(link)}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/sdp' },
+        body: 'v=0',
+      });
+    const unknown = await post('lt');
+    expect(unknown.status).toBe(400);
+    expect(await unknown.json()).toMatchObject({ error: 'bad_link', reason: expect.stringMatching(/unknown preset 'lt'/) });
+    const trace = await post('trace-up=/etc/passwd');
+    expect(trace.status).toBe(400);
+    expect(((await trace.json()) as { error: string }).error).toBe('bad_link');
+    expect(server.manager.size).toBe(0);
+  });
+
   it('answers bad offers with a reason: 400 for SDP it cannot read or media it cannot take, 415, 404', async () => {
     const post = (body: string, type = 'application/sdp') => fetch(server.url, { method: 'POST', headers: { 'Content-Type': type }, body });
     const garbage = await post('hello');
@@ -180,7 +226,17 @@ describe('WHIP sessions with an aiortc peer', () => {
       // Five at a time: each aiortc client is a Python process.
       for (let batch = 0; batch < 4; batch++) {
         const clients = await Promise.all(
-          [...Array(5).keys()].map(() => startAiortcClient(server.url, ['--channel', 'frames', '--messages', '3', '--size', '20000'])),
+          // Two of each five behind a link: their relays' sockets must go with them too.
+          [...Array(5).keys()].map((i) =>
+            startAiortcClient(i % 2 === 0 ? server.url : `${server.url}?link=delay=5ms`, [
+              '--channel',
+              'frames',
+              '--messages',
+              '3',
+              '--size',
+              '20000',
+            ]),
+          ),
         );
         await Promise.all(clients.map((c) => c.next('sent')));
         expect(server.manager.size).toBe(5);

@@ -4,6 +4,7 @@
  * real WebRTC implementation not written here). ICE on 127.0.0.1 only.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatLinkSpec, linkLabel, parseLinkSpec } from '@sightline/shared/link';
 import { WHIP_PATH, type WhipReceiveStats } from '@sightline/shared/protocol';
 import type { RunningGateway } from '../../../src/gateway.ts';
 import { aiortcEnv, PHOTOS, startAiortcClient } from '../../support/aiortc-client.ts';
@@ -87,6 +88,32 @@ describe('WHIP way in', () => {
     } finally {
       await client.finish();
     }
+  });
+
+  it('runs a peer behind the link its POST names: the hello on each data channel names it, loss allowed over UDP', async () => {
+    const [dog] = PHOTOS;
+    const client = await startAiortcClient(`${whipUrl}?link=${encodeURIComponent('delay=30ms,loss=1%')}`, [
+      '--channel',
+      'frames',
+      '--reliable',
+      '--json-frames',
+      dog!,
+    ]);
+    try {
+      await client.next('frames-answered');
+      const replies = client.events.filter((e) => e.event === 'reply').map((e) => JSON.parse(String(e.data)) as Record<string, unknown>);
+      const profile = parseLinkSpec('delay=30ms,loss=1%');
+      expect(replies[0]).toMatchObject({ type: 'hello', link: { spec: formatLinkSpec(profile), label: linkLabel(profile) } });
+      expect(replies.find((r) => r.type === 'detections')).toMatchObject({
+        id: 1,
+        detections: expect.arrayContaining([expect.objectContaining({ label: 'dog' })]),
+      });
+    } finally {
+      await client.finish();
+    }
+    const bad = await fetch(`${whipUrl}?link=lt`, { method: 'POST', headers: { 'content-type': 'application/sdp' }, body: 'v=0' });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ error: 'bad_link' });
   });
 
   it('answers WHIP behind the same guard as the API: a foreign Origin is 403, a bad offer 400 with its reason', async () => {

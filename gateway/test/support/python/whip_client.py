@@ -2,8 +2,9 @@
 other peer. Posts its offer to --url, then optionally opens a data channel (unordered, no retransmissions)
 and sends --messages binary messages of --size bytes (a 4-byte big-endian sequence number first), and/or
 sends a video track (VP8) made from --photos, one photo a second at --fps. Prints one JSON object a line on
-stdout: answer (with the Location), open, reply (each message received on the channel), then stays until
-stdin closes, DELETEs its resource (unless --no-delete) and prints closed. ICE uses 127.0.0.1 only.
+stdout, each with t (its monotonic clock, ms): answer (with the Location), open, message-sent, reply (each message
+received on the channel), then stays until stdin closes, DELETEs its resource (unless --no-delete) and prints
+closed. ICE uses 127.0.0.1 only.
 """
 
 import argparse
@@ -12,6 +13,7 @@ import base64
 import json
 import struct
 import sys
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -26,7 +28,8 @@ aioice.ice.get_host_addresses = lambda use_ipv4, use_ipv6: ["127.0.0.1"]
 
 
 def emit(**event):
-    print(json.dumps(event), flush=True)
+    # t: this process's monotonic clock (ms), so a test can time a round trip from the events alone.
+    print(json.dumps({**event, "t": time.monotonic() * 1000}), flush=True)
 
 
 class PhotoTrack(VideoStreamTrack):
@@ -128,6 +131,7 @@ async def main():
         await asyncio.wait_for(opened.wait(), 20)
         emit(event="open", maxMessageSize=pc.sctp._remote_max_message_size if pc.sctp else None)
         for seq in range(args.messages):
+            emit(event="message-sent", seq=seq)
             channel.send(struct.pack(">I", seq) + bytes(args.size - 4))
             await asyncio.sleep(args.interval)
         emit(event="sent", count=args.messages)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LinkRequestError, streamLinkFrom } from '../../../src/link/link-request.ts';
+import { datagramLinkFrom, isLoopbackAddress, LinkRequestError, streamLinkFrom } from '../../../src/link/link-request.ts';
 
 describe('streamLinkFrom', () => {
   it('is no link for none, an empty value or no parameter; a preset or spec otherwise', () => {
@@ -15,5 +15,28 @@ describe('streamLinkFrom', () => {
     expect(() => streamLinkFrom('lt')).toThrow(/unknown preset 'lt'/);
     expect(() => streamLinkFrom('delay=10ms,loss=2%')).toThrow(/byte stream/);
     expect(() => streamLinkFrom('trace-up=/etc/passwd')).toThrow(/file/);
+  });
+});
+
+describe('datagramLinkFrom', () => {
+  it('takes loss (a WebRTC peer can lose packets) and names the link as hello does', () => {
+    expect(datagramLinkFrom(null)).toBeUndefined();
+    expect(datagramLinkFrom('none')).toBeUndefined();
+    const link = datagramLinkFrom('delay=10ms,loss=2%')!;
+    expect(link.profile.up.loss).toBeDefined();
+    expect(link).toMatchObject({ spec: expect.stringContaining('loss=2%'), label: expect.any(String) });
+    expect(datagramLinkFrom('lte')?.spec).toBe('lte');
+  });
+
+  it('refuses a spec that does not parse and a trace file, with the reason', () => {
+    expect(() => datagramLinkFrom('lt')).toThrow(/unknown preset 'lt'/);
+    expect(() => datagramLinkFrom('trace-up=/etc/passwd')).toThrow(/file/);
+  });
+});
+
+describe('isLoopbackAddress', () => {
+  it('is this machine in IPv4, IPv6 and IPv4-mapped form, nothing else', () => {
+    expect(['127.0.0.1', '127.1.2.3', '::1', '::ffff:127.0.0.1'].map(isLoopbackAddress)).toEqual([true, true, true, true]);
+    expect(['10.0.0.1', '::ffff:10.0.0.1', '1227.0.0.1', undefined].map(isLoopbackAddress)).toEqual([false, false, false, false]);
   });
 });

@@ -104,6 +104,8 @@ describe('summarizeRtcStats', () => {
           framesDropped: 1,
           keyframesRequested: 1,
           nacksSent: 3,
+          requestedBitrateBps: 1_200_000,
+          bandwidthUsage: 'normal',
         },
       ],
     };

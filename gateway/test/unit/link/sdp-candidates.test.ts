@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { candidateAddresses, replaceCandidates, withoutCandidates } from '../../../webrtc/sdp-candidates.ts';
+import { candidateAddresses, replaceCandidates, withoutCandidates } from '../../../src/link/sdp-candidates.ts';
 
 // The shape aiortc offers and the gateway answers: BUNDLE, the same candidates in each media section.
 const ANSWER = [

@@ -2,7 +2,7 @@
 import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseLinkSpec } from '@sightline/shared/link';
-import { UdpRelay } from '../../../webrtc/udp-relay.ts';
+import { UdpRelay } from '../../../src/link/udp-relay.ts';
 
 const open: Array<{ close(): unknown }> = [];
 afterEach(async () => {

@@ -9,10 +9,14 @@
  *   client --> relay.port (client side) ==up link==> a socket per client address --> server candidate
  *   client <-- relay.port <==down link== that socket <-- server
  *
+ * Two users: the gateway puts a WHIP peer behind the link its `?link=` names (webrtc/session-manager.ts), and
+ * the benchmark puts a WebRTC server (the gateway's or the Python peer's) behind a link without root.
+ *
  * What it does not emulate: the kernel's path (the packets cross loopback twice, through this process's
  * event loop, which also times the deliveries: under load they are late, never early); the WHIP request
  * (TCP, not carried here); anything but the one flow. Wire sizes count 28 bytes of IPv4 + UDP header per
- * datagram, as the packet path's link sees them.
+ * datagram, as the packet path's link sees them. Memory is the link's queue (bounded by its profile) and
+ * one socket per client address, at most MAX_CLIENT_FLOWS.
  */
 import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
 import {
@@ -37,7 +41,12 @@ export interface UdpRelayOptions {
   listenAddress?: string;
   /** Let jitter reorder datagrams (default false: one queueing path keeps order, as the packet path does). */
   reorder?: boolean;
+  /** Ports the client side may listen on (a range a firewall or a container exposes); default: any. */
+  portRange?: { min: number; max: number };
 }
+
+/** Client addresses one relay forwards for: a WebRTC peer uses one; each more is a socket held. */
+export const MAX_CLIENT_FLOWS = 4;
 
 interface Datagram {
   payload: Buffer;
@@ -45,14 +54,35 @@ interface Datagram {
   client: string;
 }
 
-function bind(socket: Socket, address: string): Promise<void> {
+function bind(socket: Socket, address: string, port = 0): Promise<void> {
   return new Promise((resolve, reject) => {
     socket.once('error', reject);
-    socket.bind(0, address, () => {
+    socket.bind(port, address, () => {
       socket.off('error', reject);
       resolve();
     });
   });
+}
+
+/** A socket on a free port of the range (from a random start, each port tried once), or any port without one. */
+async function bindInRange(address: string, range: { min: number; max: number } | undefined): Promise<Socket> {
+  if (!range) {
+    const socket = createSocket('udp4');
+    await bind(socket, address);
+    return socket;
+  }
+  const size = range.max - range.min + 1;
+  const start = Math.floor(Math.random() * size);
+  for (let i = 0; i < size; i += 1) {
+    const socket = createSocket('udp4');
+    try {
+      await bind(socket, address, range.min + ((start + i) % size));
+      return socket;
+    } catch {
+      socket.close();
+    }
+  }
+  throw new Error(`no free UDP port in ${range.min}-${range.max} for the link relay`);
 }
 
 export class UdpRelay {
@@ -78,11 +108,13 @@ export class UdpRelay {
       this.pumps.push(new DeliveryPump(this.links.up, (d) => this.toServer(d)), new DeliveryPump(this.links.down, (d) => this.toClient(d)));
     }
     clientSocket.on('message', (payload, from) => this.fromClient(payload, from));
+    clientSocket.on('error', () => {
+      // A datagram the kernel would not send (the client went away): lost, as on a real path; never a crash.
+    });
   }
 
   static async start(options: UdpRelayOptions): Promise<UdpRelay> {
-    const socket = createSocket('udp4');
-    await bind(socket, options.listenAddress ?? '127.0.0.1');
+    const socket = await bindInRange(options.listenAddress ?? '127.0.0.1', options.portRange);
     return new UdpRelay(socket, options, options.seed ?? freshSeed());
   }
 
@@ -118,7 +150,7 @@ export class UdpRelay {
   /** One socket per client address, so the server sees each client flow as its own peer-reflexive address. */
   private serverSocketFor(client: string): Socket | undefined {
     const existing = this.serverSockets.get(client);
-    if (existing || this.closed) return existing;
+    if (existing || this.closed || this.serverSockets.size >= MAX_CLIENT_FLOWS) return existing;
     const socket = createSocket('udp4');
     // Bound to the relay's own address (never a wildcard); sends made while it binds are queued by Node.
     socket.bind(0, this.options.listenAddress ?? '127.0.0.1');

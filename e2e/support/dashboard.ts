@@ -127,6 +127,21 @@ export class Dashboard {
     return last;
   }
 
+  /** The captions of the codec table, the route table and the chart all say the figures were measured on `spec`, emulated or not. */
+  async expectMeasuredOn(spec: string, text: string | RegExp, timeout?: number): Promise<void> {
+    for (const caption of ['stats-link', 'paths-link', 'chart-link']) {
+      await expect(this.byTestId(caption)).toHaveAttribute('data-spec', spec, timeout === undefined ? {} : { timeout });
+      await expect(this.byTestId(caption)).toHaveAttribute('data-emulated', String(spec !== 'none'));
+      await expect(this.byTestId(caption)).toContainText(text);
+    }
+  }
+
+  /** The latest ping round trip the chart shows, ms; NaN while there is none. */
+  async pingMs(): Promise<number> {
+    const raw = await this.byTestId('ping-value').getAttribute('data-value');
+    return raw === null || raw === '' ? Number.NaN : Number(raw);
+  }
+
   /** What the latency chart says in words (its hidden summary: the latest value of each line). */
   async latencySummary(): Promise<string> {
     return (await this.page.locator('#latency-summary').textContent()) ?? '';

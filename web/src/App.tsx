@@ -4,6 +4,7 @@ import { DashboardController } from './app/dashboard-controller.ts';
 import { linkedModel, modelFallback, type LostModel } from './app/model-choice.ts';
 import { CHART_WINDOW, STATS_WINDOWS, type StreamSettings } from './app/settings.ts';
 import { readUrlSettings, urlProblemsText } from './app/url-settings.ts';
+import { websocketLinkOf } from './link/link-check.ts';
 import { useAddressBar } from './app/use-address-bar.ts';
 import { usePersistedSettings } from './app/use-persisted-settings.ts';
 import type { SourceKind } from './capture/capture-source.ts';
@@ -26,6 +27,7 @@ import { StreamControls } from './components/StreamControls.tsx';
 import { Toasts } from './components/Toasts.tsx';
 import { TrackingPanel } from './components/TrackingPanel.tsx';
 import { WebRtcStats } from './components/WebRtcStats.tsx';
+import { websocketFallbackText } from './ui/link-text.ts';
 import { unservedLinkText } from './ui/models-text.ts';
 import { VERDICT_WINDOW } from './ui/route-comparison.ts';
 import { codecFallback } from './video/codec-availability.ts';
@@ -71,6 +73,16 @@ export function App() {
   useEffect(() => {
     if (refusal) updateSettings({ link: refusal.instead });
   }, [refusal, updateSettings]);
+
+  // A link with loss while the WebSocket is chosen (it was chosen over WebRTC, or the address named it): a byte
+  // stream cannot lose a segment, so the nearest link it can run instead (the same without loss), and a notice.
+  useEffect(() => {
+    if (settings.transport !== 'websocket') return;
+    const instead = websocketLinkOf(settings.link);
+    if (instead === settings.link) return;
+    controller.linkUnavailable(websocketFallbackText(settings.link, instead));
+    updateSettings({ link: instead });
+  }, [controller, settings.link, settings.transport, updateSettings]);
 
   // Open the camera once the media elements are attached (MediaStage's effect runs first).
   useEffect(() => {

@@ -22,6 +22,9 @@ import { PeerSession, type PeerState } from './peer-session.ts';
 import { WEBRTC_DEFAULTS, type WebRtcConfig } from './webrtc-config.ts';
 import { WhipError } from './whip-error.ts';
 
+/** How long a peer's link relay stays after the peer closes: longer than any preset's one-way delay and queue. */
+const RELAY_LINGER_MS = 2_000;
+
 export type SessionEndReason = 'deleted' | 'disconnected' | 'failed' | 'connect_timeout' | 'inactive' | 'drained' | 'closed_by_peer';
 
 export interface SessionManagerOptions {
@@ -119,6 +122,22 @@ export class SessionManager {
     );
   }
 
+  /**
+   * A relay outlives its peer a little: what the stack sent last (an SCTP abort, DTLS close_notify) is still
+   * crossing the link's queue and delay, and tells the client at once that the session ended. After a drain
+   * the channels' closes were already seen, and the process is about to exit.
+   */
+  #closeRelay(id: string, reason: SessionEndReason): void {
+    const relay = this.#relays.get(id);
+    if (!relay) return;
+    this.#relays.delete(id);
+    if (reason === 'drained') {
+      void relay.close();
+      return;
+    }
+    setTimeout(() => void relay.close(), RELAY_LINGER_MS).unref();
+  }
+
   /** DELETE on the session's resource. */
   delete(id: string): void {
     const session = this.#sessions.get(id);
@@ -177,8 +196,7 @@ export class SessionManager {
     this.#sessions.delete(session.id);
     this.#disarm(session.id);
     session.close();
-    void this.#relays.get(session.id)?.close();
-    this.#relays.delete(session.id);
+    this.#closeRelay(session.id, reason);
     if (this.#sessions.size === 0) {
       clearInterval(this.#livenessTimer);
       this.#livenessTimer = undefined;

@@ -5,9 +5,9 @@
  * transport (gateway-transports.ts: the socket, a WebRTC data channel, or the camera as a WebRTC track) or
  * this device (the on-device engine, the model in a worker); every route settles its frames into the answer
  * recorder (samples, logs) and the live tracks (the overlay's boxes, the detection log), the gateway's also
- * into the rejection backoff; beside them the ping clock, the answer watchdog, the models loader and the link
- * switch (the emulated link the gateway's WebSocket runs behind, which labels every figure taken through it;
- * the gateway runs a WebRTC peer behind no link).
+ * into the rejection backoff; beside them the ping clock, the answer watchdog, the models loader and the
+ * transports' links (the emulated link the gateway's WebSocket, or its WebRTC peer, runs behind, which labels
+ * every figure taken through that connection).
  *
  * Nothing here forwards events by hand: the stream loop subscribes to what may let a frame go, the
  * snapshot publisher to what changes the view. React reads snapshots from the publisher
@@ -20,7 +20,6 @@ import { FrameEncoder, intrinsicSize } from '../capture/frame-encoder.ts';
 import { modelFor } from '../capture/frame-size.ts';
 import { Signal } from '../events/signal.ts';
 import { createInferenceWorker, OnDeviceEngine, type DeviceTarget } from '../inference/on-device-engine.ts';
-import { NO_LINK_SPEC } from '../link/link-check.ts';
 import { DetectionLog, detectionRows } from '../metrics/detection-log.ts';
 import { PingStore } from '../metrics/ping-store.ts';
 import { SampleStore } from '../metrics/sample-store.ts';
@@ -36,6 +35,7 @@ import { gatewaySocketUrl } from '../transport/gateway-url.ts';
 import { fetchAccessInfo } from '../transport/access-api.ts';
 import { fetchModels } from '../transport/models-api.ts';
 import { wireCodecOf } from '../transport/stream-codecs.ts';
+import { transportMode } from '../transport/transports.ts';
 import { codecChoices, probeBrowserVideo, type BrowserVideo, type CodecChoice } from '../video/codec-availability.ts';
 import { VideoStreamEncoder } from '../video/video-stream-encoder.ts';
 import { PeerLink } from '../webrtc/peer-link.ts';
@@ -44,7 +44,7 @@ import { AnswerRecorder } from './answer-recorder.ts';
 import { AnswerWatchdog } from './answer-watchdog.ts';
 import { buildSnapshot, type DashboardSnapshot, type SnapshotSources } from './dashboard-snapshot.ts';
 import { EventLog } from './event-log.ts';
-import { isThisMachine, LinkSwitch } from './link-switch.ts';
+import { isThisMachine } from './link-switch.ts';
 import { FrameDispatcher } from './frame-dispatcher.ts';
 import { GatewayTransports } from './gateway-transports.ts';
 import type { LostModel } from './model-choice.ts';
@@ -55,6 +55,7 @@ import { SampleExporter } from './sample-exporter.ts';
 import { DEFAULT_SETTINGS, type StreamSettings } from './settings.ts';
 import { SnapshotPublisher } from './snapshot-publisher.ts';
 import { StreamLoop } from './stream-loop.ts';
+import { TransportLinks } from './transport-links.ts';
 
 /** How the view shows a change: rebuilt at once (a discrete event), or with the stream's throttled rebuilds. */
 const AT_ONCE = true;
@@ -99,7 +100,7 @@ export class DashboardController {
   /** The video codecs the gateway last said it decodes (kept across reconnects). */
   private gatewayVideo: readonly VideoCodec[] | undefined;
   private readonly videoSupportChanged = new Signal<void>();
-  private readonly links: LinkSwitch;
+  private readonly links: TransportLinks;
   private readonly onDevice: OnDeviceEngine;
   private readonly dispatcher: FrameDispatcher;
   private readonly answers: AnswerRecorder;
@@ -118,10 +119,14 @@ export class DashboardController {
   constructor(options: DashboardOptions = {}) {
     const { clock, samples, pings, tracks, detections, errorLog, noticeLog, encoder, source, backoff, settingsChanged } = this;
     const nextId = (): number => ++this.messageId;
-    // Every attempt asks for the link the switch holds now.
-    const socket = (this.socket = new GatewaySocket({ url: () => gatewaySocketUrl(window.location, this.links.target), clock }));
+    // Every attempt (a socket's, a WHIP session's) asks for the link its connection's switch holds now.
+    const socket = (this.socket = new GatewaySocket({ url: () => gatewaySocketUrl(window.location, this.links.websocket.target), clock }));
     const sender = (this.sender = new FrameSender({ send: (data) => socket.send(data), nextId }));
-    const peer = (this.peer = new PeerLink({ whipUrl: `${window.location.origin}${WHIP_PATH}`, clock }));
+    const peer = (this.peer = new PeerLink({
+      whipUrl: `${window.location.origin}${WHIP_PATH}`,
+      link: () => this.links.webrtc.target,
+      clock,
+    }));
     const peerSender = (this.peerSender = new FrameSender({ send: (data) => peer.send(data), nextId, transport: 'webrtc' }));
     const gateway = (this.gateway = new GatewayTransports({
       socket,
@@ -135,13 +140,19 @@ export class DashboardController {
       source,
       modelInput: () => modelFor(this.models.state.response, this.settings.model)?.input,
     }));
-    const links = (this.links = new LinkSwitch({
-      socket,
-      // The link is the WebSocket's: only its frames are awaited before a switch.
-      inFlight: () => gateway.websocket.inFlight,
-      settled: gateway.websocket.settled,
-      probe: probeGateway,
-      onThisMachine: isThisMachine(window.location.hostname),
+    const onThisMachine = isThisMachine(window.location.hostname);
+    const links = (this.links = new TransportLinks({
+      // A connection's switch awaits the frames out on that connection only.
+      websocket: {
+        connection: socket,
+        inFlight: () => gateway.websocket.inFlight,
+        settled: gateway.websocket.settled,
+        probe: probeGateway,
+        onThisMachine,
+      },
+      // The track's frames are not held (the browser sends them by itself): those still unnamed when the session
+      // ends are lost, on the link they were sent on.
+      webrtc: { connection: peer, inFlight: () => gateway.dataChannel.inFlight, settled: gateway.dataChannel.settled, onThisMachine },
       ...(options.link === undefined ? {} : { initial: options.link }),
     }));
     const onDevice = (this.onDevice = new OnDeviceEngine({
@@ -164,10 +175,8 @@ export class DashboardController {
       errorLog,
       noticeLog,
       timeOrigin: performance.timeOrigin,
-      // A frame answered (or given up) on the gateway crossed the link of the connection it went on: the WebSocket's
-      // last greeted; a WebRTC peer runs behind none.
-      linkOf: (outcome) =>
-        outcome.frame.path !== 'gateway' ? null : outcome.frame.transport === 'webrtc' ? NO_LINK_SPEC : links.inForce.spec,
+      // A frame answered (or given up) on the gateway crossed the link of the connection it went on, as last greeted.
+      linkOf: (outcome) => (outcome.frame.path !== 'gateway' ? null : links.inForceOn(outcome.frame.transport ?? 'websocket').spec),
     }));
     const models = (this.models = new ModelsLoader({ fetch: fetchModels, clock }));
     const loop = (this.loop = new StreamLoop({
@@ -218,9 +227,9 @@ export class DashboardController {
       pings.add({ at: receivedAt, rttMs: receivedAt - message.ts, link: link() });
       pingClock.pongArrived();
     };
-    // A pong crossed the link its session runs behind: the socket's in force, none for the peer's.
-    socket.messages.subscribe((incoming) => onMessage(incoming, () => links.inForce.spec));
-    peer.messages.subscribe((incoming) => onMessage(incoming, () => NO_LINK_SPEC));
+    // A pong crossed the link its session runs behind.
+    socket.messages.subscribe((incoming) => onMessage(incoming, () => links.inForceOn('websocket').spec));
+    peer.messages.subscribe((incoming) => onMessage(incoming, () => links.inForceOn('webrtc').spec));
     socket.statusChanged.subscribe((status) => {
       if (status.state !== 'open' && gateway.mode === 'websocket') this.markBreak();
       // Greeted (again): maybe by a gateway restarted with other models. A load under way is as fresh.
@@ -386,7 +395,8 @@ export class DashboardController {
     // Another model finds other things: its tracks start afresh.
     if (next.model !== previous.model) this.tracks.reset();
     if (next.paused && !previous.paused) this.markBreak();
-    if (next.link !== previous.link) this.links.request(next.link);
+    // Before the transports follow the settings: a peer they start asks for the link chosen at once.
+    this.links.follow(next.link, transportMode(next));
     if (next.runOn !== previous.runOn) {
       this.dispatcher.reset();
       this.markBreak();
@@ -431,6 +441,11 @@ export class DashboardController {
   /** Something the page's address asked for cannot be done (url-settings.ts): a notice says so. */
   addressProblem(message: string): void {
     this.noticeLog.add('address', message);
+  }
+
+  /** The link chosen cannot run on the transport chosen, and another runs instead: a notice says so. */
+  linkUnavailable(message: string): void {
+    this.noticeLog.add('link', message);
   }
 
   /** Loads the model on this device again after a failure. */

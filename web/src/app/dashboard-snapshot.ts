@@ -5,7 +5,7 @@
 import type { SourceState } from '../capture/capture-source.ts';
 import type { EncoderPath } from '../capture/frame-encoder.ts';
 import type { OnDeviceState } from '../inference/on-device-engine.ts';
-import { NO_LINK, type MeasuredLink } from '../link/measured-link.ts';
+import type { MeasuredLink } from '../link/measured-link.ts';
 import { latencySeries, type LatencySeries } from '../metrics/chart-data.ts';
 import type { PingStore } from '../metrics/ping-store.ts';
 import type { FrameStats, SampleStore } from '../metrics/sample-store.ts';
@@ -98,13 +98,14 @@ export interface DashboardSnapshot {
   /** Every codec with whether it can be chosen now (this browser's encoders, the gateway's decoders, the transport). */
   codecChoices: readonly CodecChoice[];
   /**
-   * The link the gateway's WebSocket runs behind (its hello's) and any switch under way (the Link selector).
+   * The link the active connection (the gateway's WebSocket, or its WebRTC peer) runs behind (its hello's) and
+   * any switch under way (the Link selector).
    */
   link: LinkState;
   /**
    * What the gateway's figures below (codec and route stats, the chart, the ping) were measured on: the link in
-   * force over the WebSocket; over WebRTC, none (the gateway emulates links on its WebSocket only). Only
-   * frames and pings that crossed it are in them: figures from different links are never pooled.
+   * force on the active connection. Only frames and pings that crossed it are in them: figures from different
+   * links are never pooled.
    */
   measuredOn: MeasuredLink;
   /** Per link measured since the samples were reset, in the order first measured: the links side by side. */
@@ -197,6 +198,7 @@ export interface SnapshotSources {
   dispatcher: { nextRoute(): FrameRoute | undefined; readonly inFlight: number };
   tracks: { summary(): TrackingSummary };
   detections: { readonly size: number };
+  /** The active connection's link, and every link a connection ran behind. */
   links: { readonly state: LinkState; seen(): readonly MeasuredLink[] };
   /** performance.now(): the chart's time axis ends there. */
   now: () => number;
@@ -211,8 +213,7 @@ export function buildSnapshot(sources: SnapshotSources): DashboardSnapshot {
   const { runOn } = settings;
   const now = sources.now();
   const linkState = sources.links.state;
-  // The gateway runs a WebRTC peer behind no link, whatever its WebSocket runs behind.
-  const measuredOn = transports.mode === 'websocket' ? linkState.inForce : NO_LINK;
+  const measuredOn = linkState.inForce;
   const link = measuredOn.spec;
   // Pings taken before links were told apart (none today) count for none.
   const allPings = pings.all().filter((ping) => (ping.link ?? 'none') === link);

@@ -1,24 +1,30 @@
 /**
- * Puts the running stream behind another emulated link without restarting anything: the gateway's socket
- * reconnects with `?link=SPEC` (the gateway emulates a link per connection). The switch waits for the frames
- * out on the old connection to be answered first (holding the next frame meanwhile), so none of them is
- * counted lost, and none is counted on the wrong link.
+ * Puts one connection to the gateway behind another emulated link without restarting anything else: the
+ * gateway's socket reconnects with `?link=SPEC`, a WebRTC peer makes a new WHIP session with it (the gateway
+ * emulates a link per connection, fixed for its life). The switch waits for the frames out on the old
+ * connection to be answered first (holding the next frame meanwhile), so none of them is counted lost, and
+ * none is counted on the wrong link.
  *
  * What a connection runs behind is what its `hello` says (`inForce`), not what was asked for: every figure
- * taken through the gateway is labelled with it. When the gateway refuses the link on the upgrade (an HTTP
- * status, which a browser does not show: the socket just never opens) while it answers plain HTTP, the
- * stream goes back to the link it ran behind before, and `refusal` says so; a gateway that is down is an
- * outage, retried behind the link asked for.
+ * taken through it is labelled with it. When the gateway refuses the link, the stream goes back to the link
+ * it ran behind before, and `refusal` says so. WHIP refuses with a status and a reason the page reads
+ * (`linkRefused`); a WebSocket upgrade refused with an HTTP status is not shown to a browser (the socket just
+ * never opens), so a socket that never opens while the gateway answers plain HTTP (`probe`) counts as refused;
+ * a gateway that is down is an outage, retried behind the link asked for.
  */
 import { Signal, type Subscribable } from '../events/signal.ts';
 import { NO_LINK_SPEC } from '../link/link-check.ts';
 import { linkOfHello, NO_LINK, type MeasuredLink } from '../link/measured-link.ts';
 import type { ConnectionStatus } from '../transport/gateway-socket.ts';
+import type { Transport } from '../transport/transports.ts';
 
 /** Why the gateway refused a link, as far as a browser can tell. */
 export type RefusalCause =
   /** The page is not on the gateway's machine and the gateway asks for no token: it emulates links for neither. */
-  'not-this-machine' | 'unknown';
+  | 'not-this-machine'
+  /** The gateway said why (WHIP's answer): `detail` is its reason. */
+  | 'stated'
+  | 'unknown';
 
 export interface LinkRefusal {
   /** Counts refusals, so a second refusal of the same link is a change too. */
@@ -28,41 +34,47 @@ export interface LinkRefusal {
   /** The spec the stream went back to. */
   instead: string;
   cause: RefusalCause;
-  /** How the failed attempt ended, in the socket's words. */
+  /** The gateway's reason (`stated`), or how the failed attempt ended, in the socket's words. */
   detail?: string;
 }
 
 export interface LinkState {
+  /** The connection the link is for: the gateway's WebSocket, or its WebRTC peer. */
+  via: Transport;
   /** What the current (or the last) connection runs behind, from its hello. */
   inForce: MeasuredLink;
-  /** The link the socket connects with now. */
+  /** The link the connection connects with now. */
   target: string;
   /** A switch is under way: frames out on the old connection are awaited, or the new one's hello. */
   switching: boolean;
   refusal?: LinkRefusal;
 }
 
-/** The part of the gateway's socket the switch drives. */
-export interface SwitchableSocket {
+/** The part of a connection to the gateway (the socket, the WebRTC peer) the switch drives. */
+export interface SwitchableConnection {
   readonly status: ConnectionStatus;
   readonly statusChanged: Subscribable<ConnectionStatus>;
-  /** Drops the connection and connects anew at once (to the URL as it is now). */
+  /** Drops the connection and connects anew at once (behind the link the switch holds then); nothing while it is stopped. */
   reconnect(): void;
   /** Skips the rest of a backoff wait. */
   retryNow(): void;
+  /** The gateway refused the link an attempt asked for, and said why (after the attempt failed). */
+  readonly linkRefused?: Subscribable<{ spec: string; reason: string }>;
 }
 
 export interface LinkSwitchOptions {
-  socket: SwitchableSocket;
-  /** Frames out on the gateway, unanswered. */
+  /** Which connection this is (the words for a switch under way). */
+  via: Transport;
+  connection: SwitchableConnection;
+  /** Frames out on the connection, unanswered. */
   inFlight: () => number;
-  /** A frame on the gateway settled (answered, or given up). */
+  /** A frame on the connection settled (answered, or given up). */
   settled: Subscribable<unknown>;
   /**
-   * Asks the gateway over plain HTTP whether it is there for this page, and whether it asks for a token;
-   * undefined when it does not answer.
+   * For a connection that cannot see a refusal (the WebSocket): asks the gateway over plain HTTP whether it is
+   * there for this page, and whether it asks for a token; undefined when it does not answer.
    */
-  probe: () => Promise<{ tokenRequired: boolean } | undefined>;
+  probe?: () => Promise<{ tokenRequired: boolean } | undefined>;
   /** The page was opened on the gateway's own machine (localhost), where the gateway emulates links for anyone. */
   onThisMachine: boolean;
   /** The link to connect with first (the settings' at page load). */
@@ -84,11 +96,12 @@ export class LinkSwitch {
   constructor(private readonly options: LinkSwitchOptions) {
     this.targetSpec = options.initial ?? NO_LINK_SPEC;
     this.awaitingHello = this.targetSpec !== NO_LINK_SPEC;
-    options.socket.statusChanged.subscribe(this.onStatus);
+    options.connection.statusChanged.subscribe(this.onStatus);
+    options.connection.linkRefused?.subscribe(({ spec, reason }) => this.refuse(spec, 'stated', reason));
     options.settled.subscribe(() => this.maybeSwitch());
   }
 
-  /** The link the socket is to connect with (its URL asks for it). */
+  /** The link the connection is to connect with (its request asks for it). */
   get target(): string {
     return this.targetSpec;
   }
@@ -100,6 +113,7 @@ export class LinkSwitch {
 
   get state(): LinkState {
     return {
+      via: this.options.via,
       inForce: this.current,
       target: this.targetSpec,
       switching: this.draining || this.awaitingHello,
@@ -123,7 +137,7 @@ export class LinkSwitch {
     this.targetSpec = spec;
     this.refused = undefined;
     // Back to the link this connection runs behind, before it was dropped: nothing to switch.
-    const unchanged = this.options.socket.status.state === 'open' && !this.awaitingHello && spec === this.current.spec;
+    const unchanged = this.options.connection.status.state === 'open' && !this.awaitingHello && spec === this.current.spec;
     this.draining = !unchanged;
     this.maybeSwitch();
     this.changed.emit(this.state);
@@ -132,10 +146,10 @@ export class LinkSwitch {
   /** Reconnects once no frame is out on the connection (or there is no connection to wait for). */
   private maybeSwitch(): void {
     if (!this.draining) return;
-    if (this.options.socket.status.state === 'open' && this.options.inFlight() > 0) return;
+    if (this.options.connection.status.state === 'open' && this.options.inFlight() > 0) return;
     this.draining = false;
     this.awaitingHello = true;
-    this.options.socket.reconnect();
+    this.options.connection.reconnect();
     this.changed.emit(this.state);
   }
 
@@ -153,32 +167,33 @@ export class LinkSwitch {
     }
   };
 
-  /** The gateway answers plain HTTP but not the upgrade with this link: it refused the link. Back to the last one greeted. */
+  /** The gateway answers plain HTTP but not the upgrade with this link: it refused the link. */
   private async checkRefusal(spec: string, detail: string | undefined): Promise<void> {
-    if (this.probing) return;
+    const probe = this.options.probe;
+    if (!probe || this.probing) return;
     this.probing = true;
     let answer: { tokenRequired: boolean } | undefined;
     try {
-      answer = await this.options.probe();
+      answer = await probe();
     } catch {
       answer = undefined;
     } finally {
       this.probing = false;
     }
-    // Asked for another link meanwhile, or connected after all: nothing to conclude.
-    if (!answer || spec !== this.targetSpec || this.options.socket.status.state === 'open') return;
-    this.refused = {
-      id: ++this.refusals,
-      spec,
-      instead: this.current.spec,
-      cause: !this.options.onThisMachine && !answer.tokenRequired ? 'not-this-machine' : 'unknown',
-      ...(detail ? { detail } : {}),
-    };
+    // Connected after all: nothing to conclude.
+    if (!answer || this.options.connection.status.state === 'open') return;
+    this.refuse(spec, !this.options.onThisMachine && !answer.tokenRequired ? 'not-this-machine' : 'unknown', detail);
+  }
+
+  /** The gateway refused `spec`: back to the last link greeted, saying so (unless another link was asked for meanwhile). */
+  private refuse(spec: string, cause: RefusalCause, detail: string | undefined): void {
+    if (spec !== this.targetSpec || spec === this.current.spec) return;
+    this.refused = { id: ++this.refusals, spec, instead: this.current.spec, cause, ...(detail ? { detail } : {}) };
     this.targetSpec = this.current.spec;
     this.draining = false;
     this.awaitingHello = true;
     this.changed.emit(this.state);
-    this.options.socket.retryNow();
+    this.options.connection.retryNow();
   }
 }
 

@@ -7,7 +7,7 @@
  * Any other stored size that is still a valid option is kept; anything unknown falls back to the default.
  */
 import { isFrameSize } from '../capture/frame-size.ts';
-import { checkLink } from '../link/link-check.ts';
+import { runnableLink } from '../link/link-check.ts';
 import { isThreadsSetting } from '../inference/threads.ts';
 import { isRunOn } from '../frame-routes/run-on.ts';
 import { isBoxMode } from '../tracking/box-mode.ts';
@@ -68,7 +68,7 @@ function valid(key: PersistedKey, value: unknown): boolean {
     case 'boxes':
       return isBoxMode(value);
     case 'link':
-      return typeof value === 'string' && checkLink(value).ok;
+      return typeof value === 'string' && runnableLink(value) !== undefined;
     default:
       return typeof value === 'number' && Number.isFinite(value);
   }

@@ -37,7 +37,7 @@ export interface StreamSettings {
   transport: Transport;
   /** Target bitrate of the video codecs, kbit/s. */
   videoBitrate: number;
-  /** The emulated link the gateway's socket runs behind: a canonical spec (link/link-check.ts), `none` for none. */
+  /** The emulated link the gateway's connection (socket, WebRTC peer) runs behind: a canonical spec, `none` for none. */
   link: string;
 }
 

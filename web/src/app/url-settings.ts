@@ -12,7 +12,7 @@
 import { FRAME_SIZE_STEPS, type FrameSize } from '../capture/frame-size.ts';
 import { RUN_ON_CHOICES } from '../frame-routes/run-on.ts';
 import { THREAD_CHOICES, type ThreadsSetting } from '../inference/threads.ts';
-import { checkLink, LINK_CHOICES } from '../link/link-check.ts';
+import { LINK_CHOICES, runnableLink } from '../link/link-check.ts';
 import { BOX_MODES } from '../tracking/box-mode.ts';
 import { MAX_IN_FLIGHT, MIN_IN_FLIGHT } from '../transport/frame-sender.ts';
 import { STREAM_CODECS } from '../transport/stream-codecs.ts';
@@ -129,12 +129,6 @@ function parseModelName(raw: string): string | undefined {
   return name.length > 0 && name.length <= 200 ? name : undefined;
 }
 
-/** A link the dashboard's WebSocket can run behind, as its canonical spec (`LTE` -> `lte`). */
-function parseLink(raw: string): string | undefined {
-  const check = checkLink(raw);
-  return check.ok ? check.spec : undefined;
-}
-
 /**
  * Every setting of the dashboard as a query parameter, in the order they are written.
  */
@@ -230,8 +224,9 @@ export const URL_PARAMS: readonly UrlParam[] = [
     name: 'link',
     key: 'link',
     label: 'Link',
-    expects: `${LINK_CHOICES.map((preset) => preset.name).join(', ')}, or a spec such as bw=2mbit/10mbit,delay=40ms (no loss)`,
-    parse: parseLink,
+    expects: `${LINK_CHOICES.map((preset) => preset.name).join(', ')}, or a spec such as bw=2mbit/10mbit,delay=40ms (loss only over WebRTC)`,
+    // Loss too, which WebRTC runs (with the WebSocket chosen, the page runs the link without it and says so).
+    parse: runnableLink,
     format: String,
   }),
   param({ name: 'mirror', key: 'mirror', label: 'Mirror view', expects: 'on or off', shared: false, parse: onOff, format: formatOnOff }),

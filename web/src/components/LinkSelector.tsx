@@ -1,23 +1,16 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import type { LinkState } from '../app/link-switch.ts';
 import { checkLink, LINK_CHOICES, presetOf } from '../link/link-check.ts';
-import {
-  customLinkMessage,
-  LINK_SPEC_EXAMPLE,
-  presetHint,
-  presetOptionText,
-  refusalText,
-  switchingText,
-  webRtcLinkText,
-} from '../ui/link-text.ts';
+import type { Transport } from '../transport/transports.ts';
+import { customLinkMessage, LINK_SPEC_EXAMPLE, presetHint, presetOptionText, refusalText, switchingText } from '../ui/link-text.ts';
 
 interface Props {
   /** The link chosen (the settings'): a canonical spec. */
   value: string;
   /** What the stream runs behind, a switch under way, a refusal. */
   state: LinkState;
-  /** Frames go over WebRTC, which the gateway runs behind no link. */
-  webrtc?: boolean;
+  /** The transport chosen: what a custom spec is checked for (loss only over WebRTC: its datagrams can be lost). */
+  transport: Transport;
   onChange: (link: string) => void;
 }
 
@@ -26,9 +19,9 @@ const CUSTOM = 'custom';
 /**
  * The Link selector of the stage bar: None, the link lab's presets, or a custom spec checked with the link lab's
  * parser as it is typed (applied with Enter or Apply, never while it is wrong). Choosing puts the running stream
- * behind the link: the gateway's socket reconnects with `?link=`.
+ * behind the link: the gateway's socket reconnects with `?link=`, or the WebRTC peer makes a new WHIP session with it.
  */
-export function LinkSelector({ value, state, webrtc = false, onChange }: Props) {
+export function LinkSelector({ value, state, transport, onChange }: Props) {
   const id = useId();
   const chosenPreset = presetOf(value);
   const [editing, setEditing] = useState(!chosenPreset);
@@ -41,15 +34,18 @@ export function LinkSelector({ value, state, webrtc = false, onChange }: Props) 
     if (custom) setDraft(value);
   }, [value]);
 
-  const message = customLinkMessage(draft);
-  const check = checkLink(draft);
+  const message = customLinkMessage(draft, transport);
+  const check = checkLink(draft, transport);
   const applicable = check.ok && check.spec !== value;
   const apply = (event: FormEvent) => {
     event.preventDefault();
     if (check.ok) onChange(check.spec);
   };
   const note = state.refusal ? refusalText(state.refusal) : switchingText(state);
-  const notApplied = webrtc ? webRtcLinkText(value) : undefined;
+  const customHint =
+    transport === 'webrtc'
+      ? 'A custom link: rate, delay, jitter, loss and queue, per direction'
+      : 'A custom link: rate, delay, jitter and queue, per direction';
 
   return (
     <div className="stage-bar__group link-field">
@@ -61,7 +57,7 @@ export function LinkSelector({ value, state, webrtc = false, onChange }: Props) 
         className="input link-field__select"
         data-testid="link-select"
         value={editing ? CUSTOM : value}
-        title={chosenPreset && !editing ? presetHint(chosenPreset) : 'A custom link: rate, delay, jitter and queue, per direction'}
+        title={chosenPreset && !editing ? presetHint(chosenPreset) : customHint}
         onChange={(event) => {
           const next = event.target.value;
           if (next === CUSTOM) {
@@ -119,11 +115,6 @@ export function LinkSelector({ value, state, webrtc = false, onChange }: Props) 
           role="status"
         >
           {note}
-        </p>
-      )}
-      {notApplied && (
-        <p className="link-field__note" data-testid="link-not-applied" role="status">
-          {notApplied}
         </p>
       )}
     </div>

@@ -13,7 +13,7 @@ interface Props {
   settings: StreamSettings;
   /** Every codec with whether it can be chosen now (this browser, the gateway, the transport). */
   codecChoices: readonly CodecChoice[];
-  /** The emulated link the stream runs behind (LinkSelector). */
+  /** The emulated link the active connection runs behind (LinkSelector). */
   link: LinkState;
   onChange: (patch: Partial<StreamSettings>) => void;
 }
@@ -81,12 +81,7 @@ export function StageBar({ settings, codecChoices, link, onChange }: Props) {
         />
       </div>
       <TransportChoice settings={settings} onChange={onChange} />
-      <LinkSelector
-        value={settings.link}
-        state={link}
-        webrtc={settings.transport === 'webrtc'}
-        onChange={(spec) => onChange({ link: spec })}
-      />
+      <LinkSelector value={settings.link} state={link} transport={settings.transport} onChange={(spec) => onChange({ link: spec })} />
       <ShareLink settings={settings} />
     </div>
   );

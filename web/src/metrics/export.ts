@@ -2,8 +2,8 @@
  * Samples out of the browser: CSV (one row per frame) and JSON, as file downloads. `path` says which
  * route served the frame (`gateway` or `device`), `transport` what it travelled on (`websocket`, `webrtc`); `codec`
  * (a JPEG's wire codec, or a video codec) and `transport` are empty for frames computed on this device;
- * `link` is the link the frame crossed as its connection's hello named it (`none` without emulation, and on
- * WebRTC, which the gateway runs behind no link; empty on this device), and the JSON's `links` says what each one is.
+ * `link` is the link the frame crossed as its connection's hello named it (the WebSocket's or the WebRTC peer's;
+ * `none` without emulation; empty on this device), and the JSON's `links` says what each one is.
  * Detections with their track ids go in a CSV of their own (one row per detection, `frameId` = the
  * frame's `id`) and in the JSON's `detections`.
  */

@@ -145,7 +145,7 @@ export function pingMetric(pingMs: number | undefined): StatMetric {
   return {
     key: 'ping',
     label: 'Ping RTT',
-    title: "Round trip of a ping on the frames' socket, an emulated link included: the link alone, no inference",
+    title: "Round trip of a ping on the frames' channel (WebSocket or WebRTC), an emulated link included: the link alone, no inference",
     value: () => pingMs ?? Number.NaN,
     format: ms,
     columns: ['gateway'],

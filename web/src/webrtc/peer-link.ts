@@ -3,7 +3,7 @@
  * modes:
  * - `data`: a data channel `frames`, unordered with no retransmissions (a lost frame is lost, not late), that
  *   is a message session like the WebSocket: `hello` on open, the same frame and ping messages, the replies on
- *   the same channel. It is a GatewayLink (transport/gateway-route.ts) for a FrameSender, with room for the
+ *   the same channel; beside it a reliable `control` channel whose hello greets if the frames channel's is lost. It is a GatewayLink (transport/gateway-route.ts) for a FrameSender, with room for the
  *   next frame only while the channel's bufferedAmount is low (SCTP's congestion control otherwise lets the
  *   browser's buffer, and the latency, grow without bound).
  * - `track`: the camera as a video track (the chosen codec first in the codec preferences, the bitrate and
@@ -12,7 +12,10 @@
  *   `control` channel that is a message session too (its `hello` greets the link, its pings measure the round
  *   trip and keep the peer alive while the track is paused).
  * Like the GatewaySocket it counts as open once greeted, publishes a ConnectionStatus, and reconnects with
- * backoff when the connection fails; stop() ends the WHIP session (DELETE).
+ * backoff when the connection fails; stop() ends the WHIP session (DELETE). Each session asks for the emulated
+ * link `link()` names then (`?link=` on the POST): the gateway keeps a session behind its link for its life, so
+ * another link is another session (reconnect()). A link the gateway refuses (400 `bad_link`, or 403: not for
+ * this client) is announced with the gateway's reason (`linkRefused`), after the attempt failed.
  */
 import { codecOf, decodeServerMessage, ProtocolError, type WireData } from '@sightline/shared/codec';
 import {
@@ -23,11 +26,22 @@ import {
   type WhipReceiveStats,
 } from '@sightline/shared/protocol';
 import { Signal } from '../events/signal.ts';
+import { NO_LINK_SPEC } from '../link/link-check.ts';
 import { browserClock, type Clock, type TimerHandle } from '../time/clock.ts';
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from '../transport/backoff.ts';
 import type { ConnectionStatus, IncomingMessage } from '../transport/gateway-socket.ts';
 import { tapEncodedFrames, tapKind, type EncodedFrameListener } from './encoded-frame-tap.ts';
-import { iceGatheringComplete, whipDelete, whipIceServers, whipPublish, whipReceiveStats, type FetchLike } from './whip-signalling.ts';
+import {
+  BAD_LINK_ERROR,
+  iceGatheringComplete,
+  whipDelete,
+  whipEndpoint,
+  whipIceServers,
+  whipPublish,
+  whipReceiveStats,
+  WhipRefused,
+  type FetchLike,
+} from './whip-signalling.ts';
 
 /** The label of the data channel that carries frames (any label but `detections` is a message session). */
 export const FRAMES_CHANNEL = 'frames';
@@ -65,6 +79,8 @@ export interface SentTrackFrame {
 export interface PeerLinkOptions {
   /** The WHIP endpoint (the gateway's WHIP_PATH on this origin). */
   whipUrl: string;
+  /** The emulated link each new session asks for (a canonical spec; `none`: none). Default: none. */
+  link?: () => string;
   clock?: Clock;
   /** Date.now(): when the next attempt is due, for people. */
   wallClock?: () => number;
@@ -83,6 +99,8 @@ interface Attempt {
   pc: RTCPeerConnection;
   /** The message session's channel: `frames` or `control`. */
   channel: RTCDataChannel;
+  /** Data mode: the reliable channel whose hello greets when the frames channel's is lost. */
+  greeting?: RTCDataChannel;
   transceiver?: RTCRtpTransceiver;
   location?: string;
   stopTap?: () => void;
@@ -103,6 +121,8 @@ export class PeerLink {
   readonly refused = new Signal<string>();
   /** The data channel's buffer drained to DATA_CHANNEL_ROOM_BYTES: a frame may go again. */
   readonly roomChanged = new Signal<void>();
+  /** The gateway refused the link a session asked for, with its reason (the attempt has failed and waits to retry). */
+  readonly linkRefused = new Signal<{ spec: string; reason: string }>();
   private current: ConnectionStatus = { state: 'closed', attempt: 0 };
   private attempt: Attempt | undefined;
   private serial = 0;
@@ -116,6 +136,7 @@ export class PeerLink {
   constructor(options: PeerLinkOptions) {
     this.clock = options.clock ?? browserClock;
     this.options = {
+      link: () => NO_LINK_SPEC,
       wallClock: () => Date.now(),
       backoff: DEFAULT_BACKOFF,
       connectTimeoutMs: 15_000,
@@ -170,6 +191,13 @@ export class PeerLink {
     this.clearTimers();
     this.drop();
     this.setStatus({ state: 'closed', attempt: 0, lastError: reason === 'stopped' ? undefined : reason });
+  }
+
+  /** Ends the session and makes a new one at once, asking for the link as it is then; nothing while stopped. */
+  reconnect(): void {
+    if (!this.running) return;
+    this.current = { state: 'connecting', attempt: 0 };
+    this.connect();
   }
 
   /** Skips the rest of the backoff wait. */
@@ -227,10 +255,16 @@ export class PeerLink {
       if (serial === this.serial && this.current.state !== 'open')
         this.fail(serial, 'the gateway did not say hello on the data channel in time');
     }, this.options.connectTimeoutMs);
-    this.establish(serial).catch((error: unknown) => this.fail(serial, error instanceof Error ? error.message : String(error)));
+    const link = this.options.link();
+    this.establish(serial, link).catch((error: unknown) => {
+      const ofThisAttempt = serial === this.serial && this.running;
+      this.fail(serial, error instanceof Error ? error.message : String(error));
+      // After the failure, so whoever goes back to another link can retry at once (retryNow).
+      if (ofThisAttempt && link !== NO_LINK_SPEC && isLinkRefusal(error)) this.linkRefused.emit({ spec: link, reason: error.reason });
+    });
   }
 
-  private async establish(serial: number): Promise<void> {
+  private async establish(serial: number, link: string): Promise<void> {
     const mode = this.modeNow;
     if (!mode) return;
     const { fetch, whipUrl } = this.options;
@@ -247,13 +281,14 @@ export class PeerLink {
     this.attempt = attempt;
     this.watchPeer(attempt);
     this.watchChannel(attempt);
+    if (mode.kind === 'data') this.openGreeting(attempt);
     if (mode.kind === 'track') this.addTrack(attempt, mode);
     await pc.setLocalDescription();
     await iceGatheringComplete(pc, this.clock, ICE_GATHERING_TIMEOUT_MS);
     if (serial !== this.serial) return;
     const offer = pc.localDescription?.sdp;
     if (!offer) throw new Error('the browser made no offer');
-    const session = await whipPublish(whipUrl, offer, fetch);
+    const session = await whipPublish(whipEndpoint(whipUrl, link), offer, fetch);
     if (serial !== this.serial) {
       void whipDelete(session.location, fetch);
       return;
@@ -315,6 +350,23 @@ export class PeerLink {
     };
   }
 
+  /**
+   * A reliable `control` channel beside the unreliable `frames` one, for its `hello` alone: the frames channel's
+   * own hello is one unretransmitted message, which a lossy link (the Link selector's `loss=`) can lose, and the
+   * attempt would then wait out its connect timeout. Whichever hello comes first greets; frames and pings stay on
+   * the frames channel.
+   */
+  private openGreeting(attempt: Attempt): void {
+    const greeting = attempt.pc.createDataChannel(CONTROL_CHANNEL);
+    attempt.greeting = greeting;
+    greeting.binaryType = 'arraybuffer';
+    greeting.onmessage = (event: MessageEvent) => {
+      const receivedAt = this.clock.now();
+      // Until greeted its hello is all it says; after, nothing it says is needed.
+      if (attempt.serial === this.serial && !attempt.greeted) this.messageArrived(attempt, event.data, receivedAt);
+    };
+  }
+
   private messageArrived(attempt: Attempt, data: unknown, receivedAt: number): void {
     const wire = wireData(data);
     if (wire === undefined) {
@@ -330,6 +382,8 @@ export class PeerLink {
       return;
     }
     if (message.type === 'hello') {
+      // The frames channel's hello after the control channel's (data mode): greeted already, nothing new.
+      if (attempt.greeted) return;
       if (message.protocol !== PROTOCOL_VERSION) {
         this.running = false;
         this.clearTimers();
@@ -399,6 +453,7 @@ export class PeerLink {
     attempt.channel.onmessage = null;
     attempt.channel.onclose = null;
     attempt.channel.onbufferedamountlow = null;
+    if (attempt.greeting) attempt.greeting.onmessage = null;
     attempt.pc.close();
     if (attempt.location) void whipDelete(attempt.location, this.options.fetch);
   }
@@ -414,6 +469,11 @@ export class PeerLink {
     this.current = next;
     this.statusChanged.emit(next);
   }
+}
+
+/** The gateway could not emulate the link asked for (a spec it cannot run), or would not for this client (403). */
+function isLinkRefusal(error: unknown): error is WhipRefused {
+  return error instanceof WhipRefused && (error.code === BAD_LINK_ERROR || error.status === 403);
 }
 
 /** The same peer connection serves both modes when only the track or its encoding differs. */

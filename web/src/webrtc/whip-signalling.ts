@@ -3,22 +3,36 @@
  * headers, section 4.6, read before the peer connection is made so they take part in gathering), the offer
  * `POST`ed as application/sdp once ICE gathering is complete (the gateway does no trickle ICE), the answer and
  * the session's `Location` from the `201 Created`, and `DELETE` on that location to end. Same origin as the
- * dashboard, so the gateway's cookie carries the token and its Origin rule is met.
+ * dashboard, so the gateway's cookie carries the token and its Origin rule is met. The emulated link the peer
+ * is to run behind goes in the endpoint's query (`?link=SPEC`, as on the WebSocket): the gateway puts the
+ * session's whole UDP flow behind it, for the session's life.
  */
-import type { WhipReceiveStats } from '@sightline/shared/protocol';
+import { LINK_QUERY_PARAM, type WhipReceiveStats } from '@sightline/shared/protocol';
 import type { Clock, TimerHandle } from '../time/clock.ts';
 
 export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
 
-/** The gateway refused the offer: its status and its reason (`{error, reason}` JSON, or the text). */
+/** The `error` of the gateway's JSON answer to a link it cannot emulate (the spec does not parse, a trace file). */
+export const BAD_LINK_ERROR = 'bad_link';
+
+/** The gateway refused the offer: its status, its error code and its reason (`{error, reason}` JSON, or the text). */
 export class WhipRefused extends Error {
   constructor(
     readonly status: number,
-    reason: string,
+    readonly reason: string,
+    readonly code?: string,
   ) {
     super(`WHIP ${status}: ${reason}`);
     this.name = 'WhipRefused';
   }
+}
+
+/** The WHIP endpoint asking for an emulated link (`none`: the endpoint as it is, no link). */
+export function whipEndpoint(url: string, link = 'none'): string {
+  if (link === 'none') return url;
+  const endpoint = new URL(url, globalThis.location?.href ?? 'http://localhost/');
+  endpoint.searchParams.set(LINK_QUERY_PARAM, link);
+  return endpoint.href;
 }
 
 /**
@@ -94,7 +108,10 @@ export async function whipPublish(url: string, offer: string, fetch: FetchLike):
     credentials: 'same-origin',
   });
   const body = await response.text();
-  if (response.status !== 201) throw new WhipRefused(response.status, refusalReason(body) || response.statusText || 'refused');
+  if (response.status !== 201) {
+    const refusal = refusalOf(body);
+    throw new WhipRefused(response.status, refusal.reason || response.statusText || 'refused', refusal.code);
+  }
   const location = response.headers.get('location');
   if (!location) throw new WhipRefused(response.status, 'the answer named no session (no Location header)');
   return { answer: body, location: new URL(location, new URL(url, globalThis.location?.href ?? 'http://localhost/')).href };
@@ -121,14 +138,17 @@ export async function whipDelete(location: string, fetch: FetchLike): Promise<vo
   }
 }
 
-function refusalReason(body: string): string {
+function refusalOf(body: string): { reason: string; code?: string } {
   try {
     const parsed: unknown = JSON.parse(body);
-    if (parsed && typeof parsed === 'object' && 'reason' in parsed && typeof parsed.reason === 'string') return parsed.reason;
+    if (parsed && typeof parsed === 'object' && 'reason' in parsed && typeof parsed.reason === 'string') {
+      const code = 'error' in parsed && typeof parsed.error === 'string' ? parsed.error : undefined;
+      return { reason: parsed.reason, ...(code === undefined ? {} : { code }) };
+    }
   } catch {
     // not JSON: the text itself
   }
-  return body.trim().slice(0, 200);
+  return { reason: body.trim().slice(0, 200) };
 }
 
 /** The part of RTCPeerConnection gathering is watched on. */

@@ -12,6 +12,7 @@ import { PONG_WAIT_MS } from '../../../src/app/ping-schedule.ts';
 import { DEFAULT_SETTINGS } from '../../../src/app/settings.ts';
 import { modelInfo } from '../../support/models.ts';
 import { hello } from '../../support/gateway-messages.ts';
+import { FakePeer } from '../../support/fake-peer.ts';
 
 class FakeWebSocket {
   static readonly all: FakeWebSocket[] = [];
@@ -51,7 +52,9 @@ const models: ModelsResponse = { protocol: PROTOCOL_VERSION, defaultModel: 'ssd'
 
 function setup(options?: DashboardOptions) {
   FakeWebSocket.all.length = 0;
-  const page = Object.assign(new EventTarget(), { location: { protocol: 'http:', host: 'gateway.test', hostname: 'gateway.test' } });
+  const page = Object.assign(new EventTarget(), {
+    location: { protocol: 'http:', host: 'gateway.test', hostname: 'gateway.test', origin: 'http://gateway.test' },
+  });
   vi.stubGlobal('window', page);
   vi.stubGlobal('WebSocket', FakeWebSocket);
   let served = models;
@@ -260,6 +263,110 @@ describe('DashboardController', () => {
         refusal: { spec: 'lte', instead: 'none', cause: 'not-this-machine' },
       });
       expect(FakeWebSocket.all.map((socket) => new URL(socket.url).searchParams.get('link'))).toEqual([null, 'lte', null]);
+      h.controller.stop();
+    });
+  });
+
+  describe('over WebRTC behind an emulated link', () => {
+    const lte = { spec: 'lte', label: 'LTE · 40 ms RTT ±4, ↓29.5 ↑7.6 Mbit/s, emulated' };
+    const threeG = { spec: '3g', label: '3G · 64 ms RTT ±8, ↓5.9 ↑2 Mbit/s, emulated' };
+
+    /** The gateway's WHIP endpoint (and the models): each session a Location; `refuse` answers a POST that asks for a link. */
+    function whipGateway(refuse?: { status: number; body: object }) {
+      const requests: { method: string; url: string }[] = [];
+      let sessions = 0;
+      const fetch = vi.fn(async (input: string, init?: RequestInit) => {
+        const url = String(input);
+        const method = init?.method ?? 'GET';
+        if (!url.includes('/whip')) return new Response(JSON.stringify(models));
+        requests.push({ method, url });
+        if (method === 'OPTIONS' || method === 'DELETE') return new Response(null, { status: method === 'OPTIONS' ? 204 : 200 });
+        if (method === 'GET') return new Response('{}', { status: 404 });
+        if (refuse && url.includes('link=')) return new Response(JSON.stringify(refuse.body), { status: refuse.status });
+        return new Response(`answer ${++sessions}`, { status: 201, headers: { location: `/whip/s${sessions}` } });
+      });
+      vi.stubGlobal('fetch', fetch);
+      vi.stubGlobal('RTCPeerConnection', FakePeer);
+      FakePeer.all.length = 0;
+      return { requests, posts: () => requests.filter((request) => request.method === 'POST').map((request) => request.url) };
+    }
+
+    /** Lets a session's requests and the peer's promises run (pre-flight, offer, POST, answer). */
+    async function negotiate() {
+      for (let i = 0; i < 5; i++) await settle();
+    }
+
+    /** The browser finishes gathering and the gateway answers; then the `frames` channel opens with the gateway's hello. */
+    async function establish(link?: { spec: string; label: string }) {
+      await negotiate();
+      FakePeer.all.at(-1)!.gathered();
+      await negotiate();
+      const channel = FakePeer.all.at(-1)!.channel('frames');
+      channel.readyState = 'open';
+      channel.receive(encodeMessage({ ...hello, ...(link ? { link } : {}) }, 'json'));
+      await settle();
+      return channel;
+    }
+
+    const webrtc = { ...DEFAULT_SETTINGS, transport: 'webrtc' as const, codec: 'msgpack' as const };
+
+    it("asks for the link chosen on each WHIP session, makes a new one for another link, and labels with the peer's hello", async () => {
+      const h = setup({ link: 'lte' });
+      const gateway = whipGateway();
+      h.controller.updateSettings({ ...webrtc, link: 'lte' });
+      h.controller.start();
+      h.socket().greet();
+      const channel = await establish(lte);
+      expect(gateway.posts()).toEqual(['http://gateway.test/whip?link=lte']);
+      expect(h.controller.getSnapshot()).toMatchObject({
+        link: { via: 'webrtc', inForce: { ...lte, emulated: true }, target: 'lte', switching: false },
+        measuredOn: { spec: 'lte', emulated: true },
+      });
+
+      // The ping goes on the peer's channel, and its round trip is labelled with the peer's link.
+      await settle(1000);
+      const ping = decodeClientMessage(channel.sent.at(-1) as Uint8Array, 'msgpack');
+      if (ping.type !== 'ping') throw new Error('not a ping');
+      await settle(45);
+      channel.receive(encodeMessage({ type: 'pong', id: ping.id, ts: ping.ts, serverTs: 0 }, 'msgpack'));
+      await settle(20);
+      expect(h.controller.getSnapshot().pingMs).toBe(45);
+
+      // Another link: the session is ended and a new one asks for it; the socket beside it is left as it is.
+      h.controller.updateSettings({ ...webrtc, link: '3g' });
+      await settle();
+      expect(h.controller.getSnapshot().link).toMatchObject({ via: 'webrtc', target: '3g', switching: true });
+      await establish(threeG);
+      expect(
+        gateway.requests
+          .filter((request) => request.method === 'POST' || request.method === 'DELETE')
+          .map((request) => `${request.method} ${request.url}`),
+      ).toEqual(['POST http://gateway.test/whip?link=lte', 'DELETE http://gateway.test/whip/s1', 'POST http://gateway.test/whip?link=3g']);
+      expect(h.controller.getSnapshot()).toMatchObject({ link: { inForce: { spec: '3g' }, switching: false }, measuredOn: { spec: '3g' } });
+      expect(h.controller.getSnapshot().pingMs).toBeUndefined();
+      expect(FakeWebSocket.all).toHaveLength(1);
+      h.controller.stop();
+    });
+
+    it('goes back to the link it ran behind when the gateway refuses one, with the reason it gave', async () => {
+      const reason = 'link emulation is only for clients on this machine, or with the access token';
+      const h = setup({ link: 'lte' });
+      const gateway = whipGateway({ status: 403, body: { error: '403', reason } });
+      h.controller.updateSettings({ ...webrtc, link: 'lte' });
+      h.controller.start();
+      h.socket().greet();
+      await negotiate();
+      FakePeer.all.at(-1)!.gathered();
+      await negotiate();
+      expect(h.controller.getSnapshot().link).toMatchObject({
+        via: 'webrtc',
+        target: 'none',
+        refusal: { spec: 'lte', instead: 'none', cause: 'stated', detail: reason },
+      });
+      // Retried at once, asking for no link.
+      await establish();
+      expect(gateway.posts()).toEqual(['http://gateway.test/whip?link=lte', 'http://gateway.test/whip']);
+      expect(h.controller.getSnapshot()).toMatchObject({ connection: { state: 'open' }, measuredOn: { spec: 'none', emulated: false } });
       h.controller.stop();
     });
   });

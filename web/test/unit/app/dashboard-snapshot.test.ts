@@ -62,7 +62,7 @@ describe('buildSnapshot', () => {
       dispatcher: { nextRoute: () => 'gateway', inFlight: 0 },
       tracks: { summary: () => ({ leadMs: 120, unique: 3, counts: [{ label: 'dog', count: 2 }] }) },
       detections: { size: 7 },
-      links: { state: { inForce: NO_LINK, target: 'none', switching: false }, seen: () => [NO_LINK] },
+      links: { state: { via: 'websocket', inForce: NO_LINK, target: 'none', switching: false }, seen: () => [NO_LINK] },
       now: () => 5000,
     };
     return { parts, samples, pings, errorLog, backoff };
@@ -167,7 +167,7 @@ describe('buildSnapshot', () => {
     pings.add({ at: 1500, rttMs: 0.4, link: 'none' });
     pings.add({ at: 2500, rttMs: 41, link: 'lte' });
     pings.add({ at: 2600, rttMs: 0.3, link: 'none' });
-    const state: LinkState = { inForce: LTE, target: 'lte', switching: false };
+    const state: LinkState = { via: 'websocket', inForce: LTE, target: 'lte', switching: false };
     const snapshot = buildSnapshot({
       ...parts,
       settings: () => ({ ...DEFAULT_SETTINGS, codec: 'msgpack', statsWindow: 500 }),
@@ -189,26 +189,35 @@ describe('buildSnapshot', () => {
     ]);
   });
 
-  it('measures WebRTC on no link, whatever link the WebSocket runs behind', () => {
+  it("measures WebRTC on the peer's link, never pooled with what crossed another", () => {
     const { parts, samples, pings } = sources();
+    const LOSSY: MeasuredLink = { spec: 'delay=20ms,loss=1%', label: 'Custom · 40 ms RTT, 1% loss, emulated', emulated: true };
     for (let i = 0; i < 2; i++) samples.add(sample('msgpack', 1000 + i * 100, 90, 'ok', { link: 'lte' }));
-    for (let i = 0; i < 3; i++) samples.add(sample('msgpack', 2000 + i * 100, 8, 'ok', { transport: 'webrtc', link: 'none' }));
+    for (let i = 0; i < 4; i++) samples.add(sample('msgpack', 1500 + i * 100, 6, 'ok', { transport: 'webrtc', link: 'none' }));
+    for (let i = 0; i < 3; i++) samples.add(sample('msgpack', 2000 + i * 100, 48, 'ok', { transport: 'webrtc', link: LOSSY.spec }));
     pings.add({ at: 2500, rttMs: 41, link: 'lte' });
-    pings.add({ at: 2600, rttMs: 0.5, link: 'none' });
+    pings.add({ at: 2550, rttMs: 0.5, link: 'none' });
+    pings.add({ at: 2600, rttMs: 43, link: LOSSY.spec });
+    const state: LinkState = { via: 'webrtc', inForce: LOSSY, target: LOSSY.spec, switching: false };
     const snapshot = buildSnapshot({
       ...parts,
       settings: () => ({ ...DEFAULT_SETTINGS, codec: 'msgpack', transport: 'webrtc', statsWindow: 500 }),
       transports: { ...parts.transports, mode: 'data-channel' },
-      links: { state: { inForce: LTE, target: 'lte', switching: false }, seen: () => [NO_LINK, LTE] },
+      links: { state, seen: () => [NO_LINK, LTE, LOSSY] },
     });
-    expect(snapshot.link.inForce).toBe(LTE);
-    expect(snapshot.measuredOn).toBe(NO_LINK);
+    expect(snapshot.link).toBe(state);
+    expect(snapshot.measuredOn).toBe(LOSSY);
     expect(snapshot.codecColumns.map((column) => [column.id, column.stats.count])).toEqual([
       ['msgpack', 0],
       ['webrtc-msgpack', 3],
       ['json', 0],
     ]);
     expect(snapshot.routes.gateway.count).toBe(3);
-    expect(snapshot.pingMs).toBe(0.5);
+    expect(snapshot.pingMs).toBe(43);
+    expect(snapshot.links.map(({ link, stats }) => [link.spec, stats.count])).toEqual([
+      ['lte', 2],
+      ['none', 4],
+      [LOSSY.spec, 3],
+    ]);
   });
 });

@@ -1,14 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { isThisMachine, LinkSwitch, type SwitchableSocket } from '../../../src/app/link-switch.ts';
+import { isThisMachine, LinkSwitch, type SwitchableConnection } from '../../../src/app/link-switch.ts';
 import { Signal } from '../../../src/events/signal.ts';
 import type { ConnectionStatus } from '../../../src/transport/gateway-socket.ts';
 import { hello } from '../../support/gateway-messages.ts';
 
 const LTE_LABEL = 'LTE · 40 ms RTT ±4, ↓29.5 ↑7.6 Mbit/s, emulated';
 
-/** The gateway's socket as the switch drives it: it connects to whatever link the switch holds when told. */
-class FakeSocket implements SwitchableSocket {
+/** A connection (socket or WebRTC peer) as the switch drives it: it connects behind whatever link the switch holds when told. */
+class FakeSocket implements SwitchableConnection {
   readonly statusChanged = new Signal<ConnectionStatus>();
+  /** WHIP's refusals, which name the link and the reason (a WebSocket has none: see probe). */
+  readonly linkRefused = new Signal<{ spec: string; reason: string }>();
   status: ConnectionStatus = { state: 'closed', attempt: 0 };
   /** The link of every connection attempt, in order. */
   readonly attempts: string[] = [];
@@ -38,20 +40,29 @@ class FakeSocket implements SwitchableSocket {
   }
 }
 
-function setup(options: { initial?: string; onThisMachine?: boolean; gatewayUp?: boolean; tokenRequired?: boolean } = {}) {
+function setup(
+  options: { initial?: string; onThisMachine?: boolean; gatewayUp?: boolean; tokenRequired?: boolean; via?: 'websocket' | 'webrtc' } = {},
+) {
   let inFlight = 0;
   const settled = new Signal<void>();
   const probes: number[] = [];
   // The socket asks the switch for the link at every attempt, as the page's does (its URL function).
   const socket: FakeSocket = new FakeSocket(() => links.target);
+  const via = options.via ?? 'websocket';
   const links: LinkSwitch = new LinkSwitch({
-    socket,
+    via,
+    connection: socket,
     inFlight: () => inFlight,
     settled,
-    probe: () => {
-      probes.push(probes.length);
-      return Promise.resolve(options.gatewayUp === false ? undefined : { tokenRequired: options.tokenRequired ?? false });
-    },
+    // Only the WebSocket needs to ask: WHIP says why it refuses.
+    ...(via === 'websocket'
+      ? {
+          probe: () => {
+            probes.push(probes.length);
+            return Promise.resolve(options.gatewayUp === false ? undefined : { tokenRequired: options.tokenRequired ?? false });
+          },
+        }
+      : {}),
     onThisMachine: options.onThisMachine ?? true,
     ...(options.initial ? { initial: options.initial } : {}),
   });
@@ -77,7 +88,12 @@ describe('LinkSwitch', () => {
     expect(h.socket.attempts).toEqual(['lte']);
     expect(h.links.state).toMatchObject({ inForce: { spec: 'none', emulated: false }, target: 'lte', switching: true });
     h.socket.greet({ spec: 'lte', label: LTE_LABEL });
-    expect(h.links.state).toEqual({ inForce: { spec: 'lte', label: LTE_LABEL, emulated: true }, target: 'lte', switching: false });
+    expect(h.links.state).toEqual({
+      via: 'websocket',
+      inForce: { spec: 'lte', label: LTE_LABEL, emulated: true },
+      target: 'lte',
+      switching: false,
+    });
     expect(h.links.seen().map((link) => link.spec)).toEqual(['none', 'lte']);
   });
 
@@ -181,6 +197,41 @@ describe('LinkSwitch', () => {
     h.socket.fail('unreachable');
     await Promise.resolve();
     expect(h.probes).toHaveLength(0);
+  });
+});
+
+describe('LinkSwitch on a WebRTC peer', () => {
+  it('makes a new session behind another link once the frames out are answered, and labels with its hello', () => {
+    const h = setup({ via: 'webrtc' });
+    h.socket.start();
+    h.socket.greet();
+    h.setInFlight(1);
+    h.links.request('lte');
+    expect(h.links.state).toMatchObject({ via: 'webrtc', target: 'lte', switching: true });
+    expect(h.socket.attempts).toEqual(['none']);
+    h.settle(0);
+    expect(h.socket.attempts).toEqual(['none', 'lte']);
+    h.socket.greet({ spec: 'lte', label: LTE_LABEL });
+    expect(h.links.state).toMatchObject({ inForce: { spec: 'lte', emulated: true }, switching: false });
+  });
+
+  it('goes back to the last link greeted when the gateway refuses one, saying its reason, and retries at once', () => {
+    const h = setup({ via: 'webrtc', initial: 'lte' });
+    h.socket.start();
+    h.socket.fail('unreachable');
+    const reason = 'link emulation is only for clients on this machine, or with the access token';
+    h.socket.linkRefused.emit({ spec: 'lte', reason });
+    expect(h.probes).toHaveLength(0);
+    expect(h.links.state).toMatchObject({
+      target: 'none',
+      switching: true,
+      refusal: { id: 1, spec: 'lte', instead: 'none', cause: 'stated', detail: reason },
+    });
+    expect(h.socket.attempts).toEqual(['lte', 'none']);
+    // A refusal of a link no longer asked for changes nothing.
+    h.socket.linkRefused.emit({ spec: '3g', reason });
+    expect(h.links.state.refusal?.id).toBe(1);
+    expect(h.socket.attempts).toHaveLength(2);
   });
 });
 

@@ -204,11 +204,24 @@ describe('link=', () => {
     expect(readUrlSettings(new URL(link).search).settings.link).toBe('bw=2mbit/10mbit,delay=40ms,jitter=5ms');
   });
 
-  it('a spec the dashboard cannot run behind (loss, a bad value) is a notice and sets nothing', () => {
-    for (const raw of ['lte,loss=1%25', 'bw=fast', 'lt']) {
+  it('takes loss, which WebRTC can run (the WebSocket runs the link without it, saying so)', () => {
+    expect(readUrlSettings('?transport=webrtc&link=loss%3D1%25,delay%3D20ms').settings).toEqual({
+      transport: 'webrtc',
+      link: 'delay=20ms,loss=1%',
+    });
+    expect(readUrlSettings('?link=delay=20ms,loss=1%25').settings).toEqual({ link: 'delay=20ms,loss=1%' });
+    const link = shareLink(location, { ...DEFAULT_SETTINGS, transport: 'webrtc', link: 'delay=20ms,loss=1%' });
+    expect(link).toContain('&link=delay=20ms,loss=1%25');
+    expect(readUrlSettings(new URL(link).search).settings.link).toBe('delay=20ms,loss=1%');
+  });
+
+  it('a spec the dashboard cannot run behind (a trace file, a bad value) is a notice and sets nothing', () => {
+    for (const raw of ['trace-up=/etc/passwd', 'bw=fast', 'lt']) {
       const { settings, problems } = readUrlSettings(`?link=${raw}`);
       expect(settings).toEqual({});
-      expect(problems[0]!.message).toMatch(/^link=.* ignored, expected none, lan, wifi, lte, .*or a spec such as bw=2mbit/);
+      expect(problems[0]!.message).toMatch(
+        /^link=.* ignored, expected none, lan, wifi, lte, .*or a spec such as bw=2mbit.*\(loss only over WebRTC\)/,
+      );
     }
   });
 });

@@ -1,6 +1,7 @@
 /**
  * The peer link against a fake RTCPeerConnection and a fake gateway (fetch): what it offers, when it posts,
- * how it greets, sends, reconnects and ends. The real browser and gateway meet in the e2e suite (16-webrtc).
+ * how it greets, sends, reconnects, which link it asks for and ends. The real browser and gateway meet in the e2e
+ * suite (18-webrtc, 19-webrtc-link).
  */
 import { describe, expect, it } from 'vitest';
 import { encodeMessage } from '@sightline/shared/codec';
@@ -9,105 +10,16 @@ import type { ConnectionStatus } from '../../../src/transport/gateway-socket.ts'
 import { DATA_CHANNEL_ROOM_BYTES, PeerLink, type PeerMode } from '../../../src/webrtc/peer-link.ts';
 import type { EncodedFrameListener } from '../../../src/webrtc/encoded-frame-tap.ts';
 import { FakeClock } from '../../support/fake-clock.ts';
+import { FakePeer, type FakeChannel } from '../../support/fake-peer.ts';
 import { detectionsMessage, hello } from '../../support/gateway-messages.ts';
 
-class FakeChannel {
-  readyState: RTCDataChannelState = 'connecting';
-  binaryType = 'blob';
-  bufferedAmount = 0;
-  bufferedAmountLowThreshold = 0;
-  onmessage: ((event: MessageEvent) => void) | null = null;
-  onclose: (() => void) | null = null;
-  onbufferedamountlow: (() => void) | null = null;
-  readonly sent: unknown[] = [];
-  constructor(
-    readonly label: string,
-    readonly init: RTCDataChannelInit | undefined,
-  ) {}
-  send(data: unknown): void {
-    this.sent.push(data);
-  }
-  receive(data: unknown): void {
-    this.onmessage?.({ data } as MessageEvent);
-  }
+interface Refusal {
+  status: number;
+  error: string;
+  reason: string;
 }
 
-class FakeSender {
-  parameters: RTCRtpSendParameters = {
-    encodings: [],
-    transactionId: 't',
-    codecs: [],
-    headerExtensions: [],
-    rtcp: {},
-  } as RTCRtpSendParameters;
-  replaced: unknown[] = [];
-  getParameters(): RTCRtpSendParameters {
-    return structuredClone(this.parameters);
-  }
-  async setParameters(parameters: RTCRtpSendParameters): Promise<void> {
-    this.parameters = parameters;
-  }
-  async replaceTrack(track: unknown): Promise<void> {
-    this.replaced.push(track);
-  }
-}
-
-class FakePeer extends EventTarget {
-  static readonly all: FakePeer[] = [];
-  iceGatheringState: RTCIceGatheringState = 'new';
-  connectionState: RTCPeerConnectionState = 'new';
-  localDescription: { type: string; sdp: string } | null = null;
-  remote: RTCSessionDescriptionInit | undefined;
-  closed = false;
-  sctp = { maxMessageSize: 262_144 };
-  onconnectionstatechange: (() => void) | null = null;
-  readonly channels: FakeChannel[] = [];
-  transceiver: { track: unknown; init: RTCRtpTransceiverInit; sender: FakeSender; setCodecPreferences: () => void } | undefined;
-  constructor(readonly configuration: RTCConfiguration) {
-    super();
-    FakePeer.all.push(this);
-  }
-  createDataChannel(label: string, init?: RTCDataChannelInit): FakeChannel {
-    const channel = new FakeChannel(label, init);
-    this.channels.push(channel);
-    return channel;
-  }
-  addTransceiver(track: unknown, init: RTCRtpTransceiverInit) {
-    const sender = new FakeSender();
-    sender.parameters.encodings = structuredClone(init.sendEncodings ?? []);
-    this.transceiver = { track, init, sender, setCodecPreferences: () => undefined };
-    return this.transceiver;
-  }
-  async setLocalDescription(): Promise<void> {
-    this.localDescription = { type: 'offer', sdp: `offer ${FakePeer.all.length}` };
-    this.iceGatheringState = 'gathering';
-  }
-  /** ICE gathering finishes: the offer holds every candidate now. */
-  gathered(): void {
-    this.iceGatheringState = 'complete';
-    this.localDescription!.sdp += ' candidates';
-    this.dispatchEvent(new Event('icegatheringstatechange'));
-  }
-  async setRemoteDescription(description: RTCSessionDescriptionInit): Promise<void> {
-    this.remote = description;
-  }
-  state(state: RTCPeerConnectionState): void {
-    this.connectionState = state;
-    this.onconnectionstatechange?.();
-  }
-  close(): void {
-    this.closed = true;
-    this.connectionState = 'closed';
-  }
-  async getStats(): Promise<Map<string, unknown>> {
-    return new Map();
-  }
-  channel(label: string): FakeChannel {
-    return this.channels.find((channel) => channel.label === label)!;
-  }
-}
-
-function setup(options: { refuse?: number } = {}) {
+function setup(options: { refuse?: Refusal; link?: () => string } = {}) {
   FakePeer.all.length = 0;
   const clock = new FakeClock(1000);
   const requests: { method: string; url: string; body?: unknown }[] = [];
@@ -117,13 +29,16 @@ function setup(options: { refuse?: number } = {}) {
     requests.push({ method, url, body: init?.body });
     if (method === 'OPTIONS') return new Response(null, { status: 204, headers: { link: '<stun:stun.test>; rel="ice-server"' } });
     if (method === 'DELETE') return new Response(null, { status: 200 });
-    if (options.refuse)
-      return new Response(JSON.stringify({ error: 'too_many_peers', reason: 'the gateway is full' }), { status: options.refuse });
+    if (options.refuse) {
+      const { status, error, reason } = options.refuse;
+      return new Response(JSON.stringify({ error, reason }), { status });
+    }
     return new Response(`answer ${++sessions}`, { status: 201, headers: { location: `/whip/s${sessions}` } });
   };
   const taps: EncodedFrameListener[] = [];
   const link = new PeerLink({
     whipUrl: 'http://gateway.test/whip',
+    ...(options.link ? { link: options.link } : {}),
     clock,
     wallClock: () => 50_000,
     fetch,
@@ -163,7 +78,11 @@ describe('PeerLink', () => {
     await settle();
     const peer = h.peer();
     expect(peer.configuration).toMatchObject({ iceServers: [{ urls: 'stun:stun.test' }], bundlePolicy: 'max-bundle' });
-    expect(peer.channels.map((channel) => [channel.label, channel.init])).toEqual([['frames', { ordered: false, maxRetransmits: 0 }]]);
+    // Beside it a reliable control channel, whose hello greets if the frames channel's is lost.
+    expect(peer.channels.map((channel) => [channel.label, channel.init])).toEqual([
+      ['frames', { ordered: false, maxRetransmits: 0 }],
+      ['control', undefined],
+    ]);
     // Nothing posted before gathering completes: the gateway does no trickle ICE.
     expect(h.requests.map((request) => request.method)).toEqual(['OPTIONS']);
     peer.gathered();
@@ -181,6 +100,27 @@ describe('PeerLink', () => {
     expect(messages).toEqual(['hello']);
     expect(h.link.send(new Uint8Array([1, 2]))).toBe(true);
     expect(channel.sent).toHaveLength(1);
+  });
+
+  it('is greeted by the control channel when the hello on the frames channel is lost, and takes one hello only', async () => {
+    const h = setup();
+    h.link.start({ kind: 'data' });
+    await settle();
+    h.peer().gathered();
+    await settle();
+    const messages: string[] = [];
+    h.link.messages.subscribe(({ message }) => messages.push(message.type));
+    const control = h.peer().channel('control');
+    control.readyState = 'open';
+    control.receive(encodeMessage(hello, 'json'));
+    expect(h.link.status).toMatchObject({ state: 'open', hello: { protocol: hello.protocol } });
+    // The frames channel's hello arriving after all changes nothing.
+    h.peer().channel('frames').readyState = 'open';
+    h.peer().channel('frames').receive(encodeMessage(hello, 'json'));
+    expect(messages).toEqual(['hello']);
+    expect(h.link.send(new Uint8Array([1]))).toBe(true);
+    expect(h.peer().channel('frames').sent).toHaveLength(1);
+    expect(control.sent).toHaveLength(0);
   });
 
   it('has room for a frame only while the channel holds little, and says when it drains', async () => {
@@ -216,12 +156,86 @@ describe('PeerLink', () => {
   });
 
   it("retries after the gateway's refusal, naming its reason", async () => {
-    const h = setup({ refuse: 503 });
+    const h = setup({ refuse: { status: 503, error: 'too_many_peers', reason: 'the gateway is full' } });
     h.link.start({ kind: 'data' });
     await settle();
     h.peer().gathered();
     await settle();
     expect(h.link.status).toMatchObject({ state: 'reconnecting', lastError: 'WHIP 503: the gateway is full' });
+  });
+
+  it('asks for the link each session runs behind on its POST, and another link is another session', async () => {
+    let link = 'lte';
+    const h = setup({ link: () => link });
+    await connect(h, { kind: 'data' }, 'frames');
+    expect(h.requests.map((request) => [request.method, request.url])).toEqual([
+      ['OPTIONS', 'http://gateway.test/whip'],
+      ['POST', 'http://gateway.test/whip?link=lte'],
+    ]);
+    // The gateway keeps a session behind its link for its life: the old one is ended, a new one asks for the new link.
+    link = 'bw=2mbit/10mbit,delay=40ms,loss=1%';
+    h.link.reconnect();
+    expect(h.link.status).toMatchObject({ state: 'connecting', attempt: 0 });
+    expect(FakePeer.all[0]!.closed).toBe(true);
+    await settle();
+    h.peer().gathered();
+    await settle();
+    expect(FakePeer.all).toHaveLength(2);
+    expect(h.requests.slice(2).map((request) => [request.method, request.url])).toEqual([
+      ['DELETE', 'http://gateway.test/whip/s1'],
+      ['OPTIONS', 'http://gateway.test/whip'],
+      ['POST', 'http://gateway.test/whip?link=bw%3D2mbit%2F10mbit%2Cdelay%3D40ms%2Closs%3D1%25'],
+    ]);
+    // No link: the endpoint as it is.
+    link = 'none';
+    h.link.reconnect();
+    await settle();
+    h.peer().gathered();
+    await settle();
+    expect(h.requests.at(-1)).toMatchObject({ method: 'POST', url: 'http://gateway.test/whip' });
+  });
+
+  it('does not connect on reconnect() while stopped', async () => {
+    const h = setup();
+    h.link.reconnect();
+    await settle();
+    expect(FakePeer.all).toHaveLength(0);
+    expect(h.link.status.state).toBe('closed');
+  });
+
+  it('says when the gateway refuses the link asked for, with its reason, once the attempt has failed', async () => {
+    for (const refuse of [
+      { status: 400, error: 'bad_link', reason: "bad value 'fast' for bw" },
+      { status: 403, error: '403', reason: 'link emulation is only for clients on this machine, or with the access token' },
+    ]) {
+      const h = setup({ refuse, link: () => 'lte' });
+      const refused: unknown[] = [];
+      h.link.linkRefused.subscribe((refusal) => refused.push({ ...refusal, state: h.link.status.state }));
+      h.link.start({ kind: 'data' });
+      await settle();
+      h.peer().gathered();
+      await settle();
+      expect(refused).toEqual([{ spec: 'lte', reason: refuse.reason, state: 'reconnecting' }]);
+    }
+  });
+
+  it('does not blame the link for other refusals, nor when it asked for none', async () => {
+    const cases = [
+      { refuse: { status: 503, error: 'too_many_peers', reason: 'the gateway is full' }, link: 'lte' },
+      { refuse: { status: 400, error: 'bad_sdp', reason: 'the offer has no media' }, link: 'lte' },
+      { refuse: { status: 403, error: '403', reason: 'origin not allowed' }, link: 'none' },
+    ];
+    for (const { refuse, link } of cases) {
+      const h = setup({ refuse, link: () => link });
+      const refused: unknown[] = [];
+      h.link.linkRefused.subscribe((refusal) => refused.push(refusal));
+      h.link.start({ kind: 'data' });
+      await settle();
+      h.peer().gathered();
+      await settle();
+      expect(h.link.status).toMatchObject({ state: 'reconnecting', lastError: `WHIP ${refuse.status}: ${refuse.reason}` });
+      expect(refused).toEqual([]);
+    }
   });
 
   it('sends the camera as a track with the encoding asked for, reports its encoded frames and the detections channel', async () => {

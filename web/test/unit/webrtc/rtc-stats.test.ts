@@ -105,7 +105,7 @@ describe('summarizeRtcStats', () => {
           keyframesRequested: 1,
           nacksSent: 3,
           requestedBitrateBps: 1_200_000,
-          bandwidthUsage: 'normal',
+          bandwidthUsage: 'normal' as const,
         },
       ],
     };

@@ -3,6 +3,7 @@ import {
   iceGatheringComplete,
   parseIceServerLinks,
   whipIceServers,
+  whipEndpoint,
   whipPublish,
   WhipRefused,
   type FetchLike,
@@ -48,6 +49,17 @@ describe('WHIP requests', () => {
     );
     await expect(refused).rejects.toThrow(WhipRefused);
     await expect(refused).rejects.toThrow('WHIP 400: the offer has no media');
+    await expect(refused).rejects.toMatchObject({ status: 400, code: 'bad_offer', reason: 'the offer has no media' });
+  });
+
+  it('asks for an emulated link in the query, URL-encoded, and for none with the endpoint as it is', () => {
+    expect(whipEndpoint('http://gateway.test/whip', 'lte')).toBe('http://gateway.test/whip?link=lte');
+    expect(whipEndpoint('http://gateway.test/whip', 'bw=2mbit/10mbit,delay=40ms,jitter=5ms,loss=1%,queue=100ms')).toBe(
+      'http://gateway.test/whip?link=bw%3D2mbit%2F10mbit%2Cdelay%3D40ms%2Cjitter%3D5ms%2Closs%3D1%25%2Cqueue%3D100ms',
+    );
+    expect(new URL(whipEndpoint('http://gateway.test/whip', 'delay=20ms,loss=1%')).searchParams.get('link')).toBe('delay=20ms,loss=1%');
+    expect(whipEndpoint('http://gateway.test/whip', 'none')).toBe('http://gateway.test/whip');
+    expect(whipEndpoint('http://gateway.test/whip')).toBe('http://gateway.test/whip');
   });
 
   it('asks for the ICE servers first, and does without them when the pre-flight fails', async () => {

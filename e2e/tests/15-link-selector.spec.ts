@@ -10,9 +10,9 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { Page } from '@playwright/test';
+import { expectFramesCounted, onAnotherDevice } from '../support/another-device.ts';
 import type { Dashboard } from '../support/dashboard.ts';
 import { expect, test } from '../support/fixtures.ts';
-import { GatewayProcess } from '../support/gateway.ts';
 
 /** The `link` query parameter of every WebSocket the page opened, in order (null: none asked for). */
 async function socketLinks(page: Page): Promise<(string | null)[]> {
@@ -113,15 +113,7 @@ test('a preset puts the running stream behind it; a bad custom spec is a message
 
 test('a link the gateway refuses on the upgrade: the stream stays on the link it had, and the page says so', async ({ browser }) => {
   test.setTimeout(120_000);
-  // A gateway that believes X-Forwarded-For from this machine: the page looks like another device's.
-  const gateway = await GatewayProcess.start({ name: 'link-refused', env: { SIGHTLINE_TRUST_PROXY: 'loopback' } });
-  const context = await browser.newContext({
-    viewport: { width: 1440, height: 900 },
-    permissions: ['camera'],
-    extraHTTPHeaders: { 'X-Forwarded-For': '203.0.113.7' },
-  });
-  try {
-    const page = await context.newPage();
+  await onAnotherDevice(browser, 'link-refused', async (page, gateway) => {
     await page.goto(`${gateway.url}/?link=lte`);
     const refusal = page.getByTestId('link-refusal');
     await expect(refusal).toContainText('The gateway refused the link LTE');
@@ -131,13 +123,6 @@ test('a link the gateway refuses on the upgrade: the stream stays on the link it
     await expect(page.getByTestId('stats-link')).toHaveAttribute('data-spec', 'none');
     await expect(page.getByTestId('link-badge')).toHaveCount(0);
     // Frames go on, behind no link.
-    await expect
-      .poll(async () => Number(await page.getByTestId('stats-msgpack').getByTestId('stat-count').getAttribute('data-value')), {
-        timeout: 60_000,
-      })
-      .toBeGreaterThanOrEqual(2);
-  } finally {
-    await context.close();
-    await gateway.stop();
-  }
+    await expectFramesCounted(page, 'msgpack', 2, 60_000);
+  });
 });

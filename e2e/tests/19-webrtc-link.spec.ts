@@ -15,8 +15,8 @@
 import type { Page } from '@playwright/test';
 import { expectedLabels } from '@sightline/shared/fixtures';
 import { WHIP_PATH } from '@sightline/shared/protocol';
+import { expectFramesCounted, onAnotherDevice } from '../support/another-device.ts';
 import { expect, test } from '../support/fixtures.ts';
-import { GatewayProcess } from '../support/gateway.ts';
 
 const MODEL = 'ssdlite-mobilenetv2-coco';
 const expected = expectedLabels()['dog.jpg']![MODEL]!; // bicycle, dog, car|truck
@@ -133,15 +133,7 @@ test('a link chosen on a data channel is a new WHIP session behind it and the st
 
 test('a link the gateway refuses over WHIP: the page says so in the gateway’s words and streams on, on no link', async ({ browser }) => {
   test.setTimeout(120_000);
-  // A gateway that believes X-Forwarded-For from this machine: the page looks like another device's.
-  const gateway = await GatewayProcess.start({ name: 'webrtc-link-refused', env: { SIGHTLINE_TRUST_PROXY: 'loopback' } });
-  const context = await browser.newContext({
-    viewport: { width: 1440, height: 900 },
-    permissions: ['camera'],
-    extraHTTPHeaders: { 'X-Forwarded-For': '203.0.113.7' },
-  });
-  try {
-    const page = await context.newPage();
+  await onAnotherDevice(browser, 'webrtc-link-refused', async (page, gateway) => {
     const whip = whipLinks(page);
     await page.goto(`${gateway.url}/?transport=webrtc&codec=msgpack&run=gateway&link=lte`);
     const refusal = page.getByTestId('link-refusal');
@@ -154,13 +146,6 @@ test('a link the gateway refuses over WHIP: the page says so in the gateway’s 
     await expect(page.getByTestId('link-badge')).toHaveCount(0);
     expect(whip().slice(0, 2)).toEqual(['lte', null]);
     // Frames go on over WebRTC, behind no link.
-    await expect
-      .poll(async () => Number(await page.getByTestId('stats-webrtc-msgpack').getByTestId('stat-count').getAttribute('data-value')), {
-        timeout: 90_000,
-      })
-      .toBeGreaterThanOrEqual(2);
-  } finally {
-    await context.close();
-    await gateway.stop();
-  }
+    await expectFramesCounted(page, 'webrtc-msgpack', 2, 90_000);
+  });
 });

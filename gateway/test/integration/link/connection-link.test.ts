@@ -2,7 +2,9 @@
  * A WebSocket connection behind an emulated link inside a real gateway (`?link=`): hello names it, pings and
  * frames cross it (a round trip is never shorter than the two one-way delays: a floor the link guarantees,
  * whatever the machine's speed), a spec that does not parse or asks for what a byte stream cannot do is
- * refused on the upgrade with its reason, and another client on the same gateway sees no link at all.
+ * refused on the upgrade with its reason, frames that pile up behind a 300 ms round trip are answered as on
+ * loopback (the newest detected, the rest dropped with the reason), and another client on the same gateway sees no
+ * link at all.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
@@ -58,6 +60,34 @@ describe('a connection behind an emulated link', () => {
     } finally {
       linked.close();
       plain.close();
+    }
+  });
+
+  it('at a 300 ms round trip, frames that pile up are answered: the newest detected, the rest dropped with the reason', async () => {
+    const client = await WireClient.connect(`${wsUrl}?link=${encodeURIComponent('delay=150ms')}`);
+    try {
+      await client.hello();
+      const image = readPhoto('dog.jpg');
+      client.send({ type: 'frame', id: 1, ts: 1, image }, 'msgpack');
+      expect((await client.answer(1)).message.type).toBe('detections');
+      // Eight at once, delivered together by the link: more than the two places take at a time.
+      const burst = [...Array(8).keys()].map((i) => 10 + i);
+      for (const id of burst) client.send({ type: 'frame', id, ts: id, image }, 'msgpack');
+      const answers = await Promise.all(burst.map((id) => client.answer(id)));
+      const outcome = ({ message }: (typeof answers)[number]) => (message.type === 'dropped' ? `dropped:${message.reason}` : message.type);
+      // Every frame answered; none waits behind a newer one of its own (the newest wins), and the newest is detected.
+      expect(answers.map(outcome).every((o) => ['detections', 'dropped:superseded', 'dropped:overloaded'].includes(o))).toBe(true);
+      expect(outcome(answers.at(-1)!)).toBe('detections');
+      expect(answers.map(outcome)).toContain('dropped:superseded');
+      // A frame refused with a hint and sent again after it is served, across the link as on loopback.
+      for (const { message } of answers) {
+        if (message.type !== 'dropped' || message.retryAfterMs === undefined) continue;
+        await new Promise((resolve) => setTimeout(resolve, message.retryAfterMs));
+        client.send({ type: 'frame', id: message.id + 100, ts: message.id + 100, image }, 'msgpack');
+        expect((await client.answer(message.id + 100)).message.type).toBe('detections');
+      }
+    } finally {
+      client.close();
     }
   });
 

@@ -53,7 +53,8 @@ test('JPEG frames on a WebRTC data channel: boxes on the right objects, latency 
   expect(await dashboard.statValue('webrtc-msgpack', 'p50')).toBeGreaterThan(0);
   expect(await dashboard.statValue('webrtc-msgpack', 'bytes-up'), 'a JPEG frame per message').toBeGreaterThan(1000);
   await charted(dashboard, 'Full · data channel');
-  expect((await dashboard.overlayInkPixels()).ink, 'boxes drawn').toBeGreaterThan(500);
+  // Polled: a busy machine may repaint the overlay between one answer and the next at the moment it is read.
+  await expect.poll(async () => (await dashboard.overlayInkPixels()).ink, { timeout: 30_000, message: 'boxes drawn' }).toBeGreaterThan(500);
 
   const panel = dashboard.byTestId('webrtc-stats');
   await expect(panel).toHaveAttribute('data-mode', 'data-channel');
@@ -85,7 +86,8 @@ test('the camera as a WebRTC VP8 track: boxes on the right objects, each matched
   expect(track['bytes-up'], 'the encoded frame each answer is for').toBeGreaterThan(0);
   expect(await dashboard.rtcValue('unmatched')).toBe(0);
   await charted(dashboard, 'Full · video track');
-  expect((await dashboard.overlayInkPixels()).ink, 'boxes drawn').toBeGreaterThan(500);
+  // Polled: a busy machine may repaint the overlay between one answer and the next at the moment it is read.
+  await expect.poll(async () => (await dashboard.overlayInkPixels()).ink, { timeout: 30_000, message: 'boxes drawn' }).toBeGreaterThan(500);
   // Tracking files each answer under its frame's capture time: the lead (frame on screen - latest answered frame) is measured.
   await expect
     .poll(async () => Number(await dashboard.byTestId('tracking-lead').getAttribute('data-value')), { timeout: 15_000 })

@@ -95,6 +95,10 @@ interface LoadFigures {
   outcomes: Record<string, number>;
   detectedFps: number;
   latency: Summary;
+  /** Detected frames inside the gateway: receipt to reply, receipt to start, the model run (ms). */
+  server: { serverMs: Summary; queueMs: Summary; inferenceMs: Summary };
+  /** Latency of detected frames sent after the first window: the connections' first frames all queue at once. */
+  latencyAfterFirstWindow: Summary;
   p95ByWindow: number[];
   perClientDetected: { min: number; max: number; ratio: number; counts: number[] };
   /** Detected frames per codec (clients of the first half are MessagePack, the rest JSON). */
@@ -141,6 +145,12 @@ function loadFigures(results: Array<{ result: BenchResult; clientOffset: number 
     outcomes: countBy(samples, outcomeKey),
     detectedFps: ok.length / durationS,
     latency: summarize(ok.map((s) => s.latencyMs)),
+    latencyAfterFirstWindow: summarize(ok.filter((s) => s.startMs >= WINDOW_MS).map((s) => s.latencyMs)),
+    server: {
+      serverMs: summarize(ok.map((s) => s.serverMs ?? Number.NaN)),
+      queueMs: summarize(ok.map((s) => s.queueMs ?? Number.NaN)),
+      inferenceMs: summarize(ok.map((s) => s.inferenceMs ?? Number.NaN)),
+    },
     p95ByWindow: windowFigures(samples, WINDOW_MS, durationS * 1000).map((w) => w.p95),
     perClientDetected: { min: Math.min(...perClient), max: Math.max(...perClient), ratio: shareRatio(perClient), counts: perClient },
     detectedByCodec: countBy(ok, (s) => (s.client < Math.ceil(clients / 2) ? 'msgpack' : 'json')),
@@ -209,6 +219,11 @@ function loadText(load: LoadFigures, idle: IdleTiming, beside: BesideTiming): st
       (load.held ? `; held by retryAfterMs (due, never sent) ${load.held.toLocaleString('en-US')}` : ''),
     `outcomes: ${formatCounts(load.outcomes)}`,
     `detected ${fmt(load.detectedFps, 1)} frames/s; latency of detected frames from their scheduled send: p50 ${fmt(load.latency.p50, 0)} ms, p95 ${fmt(load.latency.p95, 0)} ms, p99 ${fmt(load.latency.p99, 0)} ms, max ${fmt(load.latency.max, 0)} ms`,
+    `inside the gateway, detected frames p50 / p95 (ms): server ${fmt(load.server.serverMs.p50, 0)} / ${fmt(load.server.serverMs.p95, 0)}, ` +
+      `queue ${fmt(load.server.queueMs.p50, 0)} / ${fmt(load.server.queueMs.p95, 0)}, model run ${fmt(load.server.inferenceMs.p50, 0)} / ${fmt(load.server.inferenceMs.p95, 0)}; ` +
+      `the rest of the p95 is outside it (sockets, both event loops, the client's send lag)`,
+    `after the first ${WINDOW_MS / 1000} s (every connection's first frame is queued, however many connect at once): detected frames' p50 ${fmt(load.latencyAfterFirstWindow.p50, 0)} ms, ` +
+      `p95 ${fmt(load.latencyAfterFirstWindow.p95, 0)} ms = ${fmt(load.latencyAfterFirstWindow.p95 / beside.serverMs.p50, 2)}x the service time beside another`,
     `p95 / single-frame server time: ${fmt(ratio, 1)}x`,
     ...goalLines(load, beside),
     uplinkLine(load),

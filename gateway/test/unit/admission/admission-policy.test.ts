@@ -6,12 +6,15 @@
 import { describe, expect, it } from 'vitest';
 import {
   ACTIVE_WINDOW_MS,
+  FREE_PLACE_SHARE_SLACK,
   admission,
   freshnessLimitMs,
   joinCount,
   predictWait,
   servedBefore,
   turnsAhead,
+  wantsMore,
+  withinShare,
   type LaneState,
   type QueueState,
 } from '../../../src/admission/admission-policy.ts';
@@ -21,7 +24,16 @@ const NOW = 10_000;
 const SERVICE_TIMES_MS = [5, 15, 30, 60, 250];
 
 function lane(state: Partial<LaneState> = {}): LaneState {
-  return { inFlight: 0, waitingCount: 0, served: 10, lastTurn: 0, lastPushAt: NOW - 1, closedLoop: true, ...state };
+  return {
+    inFlight: 0,
+    waitingCount: 0,
+    served: 10,
+    lastTurn: 0,
+    lastPushAt: NOW - 1,
+    closedLoop: true,
+    lastRefusedAt: -Infinity,
+    ...state,
+  };
 }
 
 function queue(lanes: LaneState[], state: Partial<QueueState> = {}): QueueState {
@@ -57,18 +69,56 @@ describe('open-loop lanes (cameras at their own rate, pipelining clients)', () =
   it('are queued while predicted to start within the freshness limit, and refused once stale, at every service time', () => {
     for (const serviceMs of SERVICE_TIMES_MS) {
       const camera = lane({ closedLoop: false, served: 20, lastTurn: 999 });
-      // One lane ahead and both places busy: it starts after one share of the service time.
-      const fresh = queue([camera, waiting(10)], { serviceMs });
-      expect(admission(fresh, camera), `${serviceMs} ms fresh`).toMatchObject({ queue: true });
-      // 24 lanes ahead: twelve service times for two places, past the budget on a fast host and one service on a slow one.
+      // Nothing waiting and both places busy: it starts when the first place frees up, one slot.
+      const fresh = queue([camera, lane({ served: 10 })], { serviceMs });
+      expect(admission(fresh, camera), `${serviceMs} ms fresh`).toMatchObject({ queue: true, predictedWaitMs: serviceMs / 2 });
+      // 24 lanes ahead: twelve service times for two places, past the budget on a fast host and one slot on a slow one.
       const stale = queue([camera, ...Array.from({ length: 24 }, (_, i) => waiting(10, i))], { serviceMs });
       expect(admission(stale, camera), `${serviceMs} ms stale`).toMatchObject({ queue: false });
     }
   });
 
-  it('measure freshness in service times on a slow host and by the budget on a fast one', () => {
+  it('are not queued behind another waiting frame on a slow host: a fresher one of theirs comes sooner than it would start', () => {
+    const camera = lane({ closedLoop: false, served: 20, lastTurn: 999 });
+    // One lane waiting ahead: two slots. Within the 25 ms budget on a fast host, past one slot on a slow one.
+    expect(admission(queue([camera, waiting(10)], { serviceMs: 15 }), camera)).toMatchObject({ queue: true });
+    expect(admission(queue([camera, waiting(10)], { serviceMs: 60 }), camera)).toMatchObject({ queue: false });
+  });
+
+  it('measure freshness in slots (a place frees up) on a slow host and by the budget on a fast one', () => {
     expect(freshnessLimitMs(queue([], { serviceMs: 5, budgetMs: 25 }))).toBe(25);
-    expect(freshnessLimitMs(queue([], { serviceMs: 60, budgetMs: 25 }))).toBe(60);
+    expect(freshnessLimitMs(queue([], { serviceMs: 60, budgetMs: 25 }))).toBe(30);
+    expect(freshnessLimitMs(queue([], { serviceMs: 60, budgetMs: 25, places: 1 }))).toBe(60);
+  });
+
+  it('are held to their share while other cameras want more: at most one frame ahead of the least served, at every service time', () => {
+    for (const serviceMs of SERVICE_TIMES_MS) {
+      const refusedJustNow = { closedLoop: false, lastRefusedAt: NOW - 1 };
+      const ahead = lane({ ...refusedJustNow, served: 12, lastTurn: 999 });
+      const even = lane({ ...refusedJustNow, served: 11, lastTurn: 998 });
+      const behind = lane({ ...refusedJustNow, served: 10, lastTurn: 1 });
+      const state = queue([ahead, even, behind], { serviceMs });
+      expect(wantsMore(state, behind)).toBe(true);
+      expect(withinShare(state, ahead)).toBe(false);
+      expect(withinShare(state, even)).toBe(true);
+      // Both places busy, nothing waiting: one slot's wait, within the limit, but two frames ahead of `behind`.
+      expect(admission(state, ahead), `${serviceMs} ms`).toMatchObject({ queue: false });
+      expect(admission(state, even), `${serviceMs} ms`).toMatchObject({ queue: true });
+      // A place free now: it takes nobody's turn, unless the lane is further ahead than FREE_PLACE_SHARE_SLACK.
+      expect(admission({ ...state, freePlaces: 1 }, ahead), `${serviceMs} ms, a place free`).toEqual({ queue: true, predictedWaitMs: 0 });
+      const farAhead = lane({ ...refusedJustNow, served: 10 + FREE_PLACE_SHARE_SLACK + 1, lastTurn: 1000 });
+      expect(admission({ ...state, lanes: [farAhead, even, behind], freePlaces: 1 }, farAhead)).toMatchObject({ queue: false });
+    }
+  });
+
+  it('are not held back by lanes that get all they ask for (closed loop, or not refused within the active window)', () => {
+    const camera = lane({ closedLoop: false, lastRefusedAt: NOW - 1, served: 30, lastTurn: 999 });
+    const stopAndWait = lane({ served: 2, lastRefusedAt: NOW - 1 });
+    const slowCamera = lane({ closedLoop: false, served: 3, lastRefusedAt: NOW - ACTIVE_WINDOW_MS - 1 });
+    const state = queue([camera, stopAndWait, slowCamera], { serviceMs: 30 });
+    expect(wantsMore(state, stopAndWait)).toBe(false);
+    expect(wantsMore(state, slowCamera)).toBe(false);
+    expect(admission(state, camera)).toMatchObject({ queue: true });
   });
 
   it('are told to come back when their turn comes round: the least served first, the most served last', () => {

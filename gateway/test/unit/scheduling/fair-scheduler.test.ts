@@ -247,6 +247,21 @@ describe('fair scheduler', () => {
     expect(s.scheduler.load.waiting).toBe(0);
   });
 
+  it("drops an open-loop lane's frame once it has waited the freshness limit: its camera sends a fresher one soon", async () => {
+    const s = scheduler({ capacity: 1, budgetMs: 50 });
+    const camera = recorder(s);
+    camera.lane.push('c0'); // alone: starts at once
+    await turn();
+    camera.lane.push('c1'); // sent with c0 still out: open loop from now on, and waits
+    await turn();
+    vi.advanceTimersByTime(50 - 1); // the budget: no frame has finished, so no service time yet
+    expect(camera.dropped).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(camera.dropped).toEqual([{ item: 'c1', reason: 'overloaded', retryAfterMs: expect.any(Number) }]);
+    await camera.finish('c0');
+    expect(camera.started.map((x) => x.item)).toEqual(['c0']);
+  });
+
   it('predicts a shorter wait for the lane served longest ago: it goes first in the round-robin order', async () => {
     const s = scheduler({ capacity: 1, budgetMs: 25 });
     const busy = recorder(s);

@@ -10,10 +10,10 @@
  * directly in gateway/src) goes into the list where it belongs; until then `gateway-module-in-a-layer` fails.
  */
 const GATEWAY_LAYERS = [
-  // What every layer may use: settings, logging, metrics, the process's life and CPU budget.
+  // What every layer may use: settings, logging, metrics, the process's life, CPU budget and memory.
   {
     name: 'base',
-    holds: ['config.ts', 'config', 'cpu-budget.ts', 'lifecycle.ts', 'logger.ts', 'logging', 'metrics.ts', 'runtime-check.ts'],
+    holds: ['config.ts', 'config', 'cpu-budget.ts', 'lifecycle.ts', 'logger.ts', 'logging', 'memory', 'metrics.ts', 'runtime-check.ts'],
   },
   // Reading a frame's bytes (images; video streams, one ffmpeg process each); reading model folders (specs, manifests, zero-config inference, sync); the WebRTC
   // stack (WHIP, peers, RTP to frames) and a connection's emulated link, which know nothing of frames' detection.

@@ -21,6 +21,7 @@ import type { PendingFrame } from './frames/pending-frame.ts';
 import { InferenceExecutor, type DispatchGate } from './inference/inference-executor.ts';
 import { Lifecycle } from './lifecycle.ts';
 import { FairScheduler } from './scheduling/fair-scheduler.ts';
+import { startIdleCollection } from './memory/idle-collection.ts';
 import { ReceiveBudget } from './scheduling/receive-budget.ts';
 import { AccessPolicy } from './security/access-policy.ts';
 import { accessUrls, resolveExposure, warnAboutExposure, withoutToken, type Exposure } from './security/exposure.ts';
@@ -126,6 +127,12 @@ export async function startGateway(config: GatewayConfig, logger: Logger, seams:
     engines,
   };
   const frames = new FrameService(scheduler, (request) => admitFrame(request, admission), engines);
+  const idleCollection = startIdleCollection({
+    load: () => scheduler.load,
+    periodMs: IDLE_CHECK_MS,
+    growthBytes: IDLE_COLLECT_GROWTH_MB * MIB,
+    logger,
+  });
   await warmUp(frames, registry.names, logger);
   const video = await videoOf(config, registry, engines, logger);
   const limits: Limits = {
@@ -230,6 +237,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, seams:
   const drain = (deadlineMs: number): Promise<DrainReport> => {
     stopWatching();
     engines.stop();
+    idleCollection.stop();
     drained ??= drainGateway({ server, sockets, whip, inference, lifecycle, logger }, deadlineMs);
     return drained;
   };
@@ -306,6 +314,11 @@ interface DrainParts {
   lifecycle: Lifecycle;
   logger: Logger;
 }
+
+/** How often the gateway looks whether it went quiet; memory grown under load is collected 2-4 s after. */
+const IDLE_CHECK_MS = 2000;
+/** Growth since the last collection worth a full one when quiet (MiB): a few seconds of load at 500 frames/s. */
+const IDLE_COLLECT_GROWTH_MB = 16;
 
 /** How often idle keep-alive connections are closed while draining: each one as soon as its last answer is out. */
 const IDLE_SWEEP_MS = 50;

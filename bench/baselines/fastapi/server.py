@@ -39,10 +39,11 @@ from PIL import Image, ImageOps
 from starlette.concurrency import run_in_threadpool
 from starlette.websockets import WebSocketDisconnect
 
-PROTOCOL_VERSION = 2
-# Version 2 added only optional things (tracking on request, retryAfterMs, unavailable models): a server
-# without them speaks it as it is, and still serves version-1 clients, as the gateway does.
-SUPPORTED_PROTOCOLS = (1, 2)
+PROTOCOL_VERSION = 3
+# Versions 2 and 3 added only optional things (tracking on request, retryAfterMs, unavailable models; video
+# chunks): a server without them speaks them as it is, and still serves older clients, as the gateway does.
+# Its hello names no video codecs, and a chunk is answered unsupported_codec, as a gateway without video does.
+SUPPORTED_PROTOCOLS = (1, 2, 3)
 REPO_ROOT = Path(__file__).resolve().parents[3]
 DEFAULT_MODEL_DIR = REPO_ROOT / "models" / "ssdlite-mobilenetv2-coco"
 MSGPACK_CONTENT_TYPE = "application/msgpack"
@@ -406,6 +407,8 @@ def validate_client_message(value: Any, codec: str) -> dict:
     if not isinstance(value, dict):
         raise ProtocolError("bad_message", "message must be an object")
     kind = value.get("type")
+    if kind == "chunk":
+        raise ProtocolError("unsupported_codec", "this server decodes no video: send a frame (an image) instead", readable_id(value))
     allowed = {"ping": {"type", "id", "ts"}, "frame": {"type", "id", "ts", "image", "model", "threshold"}}.get(kind)
     if allowed is None:
         raise ProtocolError("bad_message", "type: must be 'frame' or 'ping'", readable_id(value))

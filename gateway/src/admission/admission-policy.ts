@@ -16,8 +16,9 @@
  *   for more). Otherwise it is answered `dropped` / `overloaded` at once, before a byte of it is decoded,
  *   with `retryAfterMs`: when its lane's turn comes round (or its predicted wait has cleared, whichever is
  *   later). Such a sender sends a fresher frame soon anyway: a frame of it that would wait behind another
- *   only makes every detected frame older (measured: a limit of one whole service time let the p95 of 50
- *   cameras' detected frames reach 5.6x the service time; one slot, 2.4x).
+ *   only makes every detected frame older (measured: with a limit of one whole service time the p95 of 50
+ *   cameras' detected frames was 5.6-5.7x the service time of a frame beside another; with one slot, the
+ *   share and the scheduler's drop at the limit, 2.2-2.6x; docs/RELIABILITY.md).
  *
  * Lanes are served least-served first (then served longest ago, then registered first), so senders that keep
  * sending get even shares by count however their frames' arrivals fall; a lane that starts sending (again)

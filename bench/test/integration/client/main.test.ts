@@ -77,7 +77,12 @@ describe('bench CLI against a real gateway', () => {
     expect(lines).toHaveLength(1);
     const summary = JSON.parse(lines[0]!);
     const clients = args.includes('--clients') ? 2 : 1;
-    expectEveryFrameAnswered(summary, 5 * clients);
+    // An open-loop client's frame that comes while the gateway's last refusal still asks it to wait is held
+    // back (it honours retryAfterMs): on a loaded machine one may be. Every frame that went out was answered.
+    const { held = 0 } = summary.overall.counts as { held?: number };
+    if (!args.includes('--rate')) expect(held).toBe(0);
+    expect(held).toBeLessThan(5 * clients);
+    expectEveryFrameAnswered(summary, 5 * clients - held);
     // A client's first frame finds the gateway idle: it is always detected.
     expect(summary.overall.counts.ok).toBeGreaterThan(0);
     expect(summary.overall.latency.mean).toBeGreaterThan(0);

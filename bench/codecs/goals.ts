@@ -7,8 +7,10 @@
  *
  * The goals:
  * 1. on a 2 Mbit/s uplink, VP8 (at a setting with mAP >= 0.9) delivers at least 3x the detections per second of
- *    MessagePack JPEG at the dashboard's quality (also printed, not judged: against the cheapest JPEG that
- *    agrees as well);
+ *    MessagePack JPEG at the dashboard's quality, each at the frames in flight (the dashboard's setting) that
+ *    give it the most: stop-and-wait pays a round trip per frame, which a few frames in flight hide wherever the
+ *    link has room, as small video chunks leave it (also printed, not judged: stop-and-wait alone, and against
+ *    the cheapest JPEG that agrees as well);
  * 2. decoding a 640x480 stream costs at most 2 ms of decoder CPU per frame (the worst of a codec's bitrates);
  * 3. and at most 30 MB per stream (the decoder process's peak resident memory, the worst of its bitrates);
  * 4. on loopback, a video codec's p50 latency is within 10% of JPEG's (q80).
@@ -22,6 +24,12 @@ export const UPLINK_GOAL_RATIO = 3;
 export const DECODE_CPU_GOAL_MS = 2;
 export const DECODER_MEMORY_GOAL_MB = 30;
 export const LOOPBACK_P50_GOAL = 1.1;
+/**
+ * Frames in flight each encoding runs at on the links: stop-and-wait, and 3 (the dashboard's `?in-flight=3`),
+ * enough to keep a 2 Mbit/s uplink busy with chunks of ~10 KB (a 100 ms round of 40 ms delay, 42 ms on the
+ * wire and ~18 ms in the gateway, against 42 ms per chunk on the wire).
+ */
+export const LINK_IN_FLIGHT = [1, 3] as const;
 
 /** The links of the benchmark; `uplink-2mbit` is the goal's. */
 export const LINKS = [
@@ -80,9 +88,17 @@ export interface GoalLine {
 const f = (value: number, digits = 2) => (Number.isFinite(value) ? value.toFixed(digits) : '-');
 const label = (codec: string) => (codec === 'jpeg' ? 'JPEG' : codec === 'h264' ? 'H.264' : codec.toUpperCase());
 
-function findLink(links: readonly LinkRow[], linkName: string, codec: EncodingCodec, setting: string) {
-  return links.find((row) => row.link === linkName && row.codec === codec && row.setting === setting);
+/** The run of this encoding on this link with the most detections/s, whatever its frames in flight. */
+function bestRun(links: readonly LinkRow[], linkName: string, codec: EncodingCodec, setting: string): LinkRow | undefined {
+  return links
+    .filter((row) => row.link === linkName && row.codec === codec && row.setting === setting)
+    .sort((a, b) => b.detectionsPerSecond - a.detectionsPerSecond)[0];
 }
+
+const stopAndWait = (links: readonly LinkRow[], linkName: string, codec: EncodingCodec, setting: string) =>
+  links.find((row) => row.link === linkName && row.codec === codec && row.setting === setting && row.inFlight === 1);
+
+const inFlightLabel = (row: LinkRow) => (row.inFlight === 1 ? 'stop-and-wait' : `${row.inFlight} in flight`);
 
 /**
  * The goals, from the 640x480 clip's quality rows and the link rows (which ran that clip). A goal whose
@@ -93,8 +109,9 @@ export function judgeGoals(rows: readonly QualityRow[], links: readonly LinkRow[
   const quality = (codec: EncodingCodec, setting: string) => rows.find((r) => r.codec === codec && r.setting === setting);
 
   // 1. The 2 Mbit/s uplink.
-  const uplinkGoal = `on a 2 Mbit/s uplink (${UPLINK.spec}), VP8 at mAP >= ${AGREEMENT_GOAL} delivers >= ${UPLINK_GOAL_RATIO}x the detections/s of MessagePack JPEG q${DASHBOARD_JPEG_QUALITY}`;
-  const jpegOnUplink = links.find((r) => r.link === UPLINK.name && r.codec === 'jpeg' && r.setting === `q${DASHBOARD_JPEG_QUALITY}`);
+  const uplinkGoal = `on a 2 Mbit/s uplink (${UPLINK.spec}), VP8 at mAP >= ${AGREEMENT_GOAL} delivers >= ${UPLINK_GOAL_RATIO}x the detections/s of MessagePack JPEG q${DASHBOARD_JPEG_QUALITY}, each at its best frames in flight`;
+  const jpegSetting = `q${DASHBOARD_JPEG_QUALITY}`;
+  const jpegOnUplink = bestRun(links, UPLINK.name, 'jpeg', jpegSetting);
   const vp8Runs = links.filter((r) => r.link === UPLINK.name && r.codec === 'vp8');
   const vp8OnUplink = vp8Runs
     .map((r) => ({ link: r, quality: quality('vp8', r.setting) }))
@@ -104,19 +121,25 @@ export function judgeGoals(rows: readonly QualityRow[], links: readonly LinkRow[
     lines.push({
       goal: uplinkGoal,
       verdict: 'not measured',
-      detail: `${!jpegOnUplink ? `JPEG q${DASHBOARD_JPEG_QUALITY}` : 'VP8'} was not run on it`,
+      detail: `${!jpegOnUplink ? `JPEG ${jpegSetting}` : 'VP8'} was not run on it`,
     });
   } else if (!vp8OnUplink) {
     lines.push({ goal: uplinkGoal, verdict: 'fail', detail: `no VP8 bitrate reaches mAP ${AGREEMENT_GOAL}` });
   } else {
-    const ratio = vp8OnUplink.link.detectionsPerSecond / jpegOnUplink.detectionsPerSecond;
+    const vp8 = vp8OnUplink.link;
+    const ratio = vp8.detectionsPerSecond / jpegOnUplink.detectionsPerSecond;
     let detail =
-      `VP8 ${vp8OnUplink.link.setting} (mAP ${f(vp8OnUplink.quality!.agreement.map, 3)}): ${f(vp8OnUplink.link.detectionsPerSecond, 1)}/s; ` +
-      `JPEG q${DASHBOARD_JPEG_QUALITY}: ${f(jpegOnUplink.detectionsPerSecond, 1)}/s; ${f(ratio)}x`;
+      `VP8 ${vp8.setting} (mAP ${f(vp8OnUplink.quality!.agreement.map, 3)}), ${inFlightLabel(vp8)}: ${f(vp8.detectionsPerSecond, 1)}/s; ` +
+      `JPEG ${jpegSetting}, ${inFlightLabel(jpegOnUplink)}: ${f(jpegOnUplink.detectionsPerSecond, 1)}/s; ${f(ratio)}x`;
+    const vp8Serial = stopAndWait(links, UPLINK.name, 'vp8', vp8.setting);
+    const jpegSerial = stopAndWait(links, UPLINK.name, 'jpeg', jpegSetting);
+    if (vp8Serial && jpegSerial && (vp8Serial !== vp8 || jpegSerial !== jpegOnUplink)) {
+      detail += ` (both stop-and-wait: ${f(vp8Serial.detectionsPerSecond, 1)} against ${f(jpegSerial.detectionsPerSecond, 1)}/s, ${f(vp8Serial.detectionsPerSecond / jpegSerial.detectionsPerSecond)}x)`;
+    }
     const cheapJpeg = cheapestAgreeing(rows, 'jpeg');
-    const cheapJpegOnUplink = cheapJpeg?.agrees ? findLink(links, UPLINK.name, 'jpeg', cheapJpeg.row.setting) : undefined;
-    if (cheapJpegOnUplink && cheapJpegOnUplink !== jpegOnUplink) {
-      const cheapRatio = vp8OnUplink.link.detectionsPerSecond / cheapJpegOnUplink.detectionsPerSecond;
+    const cheapJpegOnUplink = cheapJpeg?.agrees ? bestRun(links, UPLINK.name, 'jpeg', cheapJpeg.row.setting) : undefined;
+    if (cheapJpegOnUplink && cheapJpeg!.row.setting !== jpegSetting) {
+      const cheapRatio = vp8.detectionsPerSecond / cheapJpegOnUplink.detectionsPerSecond;
       detail += ` (against the cheapest JPEG with mAP >= ${AGREEMENT_GOAL}, ${cheapJpegOnUplink.setting}: ${f(cheapRatio)}x)`;
     }
     lines.push({ goal: uplinkGoal, verdict: ratio >= UPLINK_GOAL_RATIO ? 'pass' : 'fail', detail });
@@ -156,10 +179,11 @@ export function judgeGoals(rows: readonly QualityRow[], links: readonly LinkRow[
   }
 
   // 4. Loopback latency.
-  const jpegLoopback = links.find((r) => r.link === LOOPBACK.name && r.codec === 'jpeg' && r.setting === `q${DASHBOARD_JPEG_QUALITY}`);
+  // Stop-and-wait: frames in flight would add their own queueing to the latency compared.
+  const jpegLoopback = stopAndWait(links, LOOPBACK.name, 'jpeg', `q${DASHBOARD_JPEG_QUALITY}`);
   for (const codec of videoCodecs) {
-    const goal = `on loopback, ${label(codec)}'s p50 latency is within 10% of JPEG q${DASHBOARD_JPEG_QUALITY}'s`;
-    const video = links.find((r) => r.link === LOOPBACK.name && r.codec === codec);
+    const goal = `on loopback, ${label(codec)}'s p50 latency is within 10% of JPEG q${DASHBOARD_JPEG_QUALITY}'s (stop-and-wait)`;
+    const video = links.find((r) => r.link === LOOPBACK.name && r.codec === codec && r.inFlight === 1);
     if (!jpegLoopback || !video) {
       lines.push({ goal, verdict: 'not measured', detail: 'not run on loopback' });
       continue;

@@ -22,7 +22,7 @@ import { startGatewayProcess } from '@sightline/harness/process';
 import { BENCHMARKS_DOC, replaceSection } from '../doc-section.ts';
 import { SLIDESHOW, slideshowClip, videoFileClip, type Clip } from './clips.ts';
 import { encodeImages, encodeVideo, type Encoding } from './encodings.ts';
-import { judgeGoals, LINKS, linkChoices, type LinkKey } from './goals.ts';
+import { judgeGoals, LINK_IN_FLIGHT, LINKS, linkChoices, type LinkKey } from './goals.ts';
 import { renderQualityChart, type QualitySeries } from './quality-chart.ts';
 import { fetchRealVideo, REAL_VIDEO } from './real-video.ts';
 import { codecLabel, goalLines, renderReport, type ClipReport } from './report.ts';
@@ -73,6 +73,11 @@ const program = new Command('bench:codecs')
       .argParser(list)
       .default(LINK_KEYS, LINK_KEYS.join(',')),
   )
+  .addOption(
+    new Option('--in-flight <list>', 'frames in flight each encoding runs at on the links (1: stop-and-wait)')
+      .argParser(numbers)
+      .default([...LINK_IN_FLIGHT], LINK_IN_FLIGHT.join(',')),
+  )
   .option('--keyframe-interval <frames>', 'frames from one keyframe to the next (75: 3 s at 25 fps)', positive, 75)
   .option(
     '--video <file>',
@@ -95,6 +100,7 @@ const options = program.opts<{
   bitrates: number[];
   codecs: string[];
   links: string[];
+  inFlight: number[];
   keyframeInterval: number;
   video?: string;
   realVideo: boolean;
@@ -104,6 +110,8 @@ const options = program.opts<{
 }>();
 for (const codec of options.codecs)
   if (!(VIDEO_CODECS as readonly string[]).includes(codec)) program.error(`--codecs: ${codec} is not one of ${VIDEO_CODECS.join(', ')}`);
+if (options.inFlight.some((n) => !Number.isInteger(n)))
+  program.error(`--in-flight: whole numbers of frames (${options.inFlight.join(',')})`);
 for (const key of options.links)
   if (!(LINK_KEYS as readonly string[]).includes(key)) program.error(`--links: ${key} is not one of ${LINK_KEYS.join(', ')}`);
 
@@ -163,8 +171,15 @@ try {
   }
 
   // ---- quality for bytes ---------------------------------------------------------------------------------
-  const runEncoding = async (clip: Clip, encoding: Encoding, url = socketUrl(gateway.url)) =>
-    runOverWire({ url, encoding, width: clip.width, height: clip.height, gatewayPid: gateway.pid! });
+  const runEncoding = async (clip: Clip, encoding: Encoding, url = socketUrl(gateway.url), link?: { inFlight: number; fps: number }) =>
+    runOverWire({
+      url,
+      encoding,
+      width: clip.width,
+      height: clip.height,
+      gatewayPid: gateway.pid!,
+      ...(link ? { inFlight: link.inFlight, paceFps: link.fps } : {}),
+    });
   const clipReports: ClipReport[] = [];
   let linkEncodings: Encoding[] = [];
   for (const [index, clip] of clips.entries()) {
@@ -222,12 +237,16 @@ try {
         payloads: encoding.payloads.slice(0, linkFrameCount),
         keys: encoding.keys.slice(0, linkFrameCount),
       };
-      const run = await runEncoding(linkClip, slice, socketUrl(gateway.url, link.spec));
-      const row = linkRow(link, slice, run.frames, run.steadyMs);
-      linkRows.push(row);
-      progress(
-        `${link.name} ${codecLabel(choice.codec)} ${choice.setting}: ${f(row.detectionsPerSecond, 1)} detections/s, p50 ${f(row.latencyP50, 1)} ms`,
-      );
+      for (const inFlight of options.inFlight) {
+        // The slideshow's own frame rate: on a link a stream is a camera's, never faster than it films.
+        const run = await runEncoding(linkClip, slice, socketUrl(gateway.url, link.spec), { inFlight, fps: SLIDESHOW.fps });
+        const row = linkRow(link, slice, run.frames, run.steadyMs, inFlight);
+        linkRows.push(row);
+        progress(
+          `${link.name} ${codecLabel(choice.codec)} ${choice.setting}, ${inFlight} in flight: ` +
+            `${f(row.detectionsPerSecond, 1)} detections/s, p50 ${f(row.latencyP50, 1)} ms`,
+        );
+      }
     }
   }
 

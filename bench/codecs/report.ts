@@ -56,13 +56,13 @@ function qualityTable(rows: readonly QualityRow[]): string[] {
 
 function linkTable(rows: readonly LinkRow[], choices: readonly LinkChoice[]): string[] {
   const lines = [
-    '| link | codec | setting | chosen as | bytes/message | detections/s | latency p50 ms | latency p95 ms | other answers |',
-    '| --- | --- | --- | --- | ---: | ---: | ---: | ---: | --- |',
+    '| link | codec | setting | chosen as | in flight | bytes/message | detections/s | latency p50 ms | latency p95 ms | other answers |',
+    '| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- |',
   ];
   for (const row of rows) {
     const reason = choices.find((c) => c.codec === row.codec && c.setting === row.setting)?.reason ?? '';
     lines.push(
-      `| ${row.link}${row.spec ? ` (\`${row.spec}\`)` : ''} | ${codecLabel(row.codec)} | ${row.setting} | ${reason} | ${Math.round(row.wireBytesMean)} | ` +
+      `| ${row.link}${row.spec ? ` (\`${row.spec}\`)` : ''} | ${codecLabel(row.codec)} | ${row.setting} | ${reason} | ${row.inFlight} | ${Math.round(row.wireBytesMean)} | ` +
         `${f(row.detectionsPerSecond, 1)} | ${f(row.latencyP50, 1)} | ${f(row.latencyP95, 1)} | ${failures(row.failures)} |`,
     );
   }
@@ -114,10 +114,14 @@ export function renderReport(report: CodecReport): string {
   out.push(`### On emulated links: detections per second and latency (${report.linkClip}, ${report.linkFrames} frames)`);
   out.push('');
   out.push(
-    "Stop-and-wait through the gateway's own per-connection link (`/ws?link=SPEC`: the link lab's byte stream, rate, queue, " +
+    "Through the gateway's own per-connection link (`/ws?link=SPEC`: the link lab's byte stream, rate, queue, " +
       'delay and jitter each way). Each codec at its cheapest setting that agrees at mAP >= 0.9, and JPEG also at the ' +
-      "dashboard's default q80. **detections/s**: frames answered with detections from the first answer to the last, " +
-      'over that time (a stream already running). **latency**: send to answer, as seen by the client.',
+      "dashboard's default q80; frames go as a 25 fps camera films them, never earlier (the clip's own rate), each " +
+      "stop-and-wait (**in flight** 1: a frame captured while one is unanswered waits) and with more frames in flight (the dashboard's " +
+      '`?in-flight=N`: the next frame goes while N are unanswered; a video chunk is still decoded on arrival, and a picture ' +
+      'that a newer one overtakes before detection is answered `dropped:superseded`). **detections/s**: frames answered ' +
+      'with detections from the first answer to the last, over that time (a stream already running). **latency**: send ' +
+      'to answer of the frames detected, as seen by the client.',
   );
   out.push('');
   out.push(...linkTable(report.links, report.linkChoices));

@@ -81,11 +81,14 @@ export interface LinkRow {
   spec: string | undefined;
   codec: EncodingCodec;
   setting: string;
+  /** Frames the client kept unanswered at most: 1 is stop-and-wait. */
+  inFlight: number;
   frames: number;
   /** Bytes of the messages as sent (MessagePack), mean. */
   wireBytesMean: number;
-  /** Frames answered with detections per second, from the first answer to the last (stop-and-wait). */
+  /** Frames answered with detections per second, from the first answer to the last. */
   detectionsPerSecond: number;
+  /** Of the frames answered with detections: send to answer. */
   latencyP50: number;
   latencyP95: number;
   failures: Record<string, number>;
@@ -96,8 +99,10 @@ export function linkRow(
   encoding: Pick<EncodingFacts, 'codec' | 'setting'>,
   frames: readonly FrameResult[],
   steadyMs: number,
+  inFlight = 1,
 ): LinkRow {
-  const latency = summarize(frames.map((f) => f.latencyMs));
+  // Of the frames detected: a refusal or a superseded picture is answered at once and would pull the figure down.
+  const latency = summarize(frames.filter((f) => f.outcome === 'detections').map((f) => f.latencyMs));
   // The first answer starts the clock: what follows it is the steady state of a stream already running.
   const detected = frames.slice(1).filter((f) => f.outcome === 'detections').length;
   return {
@@ -105,6 +110,7 @@ export function linkRow(
     spec: link.spec,
     codec: encoding.codec,
     setting: encoding.setting,
+    inFlight,
     frames: frames.length,
     wireBytesMean: summarize(frames.map((f) => f.wireBytes)).mean,
     detectionsPerSecond: steadyMs > 0 ? detected / (steadyMs / 1000) : Number.NaN,

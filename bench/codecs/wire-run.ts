@@ -1,15 +1,21 @@
 /**
- * One encoding of a clip through a real gateway over its WebSocket (MessagePack), stop-and-wait: each frame
- * (or video chunk) is sent once the previous one was answered, on a connection of its own, so every video
- * stream starts at its keyframe with a decoder of its own. What is kept per frame is what the product gave:
+ * One encoding of a clip through a real gateway over its WebSocket (MessagePack), on a connection of its own
+ * (so every video stream starts at its keyframe with a decoder of its own): stop-and-wait by default, each
+ * frame (or video chunk) sent once the previous one was answered; with `inFlight` N, as the dashboard's
+ * "frames in flight" setting, the next goes as soon as fewer than N are unanswered. A video chunk is then
+ * decoded on arrival and only the newest picture is detected: an older one is answered `dropped:superseded`.
+ * With `paceFps`, frame i also waits for its capture time (i / fps after the first), as a camera's frames
+ * come: a clip sent faster than it was filmed would spend more bits per second than its bitrate says. What is kept per frame is what the product gave:
  * its answer, its detections, the gateway's decodeMs and serverMs, and the round trip seen here.
  *
  * For video, the stream's decoder (the ffmpeg child the gateway spawned for this connection) is read from
  * /proc as well: its CPU time from the first frame to the last (start-up excluded) and its memory at the end.
  */
-import { WireClient, wsUrl } from '@sightline/harness/client';
+import { WireClient, wsUrl, type Received } from '@sightline/harness/client';
+import type { WireData } from '@sightline/shared/codec';
 import { processCpuMs, processMemory } from '@sightline/gateway/video';
 import { LINK_QUERY_PARAM, type ClientMessage, type Detection, type ServerMessage } from '@sightline/shared/protocol';
+import { delayUntil, scheduledAt } from '../client/pacing.ts';
 import { isVideo, type Encoding } from './encodings.ts';
 import { childProcesses } from './process-usage.ts';
 
@@ -58,8 +64,12 @@ export async function runOverWire(options: {
   /** The gateway's pid, to find and read the stream's decoder; absent: not read. */
   gatewayPid?: number;
   answerTimeoutMs?: number;
+  /** Frames sent before the first unanswered one is answered (default 1: stop-and-wait). */
+  inFlight?: number;
+  /** The camera's frame rate: no frame goes before its capture time; absent: each as soon as flow control allows. */
+  paceFps?: number;
 }): Promise<WireRun> {
-  const { url, encoding, width, height, gatewayPid, answerTimeoutMs = 60_000 } = options;
+  const { url, encoding, width, height, gatewayPid, answerTimeoutMs = 60_000, inFlight = 1, paceFps } = options;
   const video = isVideo(encoding.codec);
   const decodersBefore = new Set(video && gatewayPid ? childProcesses(gatewayPid, 'ffmpeg') : []);
   const client = await WireClient.connect(url);
@@ -71,25 +81,18 @@ export async function runOverWire(options: {
   let decoder: DecoderUsage | undefined;
   try {
     await client.hello();
-    for (let id = 0; id < encoding.payloads.length; id++) {
-      const payload = encoding.payloads[id]!;
-      const key = encoding.keys[id]!;
-      const sentAt = performance.now();
-      const message: ClientMessage = isVideo(encoding.codec)
-        ? { type: 'chunk', id, ts: sentAt, codec: encoding.codec, key, data: payload, ...(key ? { width, height } : {}) }
-        : { type: 'frame', id, ts: sentAt, image: payload };
-      const wire = client.send(message, 'msgpack');
-      const answer = await client.answer(id, answerTimeoutMs);
+    const unanswered = new Map<number, Promise<void>>();
+    const answered = (id: number, sentAt: number, wire: WireData, answer: Received) => {
       const { message: reply } = answer;
-      frames.push({
+      frames[id] = {
         outcome: describe(reply),
         detections: reply.type === 'detections' ? reply.detections : [],
         latencyMs: answer.at - sentAt,
         decodeMs: reply.type === 'detections' ? reply.timings.decodeMs : undefined,
         serverMs: reply.type === 'detections' ? reply.timings.serverMs : undefined,
         wireBytes: typeof wire === 'string' ? Buffer.byteLength(wire) : wire.byteLength,
-      });
-      if (id === 0) {
+      };
+      if (Number.isNaN(firstAnswerAt)) {
         firstAnswerAt = answer.at;
         if (video && gatewayPid) {
           const started = childProcesses(gatewayPid, 'ffmpeg').filter((pid) => !decodersBefore.has(pid));
@@ -99,8 +102,32 @@ export async function runOverWire(options: {
           }
         }
       }
-      lastAnswerAt = answer.at;
+      lastAnswerAt = Number.isNaN(lastAnswerAt) ? answer.at : Math.max(lastAnswerAt, answer.at);
+    };
+    let firstSentAt = Number.NaN;
+    for (let id = 0; id < encoding.payloads.length; id++) {
+      while (unanswered.size >= inFlight) await Promise.race(unanswered.values());
+      if (paceFps !== undefined && id > 0) {
+        const wait = delayUntil(scheduledAt(firstSentAt, id, paceFps), performance.now());
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+      const payload = encoding.payloads[id]!;
+      const key = encoding.keys[id]!;
+      const sentAt = performance.now();
+      if (id === 0) firstSentAt = sentAt;
+      const message: ClientMessage = isVideo(encoding.codec)
+        ? { type: 'chunk', id, ts: sentAt, codec: encoding.codec, key, data: payload, ...(key ? { width, height } : {}) }
+        : { type: 'frame', id, ts: sentAt, image: payload };
+      const wire = client.send(message, 'msgpack');
+      const answering = client.answer(id, answerTimeoutMs).then((answer) => {
+        unanswered.delete(id);
+        answered(id, sentAt, wire, answer);
+      });
+      // The run fails on the first answer that times out (through race or all); the others then fail too, unheard.
+      answering.catch(() => {});
+      unanswered.set(id, answering);
     }
+    await Promise.all(unanswered.values());
     if (decoderPid !== undefined && frames.length > 1) {
       const cpu = processCpuMs(decoderPid);
       const memory = processMemory(decoderPid);

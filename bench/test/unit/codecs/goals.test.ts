@@ -25,12 +25,13 @@ function quality(codec: EncodingCodec, level: number, bytesMean: number, map: nu
   };
 }
 
-function link(name: string, codec: EncodingCodec, setting: string, detectionsPerSecond: number, latencyP50 = 30): LinkRow {
+function link(name: string, codec: EncodingCodec, setting: string, detectionsPerSecond: number, latencyP50 = 30, inFlight = 1): LinkRow {
   return {
     link: name,
     spec: undefined,
     codec,
     setting,
+    inFlight,
     frames: 10,
     wireBytesMean: 1000,
     detectionsPerSecond,
@@ -92,6 +93,31 @@ describe('judgeGoals', () => {
     expect(uplink.detail).toContain('VP8 500 kbit/s');
     expect(uplink.detail).toContain('3.50x');
     expect(uplink.detail).toContain('q50: 2.33x');
+  });
+
+  it('compares each side at its best frames in flight, and prints the stop-and-wait ratio beside it', () => {
+    const goals = judgeGoals(ROWS, [
+      link(UPLINK.name, 'jpeg', 'q80', 4),
+      link(UPLINK.name, 'jpeg', 'q80', 4.5, 600, 3),
+      link(UPLINK.name, 'vp8', '500 kbit/s', 10),
+      link(UPLINK.name, 'vp8', '500 kbit/s', 18, 120, 3),
+    ]);
+    const uplink = goals.find((g) => g.goal.startsWith('on a 2 Mbit/s'))!;
+    // 18 / 4.5 = 4x; stop-and-wait alone 10 / 4 = 2.5x.
+    expect(uplink.verdict).toBe('pass');
+    expect(uplink.detail).toContain('3 in flight: 18.0/s');
+    expect(uplink.detail).toContain('4.00x');
+    expect(uplink.detail).toContain('both stop-and-wait: 10.0 against 4.0/s, 2.50x');
+  });
+
+  it('judges loopback latency on stop-and-wait runs only', () => {
+    const goals = judgeGoals(ROWS, [
+      link('loopback', 'jpeg', 'q80', 30, 30),
+      link('loopback', 'jpeg', 'q80', 40, 50, 3),
+      link('loopback', 'vp8', '500 kbit/s', 40, 45, 3),
+      link('loopback', 'vp8', '500 kbit/s', 31, 32),
+    ]);
+    expect(goals.find((g) => g.goal.startsWith("on loopback, VP8's"))).toMatchObject({ verdict: 'pass' });
   });
 
   it('fails the uplink goal under 3x, and calls it not measured when a side was not run', () => {

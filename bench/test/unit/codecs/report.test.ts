@@ -42,6 +42,7 @@ describe('renderReport', () => {
         spec: 'lte',
         codec: 'vp8',
         setting: '500 kbit/s',
+        inFlight: 3,
         frames: 4,
         wireBytesMean: 1300,
         detectionsPerSecond: 12.34,
@@ -71,7 +72,7 @@ describe('renderReport', () => {
 
   it('has the chart, the link table with why each setting, the goals and the notes', () => {
     expect(markdown).toContain('](images/codecs-quality.svg)');
-    expect(markdown).toContain('| lte (`lte`) | VP8 | 500 kbit/s | cheapest with mAP >= 0.9 | 1300 | 12.3 | 50.0 | 80.0 | - |');
+    expect(markdown).toContain('| lte (`lte`) | VP8 | 500 kbit/s | cheapest with mAP >= 0.9 | 3 | 1300 | 12.3 | 50.0 | 80.0 | - |');
     expect(markdown).toContain('- **pass**: VP8: decoding costs <= 2 ms. worst 1.25 ms/frame');
     expect(markdown).toContain('- AV1 not measured.');
   });

@@ -17,6 +17,8 @@ describe('linkRow', () => {
     expect(row.failures).toEqual({ 'error:needs_keyframe': 1 });
     expect(row.latencyP50).toBe(100);
     expect(row.wireBytesMean).toBe(1000);
+    expect(row.inFlight).toBe(1);
+    expect(linkRow({ name: 'lte', spec: 'lte' }, { codec: 'vp8', setting: '500 kbit/s' }, frames, 300, 3).inFlight).toBe(3);
   });
 });
 

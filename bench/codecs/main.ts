@@ -26,8 +26,9 @@ import { judgeGoals, LINK_IN_FLIGHT, LINKS, linkChoices, type LinkKey } from './
 import { renderQualityChart, type QualitySeries } from './quality-chart.ts';
 import { fetchRealVideo, REAL_VIDEO } from './real-video.ts';
 import { codecLabel, goalLines, renderReport, type ClipReport } from './report.ts';
-import { linkRow, qualityRow, type LinkRow, type QualityRow } from './results.ts';
-import { runOverWire, socketUrl } from './wire-run.ts';
+import { pooledLinkRow, qualityRow, type LinkRow, type QualityRow } from './results.ts';
+import { keyframeSegments } from './segments.ts';
+import { runOverWire, socketUrl, type FrameResult } from './wire-run.ts';
 
 const list = (value: string) =>
   value
@@ -59,6 +60,12 @@ const program = new Command('bench:codecs')
   )
   .option('--scale <fraction>', 'scales every frame count (clips and links), for a quick run', positive, 1)
   .option('--link-frames <n>', 'frames of each run on a link', positive, 150)
+  .option(
+    '--link-rounds <n>',
+    'each link run cut at keyframes into this many parts, run round by round across the encodings (interleaved)',
+    positive,
+    2,
+  )
   .addOption(new Option('--qualities <list>', 'JPEG qualities').argParser(numbers).default([50, 70, 80, 90], '50,70,80,90'))
   .addOption(
     new Option('--bitrates <list>', 'video bitrates, kbit/s').argParser(numbers).default([250, 500, 1000, 2000], '250,500,1000,2000'),
@@ -96,6 +103,7 @@ const options = program.opts<{
   frames?: number;
   scale: number;
   linkFrames: number;
+  linkRounds: number;
   qualities: number[];
   bitrates: number[];
   codecs: string[];
@@ -110,6 +118,7 @@ const options = program.opts<{
 }>();
 for (const codec of options.codecs)
   if (!(VIDEO_CODECS as readonly string[]).includes(codec)) program.error(`--codecs: ${codec} is not one of ${VIDEO_CODECS.join(', ')}`);
+if (!Number.isInteger(options.linkRounds)) program.error(`--link-rounds: a whole number (${options.linkRounds})`);
 if (options.inFlight.some((n) => !Number.isInteger(n)))
   program.error(`--in-flight: whole numbers of frames (${options.inFlight.join(',')})`);
 for (const key of options.links)
@@ -229,18 +238,35 @@ try {
   const choices = linkChoices(slideshowRows);
   const linkFrameCount = Math.min(linkClip.frames.length, frameCount(options.linkFrames));
   const linkRows: LinkRow[] = [];
+  const linkSlices = choices.map((choice) => {
+    const encoding = linkEncodings.find((e) => e.codec === choice.codec && e.level === choice.level)!;
+    const keys = encoding.keys.slice(0, linkFrameCount);
+    const parts = keyframeSegments(keys, options.linkRounds).map(([start, end]): Encoding => ({
+      ...encoding,
+      payloads: encoding.payloads.slice(start, end),
+      keys: keys.slice(start, end),
+    }));
+    return { choice, parts };
+  });
   for (const link of LINKS.filter((l) => options.links.includes(l.key as LinkKey))) {
-    for (const choice of choices) {
-      const encoding = linkEncodings.find((e) => e.codec === choice.codec && e.level === choice.level)!;
-      const slice: Encoding = {
-        ...encoding,
-        payloads: encoding.payloads.slice(0, linkFrameCount),
-        keys: encoding.keys.slice(0, linkFrameCount),
-      };
+    const runs = new Map<string, Array<{ frames: FrameResult[]; steadyMs: number }>>();
+    const rounds = Math.max(...linkSlices.map((s) => s.parts.length));
+    // Round by round, every encoding's part r before any part r + 1: the machine's drift weighs on all alike.
+    for (let round = 0; round < rounds; round++) {
+      for (const { choice, parts } of linkSlices) {
+        const part = parts[round];
+        if (!part) continue;
+        for (const inFlight of options.inFlight) {
+          // The slideshow's own frame rate: on a link a stream is a camera's, never faster than it films.
+          const run = await runEncoding(linkClip, part, socketUrl(gateway.url, link.spec), { inFlight, fps: SLIDESHOW.fps });
+          const key = `${choice.codec} ${choice.level} ${inFlight}`;
+          runs.set(key, [...(runs.get(key) ?? []), { frames: run.frames, steadyMs: run.steadyMs }]);
+        }
+      }
+    }
+    for (const { choice } of linkSlices) {
       for (const inFlight of options.inFlight) {
-        // The slideshow's own frame rate: on a link a stream is a camera's, never faster than it films.
-        const run = await runEncoding(linkClip, slice, socketUrl(gateway.url, link.spec), { inFlight, fps: SLIDESHOW.fps });
-        const row = linkRow(link, slice, run.frames, run.steadyMs, inFlight);
+        const row = pooledLinkRow(link, choice, runs.get(`${choice.codec} ${choice.level} ${inFlight}`) ?? [], inFlight);
         linkRows.push(row);
         progress(
           `${link.name} ${codecLabel(choice.codec)} ${choice.setting}, ${inFlight} in flight: ` +

@@ -121,7 +121,8 @@ export function renderReport(report: CodecReport): string {
       '`?in-flight=N`: the next frame goes while N are unanswered; a video chunk is still decoded on arrival, and a picture ' +
       'that a newer one overtakes before detection is answered `dropped:superseded`). **detections/s**: frames answered ' +
       'with detections from the first answer to the last, over that time (a stream already running). **latency**: send ' +
-      'to answer of the frames detected, as seen by the client.',
+      'to answer of the frames detected, as seen by the client. On each link the runs are interleaved: each stream cut at ' +
+      "a keyframe into parts (`--link-rounds`, 2), every encoding's first part run before any second part, the parts pooled.",
   );
   out.push('');
   out.push(...linkTable(report.links, report.linkChoices));

@@ -101,10 +101,25 @@ export function linkRow(
   steadyMs: number,
   inFlight = 1,
 ): LinkRow {
+  return pooledLinkRow(link, encoding, [{ frames, steadyMs }], inFlight);
+}
+
+/**
+ * One row from the parts of a stream run one after another (interleaved with other encodings' parts): counts
+ * and times add up, the latency pools every detected frame.
+ */
+export function pooledLinkRow(
+  link: { name: string; spec: string | undefined },
+  encoding: Pick<EncodingFacts, 'codec' | 'setting'>,
+  parts: ReadonlyArray<{ frames: readonly FrameResult[]; steadyMs: number }>,
+  inFlight = 1,
+): LinkRow {
+  const frames = parts.flatMap((part) => part.frames);
   // Of the frames detected: a refusal or a superseded picture is answered at once and would pull the figure down.
   const latency = summarize(frames.filter((f) => f.outcome === 'detections').map((f) => f.latencyMs));
-  // The first answer starts the clock: what follows it is the steady state of a stream already running.
-  const detected = frames.slice(1).filter((f) => f.outcome === 'detections').length;
+  // Each part's first answer starts its clock: what follows it is the steady state of a stream already running.
+  const detected = parts.reduce((sum, part) => sum + part.frames.slice(1).filter((f) => f.outcome === 'detections').length, 0);
+  const steadyMs = parts.reduce((sum, part) => sum + part.steadyMs, 0);
   return {
     link: link.name,
     spec: link.spec,

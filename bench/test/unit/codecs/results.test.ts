@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { framePairs, linkRow, qualityRow, tally } from '../../../codecs/results.ts';
+import { framePairs, linkRow, pooledLinkRow, qualityRow, tally } from '../../../codecs/results.ts';
 import type { FrameResult } from '../../../codecs/wire-run.ts';
 
 const dog = { label: 'dog', classId: 18, score: 0.9, box: [0, 0, 10, 10] as [number, number, number, number] };
@@ -19,6 +19,23 @@ describe('linkRow', () => {
     expect(row.wireBytesMean).toBe(1000);
     expect(row.inFlight).toBe(1);
     expect(linkRow({ name: 'lte', spec: 'lte' }, { codec: 'vp8', setting: '500 kbit/s' }, frames, 300, 3).inFlight).toBe(3);
+  });
+});
+
+describe('pooledLinkRow', () => {
+  it("adds the parts' detections and steady times, each part's first frame left out, and pools detected frames' latency", () => {
+    const first = [frame('detections', 500), frame('detections', 100), frame('detections', 120)];
+    const second = [frame('detections', 400), frame('dropped:superseded', 1), frame('detections', 140)];
+    const row = pooledLinkRow({ name: 'lte', spec: 'lte' }, { codec: 'vp8', setting: '500 kbit/s' }, [
+      { frames: first, steadyMs: 200 },
+      { frames: second, steadyMs: 200 },
+    ]);
+    // 2 + 1 detections after each part's first frame over 400 ms.
+    expect(row.detectionsPerSecond).toBeCloseTo(3 / 0.4, 9);
+    expect(row.frames).toBe(6);
+    expect(row.failures).toEqual({ 'dropped:superseded': 1 });
+    // The superseded answer (1 ms) is not a latency: 100, 120, 140, 400, 500.
+    expect(row.latencyP50).toBe(140);
   });
 });
 

@@ -28,7 +28,7 @@ import { fetchRealVideo, REAL_VIDEO } from './real-video.ts';
 import { codecLabel, goalLines, renderReport, type ClipReport } from './report.ts';
 import { pooledLinkRow, qualityRow, type LinkRow, type QualityRow } from './results.ts';
 import { keyframeSegments } from './segments.ts';
-import { runOverWire, socketUrl, type FrameResult } from './wire-run.ts';
+import { runOverWire, socketUrl, type WireRun } from './wire-run.ts';
 
 const list = (value: string) =>
   value
@@ -249,24 +249,25 @@ try {
     return { choice, parts };
   });
   for (const link of LINKS.filter((l) => options.links.includes(l.key as LinkKey))) {
-    const runs = new Map<string, Array<{ frames: FrameResult[]; steadyMs: number }>>();
+    // The runs of each encoding (by index) at each frames-in-flight setting (by index), one per part.
+    const runs = linkSlices.map(() => options.inFlight.map((): WireRun[] => []));
     const rounds = Math.max(...linkSlices.map((s) => s.parts.length));
     // Round by round, every encoding's part r before any part r + 1: the machine's drift weighs on all alike.
     for (let round = 0; round < rounds; round++) {
-      for (const { choice, parts } of linkSlices) {
+      for (const [slice, { parts }] of linkSlices.entries()) {
         const part = parts[round];
         if (!part) continue;
-        for (const inFlight of options.inFlight) {
+        for (const [setting, inFlight] of options.inFlight.entries()) {
           // The slideshow's own frame rate: on a link a stream is a camera's, never faster than it films.
-          const run = await runEncoding(linkClip, part, socketUrl(gateway.url, link.spec), { inFlight, fps: SLIDESHOW.fps });
-          const key = `${choice.codec} ${choice.level} ${inFlight}`;
-          runs.set(key, [...(runs.get(key) ?? []), { frames: run.frames, steadyMs: run.steadyMs }]);
+          runs[slice]![setting]!.push(
+            await runEncoding(linkClip, part, socketUrl(gateway.url, link.spec), { inFlight, fps: SLIDESHOW.fps }),
+          );
         }
       }
     }
-    for (const { choice } of linkSlices) {
-      for (const inFlight of options.inFlight) {
-        const row = pooledLinkRow(link, choice, runs.get(`${choice.codec} ${choice.level} ${inFlight}`) ?? [], inFlight);
+    for (const [slice, { choice }] of linkSlices.entries()) {
+      for (const [setting, inFlight] of options.inFlight.entries()) {
+        const row = pooledLinkRow(link, choice, runs[slice]![setting]!, inFlight);
         linkRows.push(row);
         progress(
           `${link.name} ${codecLabel(choice.codec)} ${choice.setting}, ${inFlight} in flight: ` +

@@ -15,7 +15,7 @@ import { WireClient, wsUrl, type Received } from '@sightline/harness/client';
 import type { WireData } from '@sightline/shared/codec';
 import { processCpuMs, processMemory } from '@sightline/gateway/video';
 import { LINK_QUERY_PARAM, type ClientMessage, type Detection, type ServerMessage } from '@sightline/shared/protocol';
-import { delayUntil, scheduledAt } from '../client/pacing.ts';
+import { delayUntil, realClock, scheduledAt } from '../client/pacing.ts';
 import { isVideo, type Encoding } from './encodings.ts';
 import { childProcesses } from './process-usage.ts';
 
@@ -108,8 +108,8 @@ export async function runOverWire(options: {
     for (let id = 0; id < encoding.payloads.length; id++) {
       while (unanswered.size >= inFlight) await Promise.race(unanswered.values());
       if (paceFps !== undefined && id > 0) {
-        const wait = delayUntil(scheduledAt(firstSentAt, id, paceFps), performance.now());
-        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        const wait = delayUntil(scheduledAt(firstSentAt, id, paceFps), realClock.now());
+        if (wait > 0) await realClock.sleep(wait);
       }
       const payload = encoding.payloads[id]!;
       const key = encoding.keys[id]!;

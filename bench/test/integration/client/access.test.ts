@@ -109,7 +109,12 @@ describe('bench CLI against an HTTPS gateway with a token', () => {
     const { code, stdout, stderr } = await cli(['--insecure', '--rate', '20'], { SIGHTLINE_TOKEN: TOKEN });
     expect(code, stderr).toBe(0);
     expect(stderr).toMatch(/warning: --insecure: the certificate of 127\.0\.0\.1:\d+ is not verified/);
-    expect(JSON.parse(stdout.trim()).overall.counts).toMatchObject({ sent: 3, unanswered: 0 });
+    // Open loop (--rate): a frame that comes while the gateway's last refusal still asks the client to wait is
+    // held back, not sent (it honours retryAfterMs); on a loaded machine one may be. The first finds it idle.
+    const counts = JSON.parse(stdout.trim()).overall.counts as { sent: number; held?: number; ok: number; unanswered: number };
+    expect(counts.sent + (counts.held ?? 0)).toBe(3);
+    expect(counts.ok).toBeGreaterThan(0);
+    expect(counts.unanswered).toBe(0);
   });
 
   it('does not trust the self-signed certificate by default, and says what to do', async () => {

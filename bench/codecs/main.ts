@@ -22,12 +22,13 @@ import { startGatewayProcess } from '@sightline/harness/process';
 import { BENCHMARKS_DOC, replaceSection } from '../doc-section.ts';
 import { SLIDESHOW, slideshowClip, videoFileClip, type Clip } from './clips.ts';
 import { encodeImages, encodeVideo, type Encoding } from './encodings.ts';
-import { judgeGoals, LINK_IN_FLIGHT, LINKS, linkChoices, type LinkKey } from './goals.ts';
+import { DASHBOARD_JPEG_QUALITY, judgeGoals, LINK_IN_FLIGHT, LINKS, linkChoices, LOOPBACK_IN_TURNS, type LinkKey } from './goals.ts';
 import { renderQualityChart, type QualitySeries } from './quality-chart.ts';
 import { fetchRealVideo, REAL_VIDEO } from './real-video.ts';
 import { codecLabel, goalLines, renderReport, type ClipReport } from './report.ts';
-import { pooledLinkRow, qualityRow, type LinkRow, type QualityRow } from './results.ts';
+import { linkRow, pooledLinkRow, qualityRow, type LinkRow, type QualityRow } from './results.ts';
 import { keyframeSegments } from './segments.ts';
+import { runInTurns } from './turns-run.ts';
 import { runOverWire, socketUrl, type WireRun } from './wire-run.ts';
 
 const list = (value: string) =>
@@ -277,8 +278,36 @@ try {
     }
   }
 
+  // ---- on loopback in turns: JPEG q80 and each video codec, frame by frame, for the loopback goal ----------
+  const turnRows: LinkRow[] = [];
+  if (options.links.includes('loopback')) {
+    const inTurns = linkSlices
+      .map(({ choice }) => choice)
+      .filter((choice) => (choice.codec === 'jpeg' ? choice.level === DASHBOARD_JPEG_QUALITY : true))
+      .map((choice) => ({ choice, encoding: linkEncodings.find((e) => e.codec === choice.codec && e.level === choice.level)! }));
+    const sliced = inTurns.map(({ encoding }) => ({
+      ...encoding,
+      payloads: encoding.payloads.slice(0, linkFrameCount),
+      keys: encoding.keys.slice(0, linkFrameCount),
+    }));
+    const runs = await runInTurns({
+      url: socketUrl(gateway.url),
+      encodings: sliced,
+      width: linkClip.width,
+      height: linkClip.height,
+      slotsPerSecond: SLIDESHOW.fps,
+    });
+    for (const [index, { choice }] of inTurns.entries()) {
+      const row = linkRow(LOOPBACK_IN_TURNS, choice, runs[index]!.frames, runs[index]!.steadyMs);
+      turnRows.push(row);
+      progress(
+        `loopback in turns ${codecLabel(choice.codec)} ${choice.setting}: p50 ${f(row.latencyP50, 1)} ms, p95 ${f(row.latencyP95, 1)} ms`,
+      );
+    }
+  }
+
   // ---- the report ----------------------------------------------------------------------------------------
-  const goals = judgeGoals(slideshowRows, linkRows);
+  const goals = judgeGoals(slideshowRows, linkRows, turnRows);
   const series: QualitySeries[] = clipReports.flatMap((clip, clipIndex) => {
     const codecsOfClip = [...new Set(clip.rows.map((r) => r.codec))].filter((codec) => codec !== 'png');
     return codecsOfClip.map((codec) => ({
@@ -313,6 +342,7 @@ try {
     linkFrames: linkFrameCount,
     linkChoices: choices,
     links: linkRows,
+    loopbackTurns: turnRows,
     goals,
     chart: 'images/codecs-quality.svg',
     notes,
@@ -322,7 +352,10 @@ try {
   for (const line of goalLines(goals)) console.log(line);
   console.log(`\nchart: ${chartFile}`);
   if (options.json) {
-    writeFileSync(options.json, JSON.stringify({ commands, machine, clips: clipReports, links: linkRows, choices, goals, notes }, null, 2));
+    writeFileSync(
+      options.json,
+      JSON.stringify({ commands, machine, clips: clipReports, links: linkRows, loopbackTurns: turnRows, choices, goals, notes }, null, 2),
+    );
     console.log(`figures: ${options.json}`);
   }
   if (options.write) {

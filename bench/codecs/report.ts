@@ -22,6 +22,8 @@ export interface CodecReport {
   linkFrames: number;
   linkChoices: LinkChoice[];
   links: LinkRow[];
+  /** JPEG q80 and each video codec on loopback in turns, frame by frame (turns-run.ts); empty when not run. */
+  loopbackTurns: LinkRow[];
   goals: GoalLine[];
   /** Relative to docs/BENCHMARKS.md. */
   chart: string;
@@ -127,6 +129,10 @@ export function renderReport(report: CodecReport): string {
   out.push('');
   out.push(...linkTable(report.links, report.linkChoices));
   out.push('');
+  if (report.loopbackTurns.length > 0) {
+    out.push(...turnsSection(report.loopbackTurns));
+    out.push('');
+  }
   out.push('### Goals (issue 27)');
   out.push('');
   for (const line of report.goals) out.push(`- **${line.verdict}**: ${line.goal}. ${line.detail}`);
@@ -135,6 +141,28 @@ export function renderReport(report: CodecReport): string {
     for (const note of report.notes) out.push(`- ${note}`);
   }
   return out.join('\n');
+}
+
+function turnsSection(rows: readonly LinkRow[]): string[] {
+  const jpeg = rows.find((row) => row.codec === 'jpeg');
+  const lines = [
+    `### On loopback in turns (${rows.length} encodings, ${rows[0]!.frames} frames each)`,
+    '',
+    'The loopback goal compares p50 latencies within 10%, about as much as this machine drifts from one minute to the ' +
+      'next. So it is judged here: each encoding on a connection of its own, stop-and-wait, the encodings taking turns ' +
+      "frame by frame, one frame per 40 ms slot (the first encoding's frame i, the next's frame i, ...): every encoding " +
+      'meets the same drift, and each frame a gateway idle since the previous answer, as a camera finds it.',
+    '',
+    '| codec | setting | frames | latency p50 ms | latency p95 ms | p50 against JPEG | other answers |',
+    '| --- | --- | ---: | ---: | ---: | ---: | --- |',
+  ];
+  for (const row of rows) {
+    const ratio = jpeg ? `${f(row.latencyP50 / jpeg.latencyP50)}x` : '-';
+    lines.push(
+      `| ${codecLabel(row.codec)} | ${row.setting} | ${row.frames} | ${f(row.latencyP50, 1)} | ${f(row.latencyP95, 1)} | ${ratio} | ${failures(row.failures)} |`,
+    );
+  }
+  return lines;
 }
 
 /** The goals as the lines printed on the terminal. */

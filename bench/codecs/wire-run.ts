@@ -56,6 +56,28 @@ export function socketUrl(gatewayUrl: string, link?: string): string {
 const describe = (message: ServerMessage) =>
   message.type === 'error' ? `error:${message.code}` : message.type === 'dropped' ? `dropped:${message.reason}` : message.type;
 
+/** Frame `id` of an encoding as the message that carries it: a video chunk (its size on keyframes) or an image frame. */
+export function frameMessage(encoding: Encoding, id: number, sentAt: number, size: { width: number; height: number }): ClientMessage {
+  const data = encoding.payloads[id]!;
+  const key = encoding.keys[id]!;
+  return isVideo(encoding.codec)
+    ? { type: 'chunk', id, ts: sentAt, codec: encoding.codec, key, data, ...(key ? size : {}) }
+    : { type: 'frame', id, ts: sentAt, image: data };
+}
+
+/** What is kept of one answer: the product's outcome, detections and timings, and the round trip seen here. */
+export function frameResult(sentAt: number, wire: WireData, answer: Received): FrameResult {
+  const { message: reply } = answer;
+  return {
+    outcome: describe(reply),
+    detections: reply.type === 'detections' ? reply.detections : [],
+    latencyMs: answer.at - sentAt,
+    decodeMs: reply.type === 'detections' ? reply.timings.decodeMs : undefined,
+    serverMs: reply.type === 'detections' ? reply.timings.serverMs : undefined,
+    wireBytes: typeof wire === 'string' ? Buffer.byteLength(wire) : wire.byteLength,
+  };
+}
+
 export async function runOverWire(options: {
   url: string;
   encoding: Encoding;
@@ -83,15 +105,7 @@ export async function runOverWire(options: {
     await client.hello();
     const unanswered = new Map<number, Promise<void>>();
     const answered = (id: number, sentAt: number, wire: WireData, answer: Received) => {
-      const { message: reply } = answer;
-      frames[id] = {
-        outcome: describe(reply),
-        detections: reply.type === 'detections' ? reply.detections : [],
-        latencyMs: answer.at - sentAt,
-        decodeMs: reply.type === 'detections' ? reply.timings.decodeMs : undefined,
-        serverMs: reply.type === 'detections' ? reply.timings.serverMs : undefined,
-        wireBytes: typeof wire === 'string' ? Buffer.byteLength(wire) : wire.byteLength,
-      };
+      frames[id] = frameResult(sentAt, wire, answer);
       if (Number.isNaN(firstAnswerAt)) {
         firstAnswerAt = answer.at;
         if (video && gatewayPid) {
@@ -111,14 +125,9 @@ export async function runOverWire(options: {
         const wait = delayUntil(scheduledAt(firstSentAt, id, paceFps), realClock.now());
         if (wait > 0) await realClock.sleep(wait);
       }
-      const payload = encoding.payloads[id]!;
-      const key = encoding.keys[id]!;
       const sentAt = performance.now();
       if (id === 0) firstSentAt = sentAt;
-      const message: ClientMessage = isVideo(encoding.codec)
-        ? { type: 'chunk', id, ts: sentAt, codec: encoding.codec, key, data: payload, ...(key ? { width, height } : {}) }
-        : { type: 'frame', id, ts: sentAt, image: payload };
-      const wire = client.send(message, 'msgpack');
+      const wire = client.send(frameMessage(encoding, id, sentAt, { width, height }), 'msgpack');
       const answering = client.answer(id, answerTimeoutMs).then((answer) => {
         unanswered.delete(id);
         answered(id, sentAt, wire, answer);

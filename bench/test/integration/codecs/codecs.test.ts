@@ -14,6 +14,7 @@ import { startGatewayProcess, type GatewayProcess } from '@sightline/harness/pro
 import { slideshowClip, type Clip } from '../../../codecs/clips.ts';
 import { encodeImages, encodeVideo, type Encoding } from '../../../codecs/encodings.ts';
 import { linkRow, qualityRow } from '../../../codecs/results.ts';
+import { runInTurns } from '../../../codecs/turns-run.ts';
 import { runOverWire, socketUrl, type WireRun } from '../../../codecs/wire-run.ts';
 
 const FRAMES = 6;
@@ -116,5 +117,26 @@ describe('bench:codecs against a real gateway', () => {
     expect(performance.now() - startedAt).toBeGreaterThanOrEqual(200);
     expect(result.frames).toHaveLength(FRAMES);
     expect(result.frames[0]!.outcome).toBe('detections');
+  });
+
+  it('runs JPEG and VP8 in turns, each on its own connection, one frame per slot: every frame of both detected', async () => {
+    const jpeg = await encodeImages(clip, { jpegQuality: 80 });
+    const vp8 = await encodeVideo({ ffmpegPath, clip, codec: 'vp8', bitrateKbps: 1000, keyframeInterval: 75 });
+    const startedAt = performance.now();
+    const [jpegRun, vp8Run] = await runInTurns({
+      url: socketUrl(gateway.url),
+      encodings: [jpeg, vp8],
+      width: clip.width,
+      height: clip.height,
+      slotsPerSecond: 25,
+    });
+    // 12 slots of 40 ms: the last frame goes 11 slots after the first, whatever this machine's speed.
+    expect(performance.now() - startedAt).toBeGreaterThanOrEqual(440);
+    for (const turn of [jpegRun!, vp8Run!]) {
+      expect(turn.frames.map((frame) => frame.outcome)).toEqual(Array(FRAMES).fill('detections'));
+      expect(turn.steadyMs).toBeGreaterThan(0);
+    }
+    // Each chunk went as a chunk of the stream (smaller than the JPEG of the same frame), each frame as an image.
+    expect(vp8Run!.frames[1]!.wireBytes).toBeLessThan(jpegRun!.frames[1]!.wireBytes);
   });
 });

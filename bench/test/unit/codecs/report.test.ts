@@ -18,6 +18,16 @@ const row = (codec: QualityRow['codec'], setting: string, map: number): QualityR
   failures: codec === 'vp8' ? { 'error:needs_keyframe': 1 } : {},
 });
 
+const TURN = {
+  link: 'loopback, in turns',
+  spec: undefined,
+  inFlight: 1,
+  frames: 4,
+  wireBytesMean: 1000,
+  detectionsPerSecond: 6,
+  failures: {},
+} as const;
+
 describe('renderReport', () => {
   const markdown = renderReport({
     commands: ['pnpm bench:codecs --frames 4', 'pnpm bench:codecs --write    # the full run'],
@@ -51,6 +61,10 @@ describe('renderReport', () => {
         failures: {},
       },
     ],
+    loopbackTurns: [
+      { ...TURN, codec: 'jpeg', setting: 'q80', latencyP50: 20, latencyP95: 30 },
+      { ...TURN, codec: 'vp8', setting: '500 kbit/s', latencyP50: 21, latencyP95: 33, failures: { 'dropped:overloaded': 1 } },
+    ],
     goals: [{ goal: 'VP8: decoding costs <= 2 ms', verdict: 'pass', detail: 'worst 1.25 ms/frame' }],
     chart: 'images/codecs-quality.svg',
     notes: ['AV1 not measured.'],
@@ -75,6 +89,55 @@ describe('renderReport', () => {
     expect(markdown).toContain('| lte (`lte`) | VP8 | 500 kbit/s | cheapest with mAP >= 0.9 | 3 | 1300 | 12.3 | 50.0 | 80.0 | - |');
     expect(markdown).toContain('- **pass**: VP8: decoding costs <= 2 ms. worst 1.25 ms/frame');
     expect(markdown).toContain('- AV1 not measured.');
+  });
+});
+
+describe('renderReport, the run in turns', () => {
+  it('has a row per encoding with its p50 against JPEG, before the goals', () => {
+    const markdown = renderReport({
+      commands: ['pnpm bench:codecs'],
+      date: '2026-11-28T10:00:00Z',
+      machine: 'm',
+      gateway: 'g',
+      keyframeInterval: 75,
+      clips: [],
+      linkClip: 'slideshow',
+      linkFrames: 4,
+      linkChoices: [],
+      links: [],
+      loopbackTurns: [
+        { ...TURN, codec: 'jpeg', setting: 'q80', latencyP50: 20, latencyP95: 30 },
+        { ...TURN, codec: 'vp8', setting: '500 kbit/s', latencyP50: 21, latencyP95: 33, failures: { 'dropped:overloaded': 1 } },
+      ],
+      goals: [],
+      chart: 'c.svg',
+      notes: [],
+    });
+    expect(markdown).toContain('### On loopback in turns (2 encodings, 4 frames each)');
+    expect(markdown).toContain('| JPEG | q80 | 4 | 20.0 | 30.0 | 1.00x | - |');
+    expect(markdown).toContain('| VP8 | 500 kbit/s | 4 | 21.0 | 33.0 | 1.05x | dropped:overloaded 1 |');
+    expect(markdown.indexOf('On loopback in turns')).toBeLessThan(markdown.indexOf('### Goals'));
+  });
+
+  it('is left out when the run in turns was not made', () => {
+    expect(
+      renderReport({
+        commands: ['pnpm bench:codecs'],
+        date: 'd',
+        machine: 'm',
+        gateway: 'g',
+        keyframeInterval: 75,
+        clips: [],
+        linkClip: 'slideshow',
+        linkFrames: 4,
+        linkChoices: [],
+        links: [],
+        loopbackTurns: [],
+        goals: [],
+        chart: 'c.svg',
+        notes: [],
+      }),
+    ).not.toContain('in turns');
   });
 });
 

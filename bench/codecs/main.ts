@@ -247,7 +247,7 @@ try {
       payloads: encoding.payloads.slice(start, end),
       keys: keys.slice(start, end),
     }));
-    return { choice, parts };
+    return { choice, encoding, parts };
   });
   for (const link of LINKS.filter((l) => options.links.includes(l.key as LinkKey))) {
     // The runs of each encoding (by index) at each frames-in-flight setting (by index), one per part.
@@ -281,10 +281,7 @@ try {
   // ---- on loopback in turns: JPEG q80 and each video codec, frame by frame, for the loopback goal ----------
   const turnRows: LinkRow[] = [];
   if (options.links.includes('loopback')) {
-    const inTurns = linkSlices
-      .map(({ choice }) => choice)
-      .filter((choice) => (choice.codec === 'jpeg' ? choice.level === DASHBOARD_JPEG_QUALITY : true))
-      .map((choice) => ({ choice, encoding: linkEncodings.find((e) => e.codec === choice.codec && e.level === choice.level)! }));
+    const inTurns = linkSlices.filter(({ choice }) => choice.codec !== 'jpeg' || choice.level === DASHBOARD_JPEG_QUALITY);
     const sliced = inTurns.map(({ encoding }) => ({
       ...encoding,
       payloads: encoding.payloads.slice(0, linkFrameCount),

@@ -231,6 +231,39 @@ describe('fair scheduler', () => {
     expect(lanes[0]!.started.map((x) => x.item)).toEqual(['only0']);
   });
 
+  it("gives the frames a lane had waiting an open-loop lane's patience once it sends with one out: cameras starting together", async () => {
+    const s = scheduler({ capacity: 1, budgetMs: 30 });
+    const busy = recorder(s);
+    const cameras = [recorder(s), recorder(s), recorder(s), recorder(s)];
+    await serve(busy, 'b0', 40); // a frame holds the place 40 ms: the freshness limit is 40 ms
+    busy.lane.push('b1');
+    await turn();
+    // Every camera's first frame is a closed-loop lane's only frame: queued, whatever its wait.
+    cameras.forEach((camera, i) => camera.lane.push(`first${i}`));
+    await turn();
+    expect(s.scheduler.load.waiting).toBe(4);
+    // Camera 2 sends again 20 ms on: open loop. Its first frame has waited 20 ms of its 40 and keeps its place
+    // until then; the new one would wait behind everyone's and is refused.
+    vi.advanceTimersByTime(20);
+    cameras[2]!.lane.push('second2');
+    expect(cameras[2]!.dropped).toEqual([{ item: 'second2', reason: 'overloaded', retryAfterMs: expect.any(Number) }]);
+    await turn();
+    vi.advanceTimersByTime(19);
+    expect(cameras[2]!.dropped).toHaveLength(1);
+    vi.advanceTimersByTime(1);
+    expect(cameras[2]!.dropped[1]).toEqual({ item: 'first2', reason: 'overloaded', retryAfterMs: expect.any(Number) });
+    // Camera 3 sends again at 100 ms: its first frame, 100 ms old, is answered at once, before the new one is judged.
+    vi.advanceTimersByTime(60);
+    cameras[3]!.lane.push('second3');
+    expect(cameras[3]!.dropped.map((d) => d.item)).toEqual(['first3', 'second3']);
+    // The stop-and-wait cameras keep theirs (a closed-loop lane's patience: LATE_FACTOR times its prediction).
+    expect(cameras[0]!.dropped).toEqual([]);
+    expect(cameras[1]!.dropped).toEqual([]);
+    expect(s.scheduler.load.waiting).toBe(2);
+    await busy.finish('b1');
+    expect(cameras[0]!.started.map((x) => x.item)).toEqual(['first0']);
+  });
+
   it('accepts a frame predicted to start within the budget, and drops it only if it waits LATE_FACTOR budgets', async () => {
     const s = scheduler({ capacity: 1, budgetMs: 50 });
     const busy = recorder(s);

@@ -31,6 +31,11 @@ export interface Encoding {
 
 export const isVideo = (codec: EncodingCodec): codec is VideoCodec => codec !== 'png' && codec !== 'jpeg';
 
+/** Frames `start` to `end` (exclusive) of an encoding, as an encoding of their own. */
+export function framesOf(encoding: Encoding, start: number, end: number): Encoding {
+  return { ...encoding, payloads: encoding.payloads.slice(start, end), keys: encoding.keys.slice(start, end) };
+}
+
 function processCpuMs(): number {
   const usage = process.cpuUsage();
   return (usage.user + usage.system) / 1000;

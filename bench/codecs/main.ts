@@ -21,7 +21,7 @@ import { WireClient } from '@sightline/harness/client';
 import { startGatewayProcess } from '@sightline/harness/process';
 import { BENCHMARKS_DOC, replaceSection } from '../doc-section.ts';
 import { SLIDESHOW, slideshowClip, videoFileClip, type Clip } from './clips.ts';
-import { encodeImages, encodeVideo, type Encoding } from './encodings.ts';
+import { encodeImages, encodeVideo, framesOf, type Encoding } from './encodings.ts';
 import { DASHBOARD_JPEG_QUALITY, judgeGoals, LINK_IN_FLIGHT, LINKS, linkChoices, LOOPBACK_IN_TURNS, type LinkKey } from './goals.ts';
 import { renderQualityChart, type QualitySeries } from './quality-chart.ts';
 import { fetchRealVideo, REAL_VIDEO } from './real-video.ts';
@@ -240,13 +240,13 @@ try {
   const linkFrameCount = Math.min(linkClip.frames.length, frameCount(options.linkFrames));
   const linkRows: LinkRow[] = [];
   const linkSlices = choices.map((choice) => {
-    const encoding = linkEncodings.find((e) => e.codec === choice.codec && e.level === choice.level)!;
-    const keys = encoding.keys.slice(0, linkFrameCount);
-    const parts = keyframeSegments(keys, options.linkRounds).map(([start, end]): Encoding => ({
-      ...encoding,
-      payloads: encoding.payloads.slice(start, end),
-      keys: keys.slice(start, end),
-    }));
+    // The link runs' frames of this encoding, and those cut at keyframes into the interleaved parts.
+    const encoding = framesOf(
+      linkEncodings.find((e) => e.codec === choice.codec && e.level === choice.level)!,
+      0,
+      linkFrameCount,
+    );
+    const parts = keyframeSegments(encoding.keys, options.linkRounds).map(([start, end]) => framesOf(encoding, start, end));
     return { choice, encoding, parts };
   });
   for (const link of LINKS.filter((l) => options.links.includes(l.key as LinkKey))) {
@@ -282,14 +282,9 @@ try {
   const turnRows: LinkRow[] = [];
   if (options.links.includes('loopback')) {
     const inTurns = linkSlices.filter(({ choice }) => choice.codec !== 'jpeg' || choice.level === DASHBOARD_JPEG_QUALITY);
-    const sliced = inTurns.map(({ encoding }) => ({
-      ...encoding,
-      payloads: encoding.payloads.slice(0, linkFrameCount),
-      keys: encoding.keys.slice(0, linkFrameCount),
-    }));
     const runs = await runInTurns({
       url: socketUrl(gateway.url),
-      encodings: sliced,
+      encodings: inTurns.map(({ encoding }) => encoding),
       width: linkClip.width,
       height: linkClip.height,
       slotsPerSecond: SLIDESHOW.fps,

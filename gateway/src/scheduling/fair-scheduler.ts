@@ -16,10 +16,11 @@
  * client in one overload soak). An idle gateway still starts a frame within the same turn.
  *
  * Whether an arriving frame is queued at all is the admission policy's call (admission/admission-policy.ts),
- * made on receipt from this queue's state. An accepted frame is dropped later only if it waits too long: a
- * closed-loop lane's LATE_FACTOR times its prediction (the prediction was wrong: a stalled worker), an
- * open-loop lane's once it has waited the freshness limit itself (those it had waiting when it turned out to
- * be open loop too): less-served lanes' frames went first, and its sender's next frame is on its way.
+ * made on receipt from this queue's state. An accepted frame is dropped later only if a hand-out has passed it
+ * over and it has waited too long: a closed-loop lane's LATE_FACTOR times its prediction (the prediction was
+ * wrong: a stalled worker), an open-loop lane's once it has waited the freshness limit itself (those it had
+ * waiting when it turned out to be open loop too): less-served lanes' frames went first, and its sender's next
+ * frame is on its way.
  * Without that, the frames overtaken most made the tail (50 cameras at 5x overload: queue p95 150 ms; with
  * it, 24 ms, for 4% fewer detections).
  */
@@ -97,6 +98,12 @@ interface Waiting<T> {
   since: number;
   /** When it is dropped as late if it has not started (scheduler clock). */
   lateAt: number;
+  /**
+   * A hand-out has run since it was queued and left it waiting (no place free, or other lanes' turn first).
+   * Only such a frame can be late: one that has not yet had its chance at a place did not wait for one, it
+   * waited for the end of the event loop's turn, however short its patience (a budget of 0).
+   */
+  passedOver: boolean;
   cost: number;
 }
 
@@ -146,10 +153,28 @@ export class Lane<T, R> implements LaneState {
       this.lastRefusedAt = state.now;
       return 'refused';
     }
-    const lateMs = this.closedLoop ? LATE_FACTOR * Math.max(freshnessLimitMs(state), decision.predictedWaitMs) : freshnessLimitMs(state);
-    this.waiting.push({ item, since: state.now, lateAt: state.now + lateMs, cost: this.options.cost?.(item) ?? 0 });
+    this.waiting.push({
+      item,
+      since: state.now,
+      lateAt: state.now + this.patienceMs(state, decision.predictedWaitMs),
+      passedOver: false,
+      cost: this.options.cost?.(item) ?? 0,
+    });
     this.scheduler.schedule();
     return 'accepted';
+  }
+
+  /**
+   * How long a frame accepted now may wait before it is answered as late. An open-loop frame: the freshness
+   * limit. A closed-loop lane's only frame: LATE_FACTOR times what it was promised, and no limit while nothing
+   * was (a budget of 0 and no frame finished yet to predict from: a prediction of 0 cannot turn out wrong, and
+   * a limit of 0 would refuse a stop-and-wait client for lateness on an idle gateway).
+   */
+  private patienceMs(state: QueueState, predictedWaitMs: number): number {
+    const limitMs = freshnessLimitMs(state);
+    if (!this.closedLoop) return limitMs;
+    const promisedMs = Math.max(limitMs, predictedWaitMs);
+    return promisedMs > 0 ? LATE_FACTOR * promisedMs : Infinity;
   }
 
   /**
@@ -218,13 +243,19 @@ export class Lane<T, R> implements LaneState {
 
   /** @internal Answers the waiting frames that turned late: accepted, but the prediction failed. */
   expire(now: number): void {
-    const late = this.waiting.filter((waiting) => now >= waiting.lateAt);
+    const isLate = (waiting: Waiting<T>) => waiting.passedOver && now >= waiting.lateAt;
+    const late = this.waiting.filter(isLate);
     if (late.length === 0) return;
-    this.waiting.splice(0, this.waiting.length, ...this.waiting.filter((waiting) => now < waiting.lateAt));
+    this.waiting.splice(0, this.waiting.length, ...this.waiting.filter((waiting) => !isLate(waiting)));
     this.scheduler.forget(late.length);
     this.lastRefusedAt = now;
     for (const { item } of late) this.options.drop(item, 'overloaded', this.scheduler.retryAfterMs());
     this.settleIdle();
+  }
+
+  /** @internal A hand-out has run and left these frames waiting. */
+  passOver(): void {
+    for (const waiting of this.waiting) waiting.passedOver = true;
   }
 
   /** @internal With no queue, a frame that could not start in this round is answered now. */
@@ -365,6 +396,7 @@ export class FairScheduler<T, R> {
       if (!place) break;
       this.start(place, this.batchFrom(lane), now);
     }
+    for (const lane of this.lanes) lane.passOver();
     for (const lane of this.lanes) lane.refuseUnstarted();
     this.scheduleExpiry(this.earliestLateAt());
   }

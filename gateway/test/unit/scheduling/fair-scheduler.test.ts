@@ -295,6 +295,36 @@ describe('fair scheduler', () => {
     expect(camera.started.map((x) => x.item)).toEqual(['c0']);
   });
 
+  it('with a budget of 0, starts every frame a free place can take, and a stop-and-wait frame waits for its turn before any service time is known', async () => {
+    const s = scheduler({ capacity: 1, budgetMs: 0 });
+    const client = recorder(s);
+    const other = recorder(s);
+    client.lane.push('a1'); // nothing finished yet: the freshness limit is 0, and a place is free
+    await turn();
+    expect(client.started.map((x) => x.item)).toEqual(['a1']);
+    other.lane.push('o1'); // a stop-and-wait lane's only frame, behind a1: promised no wait, as nothing was measured
+    await turn();
+    vi.advanceTimersByTime(1000);
+    expect(other.dropped).toEqual([]);
+    await client.finish('a1');
+    expect(other.started).toEqual([{ item: 'o1', waitedMs: 1000 }]);
+    expect([...client.dropped, ...other.dropped]).toEqual([]);
+  });
+
+  it('drops an open-loop frame as late only once a hand-out has left it waiting, not before its first chance at a place', async () => {
+    const s = scheduler({ capacity: 2, budgetMs: 0 });
+    const camera = recorder(s, { maxInFlight: 2 });
+    camera.lane.push('c0');
+    camera.lane.push('c1'); // sent with c0 out: open loop, patience 0; the second place is free
+    await turn();
+    expect(camera.started.map((x) => x.item)).toEqual(['c0', 'c1']);
+    camera.lane.push('c2'); // both places busy: the hand-out at the end of this turn leaves it waiting: late
+    await turn();
+    expect(camera.dropped).toEqual([]);
+    vi.advanceTimersByTime(1); // the expiry check after that hand-out
+    expect(camera.dropped).toEqual([{ item: 'c2', reason: 'overloaded', retryAfterMs: expect.any(Number) }]);
+  });
+
   it('predicts a shorter wait for the lane served longest ago: it goes first in the round-robin order', async () => {
     const s = scheduler({ capacity: 1, budgetMs: 25 });
     const busy = recorder(s);

@@ -247,10 +247,10 @@ export const SETTINGS = {
   }),
   queueBudgetMs: setting({
     schema: integer(0, 60_000),
-    default: 25,
+    default: 10,
     flag: '--queue-budget-ms <ms>',
     env: 'SIGHTLINE_QUEUE_BUDGET_MS',
-    help: "longest predicted wait an open-loop or pipelining frame is accepted with (at least one slot: the service time over the workers); a frame predicted to wait longer is answered `dropped` / `overloaded` on receipt, with `retryAfterMs`. A stop-and-wait client's only frame is always queued",
+    help: "longest an open-loop or pipelining frame waits for a place, and is predicted to on receipt, before it is answered `dropped` / `overloaded` with `retryAfterMs`; never less than one slot (the service time over the workers). A stop-and-wait client's only frame is always queued",
   }),
   decodeBudgetMb: setting({
     schema: integer(1, 65_536),

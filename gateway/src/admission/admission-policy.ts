@@ -11,17 +11,17 @@
  * - **Open loop or pipelining.** A lane that has (a camera sending at its own rate, a client keeping several
  *   frames in flight). Its frame is queued when it is predicted to start within the freshness limit, the
  *   larger of the latency budget and one slot (the service time over the places: how often a place frees up,
- *   so a slower host does not turn its own service time into refusals), and, when it would wait at all, while
- *   its lane has had no more than its share (at most one frame more than the least-served lane still asking
- *   for more). Otherwise it is answered `dropped` / `overloaded` at once, before a byte of it is decoded,
+ *   so a slower host does not turn its own service time into refusals), and while its lane has had no more than
+ *   its share (at most SHARE_SLACK frames more than the least-served lane still asking for more). Otherwise it is answered `dropped` / `overloaded` at once, before a byte of it is decoded,
  *   with `retryAfterMs`: when its lane's turn comes round (or its predicted wait has cleared, whichever is
  *   later). Such a sender sends a fresher frame soon anyway: a frame of it that would wait behind another
  *   only makes every detected frame older (measured: with a limit of one whole service time the p95 of 50
  *   cameras' detected frames was 5.6-5.7x the service time of a frame beside another; with one slot, the
  *   share and the scheduler's drop at the limit, 2.2-2.6x; docs/RELIABILITY.md).
  *
- * Lanes are served least-served first (then served longest ago, then registered first), so senders that keep
- * sending get even shares by count however their frames' arrivals fall; a lane that starts sending (again)
+ * Lanes are served least-served first (`startsBefore`: then closed-loop lanes served longest ago, then the
+ * newest open-loop frame), so senders that keep sending get even shares by count however their frames'
+ * arrivals fall; a lane that starts sending (again)
  * joins at the count of the least-served lane sending now, so it neither starves the others nor waits behind
  * their history.
  */
@@ -45,6 +45,8 @@ export interface LaneState {
   readonly closedLoop: boolean;
   /** When a frame of it was last refused (scheduler clock); -Infinity before any was. */
   readonly lastRefusedAt: number;
+  /** When its oldest waiting frame arrived (scheduler clock); undefined when none waits. */
+  readonly headSince: number | undefined;
 }
 
 /** What the policy reads of the queue as a whole. */
@@ -81,6 +83,25 @@ export function servedBefore(other: LaneState, lane: LaneState, otherFirst: bool
   return otherFirst;
 }
 
+/**
+ * Whether the waiting frame of `other` starts before that of `lane`: the lane with fewer frames served first;
+ * between lanes served as often, a closed-loop lane's (its client waits for the answer) in the order they were
+ * served, then open-loop lanes' newest frame first. A camera's frame that is passed over is replaced by its
+ * next one soon, while serving the oldest first would make every detected frame old (measured: 50 cameras,
+ * queue p95 22 ms in turn order against 7 newest first; docs/RELIABILITY.md). `laneHeadAt`: when the frame of
+ * `lane` arrived (now, for one being admitted).
+ */
+export function startsBefore(other: LaneState, lane: LaneState, otherFirst: boolean, laneHeadAt = lane.headSince): boolean {
+  if (other.served !== lane.served) return other.served < lane.served;
+  if (other.closedLoop !== lane.closedLoop) return other.closedLoop;
+  if (!lane.closedLoop) {
+    const otherAt = other.headSince ?? -Infinity;
+    const laneAt = laneHeadAt ?? -Infinity;
+    if (otherAt !== laneAt) return otherAt > laneAt;
+  }
+  return servedBefore(other, lane, otherFirst);
+}
+
 /** Whether a lane pushed a frame within the active window. */
 export function sendingNow(queue: QueueState, lane: LaneState): boolean {
   return lane.lastPushAt >= queue.now - ACTIVE_WINDOW_MS;
@@ -112,7 +133,7 @@ export function predictWait(queue: QueueState, lane: LaneState): number {
     }
     if (other.waitingCount === 0) continue;
     lanesWaiting++;
-    if (servedBefore(other, lane, first)) lanesBefore++;
+    if (startsBefore(other, lane, first, lane.headSince ?? queue.now)) lanesBefore++;
   }
   const ahead = lanesBefore + lane.waitingCount * (lanesWaiting + 1);
   if (ahead < queue.freePlaces) return 0;
@@ -137,15 +158,13 @@ export function turnsAhead(queue: QueueState, lane: LaneState): number {
   return ahead;
 }
 
-/** Frames a lane may be ahead of the least served lane that wants more and still have a frame queued to wait. */
-export const SHARE_SLACK = 1;
-
 /**
- * Frames ahead past which a lane is refused even a place that is free now. A free place refused stays idle
- * until another frame comes, so only a lane well ahead pays that; without it, frames that happened to arrive
- * as a place freed let some cameras run 5-8 frames ahead of others (50 cameras, 5x overload).
+ * Frames a lane may be ahead of the least served lane that wants more and still have a frame queued, even for a
+ * place free now. With a short freshness limit and the newest frame first, a slack of 1 let the last cameras of
+ * a round, whose frames had gone stale, hold every other camera back while places idled (docs/RELIABILITY.md,
+ * *The newest frame first*); 3 keeps shares within 1.02-1.04 over a minute.
  */
-export const FREE_PLACE_SHARE_SLACK = 2;
+export const SHARE_SLACK = 3;
 
 /** Whether a lane is asking for more than it gets: open loop, and a frame of it refused within the active window. */
 export function wantsMore(queue: QueueState, lane: LaneState): boolean {
@@ -168,8 +187,7 @@ export function admission(queue: QueueState, lane: LaneState): Admission {
   const alone = lane.inFlight === 0 && lane.waitingCount === 0;
   if (lane.closedLoop && alone) return { queue: true, predictedWaitMs: waitMs };
   const limitMs = freshnessLimitMs(queue);
-  const fair = waitMs === 0 ? withinShare(queue, lane, FREE_PLACE_SHARE_SLACK) : withinShare(queue, lane);
-  if (waitMs <= limitMs && fair) return { queue: true, predictedWaitMs: waitMs };
+  if (waitMs <= limitMs && withinShare(queue, lane)) return { queue: true, predictedWaitMs: waitMs };
   const untilTurnMs = (turnsAhead(queue, lane) * queue.serviceMs) / queue.places;
   return { queue: false, retryAfterMs: retryAfterFrom(Math.max(waitMs - limitMs, untilTurnMs)) };
 }

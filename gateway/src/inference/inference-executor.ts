@@ -187,11 +187,12 @@ export class InferenceExecutor {
    * Where the next run starts when `waiting` frames could start: a frame alone, with nothing running, on the
    * first worker with every thread; otherwise an idle worker with a share. Undefined when none may start now.
    */
-  placeFor(waiting: number): WorkerPlace | undefined {
+  placeFor(waiting: number, pressed: boolean): WorkerPlace | undefined {
     if (this.closed) return undefined;
     return nextDispatch(
       this.slots.map((slot) => ({ busy: slot.jobs.length > 0, busyWide: slot.wide, canRunWide: slot.canRunWide })),
       waiting,
+      pressed,
     );
   }
 

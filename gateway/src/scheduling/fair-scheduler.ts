@@ -5,8 +5,9 @@
  * Each connection (and each HTTP request) has a lane: up to `maxInFlight` of its frames are processed at
  * once and up to `queueLength` wait, the newest winning. Frames start straight on the executor's places
  * (a worker), and the decodes of the frames processed at once hold at most `memoryBudgetBytes`: a large frame
- * waits for room. When a place frees up, the lane served longest ago that has a frame waiting gets it:
- * round-robin by connection, so a client that sends more cannot take more than its share. Where the
+ * waits for room. When a place frees up, the lane served least that has a frame waiting gets it: round-robin
+ * by connection, so a client that sends more cannot take more than its share; among lanes served as often, the
+ * order of admission-policy.ts's `startsBefore` (closed-loop lanes, then the newest open-loop frame). Where the
  * executor runs several frames of one model as a batch, the frames that would start next in that order are
  * handed over together.
  *
@@ -17,10 +18,10 @@
  *
  * Whether an arriving frame is queued at all is the admission policy's call (admission/admission-policy.ts),
  * made on receipt from this queue's state. An accepted frame is dropped later only if a hand-out has passed it
- * over and it has waited too long: a closed-loop lane's LATE_FACTOR times its prediction (the prediction was
- * wrong: a stalled worker), an open-loop lane's once it has waited the freshness limit itself (those it had
- * waiting when it turned out to be open loop too): less-served lanes' frames went first, and its sender's next
- * frame is on its way. Without that, the frames overtaken most made the tail (50 cameras at 5x overload: queue
+ * over while it could have started and it has waited too long: a closed-loop lane's LATE_FACTOR times its
+ * prediction (the prediction was wrong: a stalled worker), an open-loop lane's once it has waited the freshness
+ * limit itself (those it had waiting when it turned out to be open loop too): less-served lanes' frames or newer
+ * ones went first, and its sender's next frame is on its way. Without that, the frames overtaken most made the tail (50 cameras at 5x overload: queue
  * p95 150 ms; with it, 24 ms, for 4% fewer detections).
  */
 import type { DropReason } from '@sightline/shared/protocol';
@@ -30,7 +31,7 @@ import {
   joinCount,
   predictWait,
   sendingNow,
-  servedBefore,
+  startsBefore,
   type LaneState,
   type QueueState,
 } from '../admission/admission-policy.ts';
@@ -56,8 +57,12 @@ export interface FrameExecutor<T, R> {
   readonly places: number;
   /** Places a frame could start on now. */
   readonly freePlaces: number;
-  /** Where the next run starts when `waiting` frames could start, or undefined when none may start now. */
-  placeFor(waiting: number): RunPlace | undefined;
+  /**
+   * Where the next run starts when `waiting` frames could start, or undefined when none may start now.
+   * `pressed`: frames are being refused, so more will come before a run ends (a frame alone is then no reason
+   * to give it every thread).
+   */
+  placeFor(waiting: number, pressed: boolean): RunPlace | undefined;
   /** How many frames may run together with `first` (1: alone). */
   batchLimit(first: T): number;
   /** Whether `other` may run in one batch with `first` (the same model). */
@@ -98,12 +103,12 @@ interface Waiting<T> {
   /** When it is dropped as late if it has not started (scheduler clock). */
   lateAt: number;
   /**
-   * The scheduler's hand-out count when it was queued: once a hand-out has ended since, it was passed over (no
-   * place free, or other lanes' turn first). Only such a frame can be late: one that has not yet had its chance
-   * at a place did not wait for one, it waited for the end of the event loop's turn, however short its
-   * patience (a budget of 0).
+   * A hand-out has ended while it could have started (first in its lane, which had room in flight) and it did
+   * not: no place was free, or other frames went first. Only such a frame can be late: one that has not had its
+   * chance at a place did not wait for one, it waited for the end of the event loop's turn (however short its
+   * patience: a budget of 0) or for its own lane's frames in flight (a pipelining client on an idle gateway).
    */
-  queuedAtHandOut: number;
+  passedOver: boolean;
   cost: number;
 }
 
@@ -145,19 +150,19 @@ export class Lane<T, R> implements LaneState {
     const decision = admission(this.scheduler.state, this);
     this.lastPushAt = state.now;
     if (!decision.queue) {
-      this.lastRefusedAt = state.now;
+      this.markRefused(state.now);
       this.options.drop(item, 'overloaded', decision.retryAfterMs);
       return 'accepted';
     }
     if (!this.scheduler.admit()) {
-      this.lastRefusedAt = state.now;
+      this.markRefused(state.now);
       return 'refused';
     }
     this.waiting.push({
       item,
       since: state.now,
       lateAt: state.now + this.patienceMs(state, decision.predictedWaitMs),
-      queuedAtHandOut: this.scheduler.handOuts,
+      passedOver: false,
       cost: this.options.cost?.(item) ?? 0,
     });
     this.scheduler.schedule();
@@ -166,14 +171,16 @@ export class Lane<T, R> implements LaneState {
 
   /**
    * How long a frame accepted now may wait before it is answered as late. An open-loop frame: the freshness
-   * limit. A closed-loop lane's only frame: LATE_FACTOR times what it was promised, and no limit while nothing
-   * was (a budget of 0 and no frame finished yet to predict from: a prediction of 0 cannot turn out wrong, and
-   * a limit of 0 would refuse a stop-and-wait client for lateness on an idle gateway).
+   * limit. A closed-loop lane's only frame: LATE_FACTOR times what it was promised, at least a whole service
+   * time (a prediction in slots is missed by more than one when another process takes the cores for a moment,
+   * which is no stalled worker), and no limit while nothing was promised (no frame finished yet to predict
+   * from: a prediction of 0 cannot turn out wrong, and a limit of 0 would refuse a stop-and-wait client for
+   * lateness on an idle gateway).
    */
   private patienceMs(state: QueueState, predictedWaitMs: number): number {
     const limitMs = freshnessLimitMs(state);
     if (!this.closedLoop) return limitMs;
-    const promisedMs = Math.max(limitMs, predictedWaitMs);
+    const promisedMs = Math.max(limitMs, predictedWaitMs, state.serviceMs);
     return promisedMs > 0 ? LATE_FACTOR * promisedMs : Infinity;
   }
 
@@ -202,6 +209,10 @@ export class Lane<T, R> implements LaneState {
     let earliest: number | undefined;
     for (const { lateAt } of this.waiting) earliest = earliest === undefined ? lateAt : Math.min(earliest, lateAt);
     return earliest;
+  }
+
+  get headSince(): number | undefined {
+    return this.waiting[0]?.since;
   }
 
   get headCost(): number {
@@ -243,12 +254,12 @@ export class Lane<T, R> implements LaneState {
 
   /** @internal Answers the waiting frames that turned late: accepted, but the prediction failed. */
   expire(now: number): void {
-    const isLate = (waiting: Waiting<T>) => this.scheduler.handOuts > waiting.queuedAtHandOut && now >= waiting.lateAt;
+    const isLate = (waiting: Waiting<T>) => waiting.passedOver && now >= waiting.lateAt;
     const late = this.waiting.filter(isLate);
     if (late.length === 0) return;
     this.waiting.splice(0, this.waiting.length, ...this.waiting.filter((waiting) => !isLate(waiting)));
     this.scheduler.forget(late.length);
-    this.lastRefusedAt = now;
+    this.markRefused(now);
     for (const { item } of late) this.options.drop(item, 'overloaded', this.scheduler.retryAfterMs());
     this.settleIdle();
   }
@@ -257,12 +268,18 @@ export class Lane<T, R> implements LaneState {
   refuseUnstarted(): void {
     if (this.options.queueLength > 0 || this.waiting.length === 0) return;
     const overloaded = this.inFlight < this.options.maxInFlight;
+    if (overloaded) this.markRefused(this.scheduler.now());
     this.scheduler.forget(this.waiting.length);
     for (const { item } of this.waiting.splice(0)) {
       if (overloaded) this.options.drop(item, 'overloaded', this.scheduler.retryAfterMs());
       else this.options.drop(item, 'superseded');
     }
     this.settleIdle();
+  }
+
+  /** @internal A hand-out ended without starting its first frame, though it could have started. */
+  passOver(): void {
+    if (this.ready) this.waiting[0]!.passedOver = true;
   }
 
   /** @internal Takes the oldest waiting frame out. */
@@ -274,6 +291,11 @@ export class Lane<T, R> implements LaneState {
   settleIdle(): void {
     if (!this.idle) return;
     for (const resolve of this.idleWaiters.splice(0)) resolve();
+  }
+
+  private markRefused(at: number): void {
+    this.lastRefusedAt = at;
+    this.scheduler.noteRefused(at);
   }
 
   private dropWaiting(reason: DropReason): void {
@@ -299,7 +321,7 @@ export class FairScheduler<T, R> {
   private expiryTimer: ReturnType<typeof setTimeout> | undefined;
   private expiryAt = Infinity;
   private pumpScheduled = false;
-  private handOutsEnded = 0;
+  private lastRefusedAt = -Infinity;
   private readonly service = new ServiceTime();
   private readonly pacer = new RetryPacer();
   readonly now: () => number;
@@ -321,11 +343,6 @@ export class FairScheduler<T, R> {
   /** Runs (one frame or one batch each) on the executor's places, and frames waiting, gateway-wide. */
   get load(): { running: number; waiting: number } {
     return { running: this.runs, waiting: this.waitingTotal };
-  }
-
-  /** @internal Hand-outs ended so far: a frame queued before the last one ended has had its chance at a place. */
-  get handOuts(): number {
-    return this.handOutsEnded;
   }
 
   /** How long a frame holds a place now, ms (the estimate predictions use). */
@@ -393,13 +410,23 @@ export class FairScheduler<T, R> {
     for (;;) {
       const lane = this.nextLane();
       if (!lane) break;
-      const place = this.executor.placeFor(this.readyCount());
+      const place = this.executor.placeFor(this.readyCount(), this.pressed(now));
       if (!place) break;
       this.start(place, this.batchFrom(lane), now);
     }
-    this.handOutsEnded++;
+    for (const lane of this.lanes) lane.passOver();
     for (const lane of this.lanes) lane.refuseUnstarted();
     this.scheduleExpiry(this.earliestLateAt());
+  }
+
+  /** @internal A frame was refused: on receipt, late, or with the gateway full. */
+  noteRefused(at: number): void {
+    this.lastRefusedAt = at;
+  }
+
+  /** A frame was refused within the last service time: senders are asking for more than the places give. */
+  private pressed(now: number): boolean {
+    return now - this.lastRefusedAt <= this.service.meanMs;
   }
 
   private get room(): number {
@@ -419,7 +446,7 @@ export class FairScheduler<T, R> {
     for (const lane of this.lanes) {
       if (!lane.ready || !this.fits(lane.headCost)) continue;
       // Lanes are visited in registration order, so a tie goes to the one registered first.
-      if (!best || servedBefore(lane, best, false)) best = lane;
+      if (!best || startsBefore(lane, best, false)) best = lane;
     }
     return best;
   }
@@ -437,7 +464,7 @@ export class FairScheduler<T, R> {
     const registered = [...this.lanes];
     const others = registered
       .filter((lane) => lane !== first)
-      .sort((a, b) => (servedBefore(a, b, registered.indexOf(a) < registered.indexOf(b)) ? -1 : 1));
+      .sort((a, b) => (startsBefore(a, b, registered.indexOf(a) < registered.indexOf(b)) ? -1 : 1));
     for (const lane of others) {
       if (batch.length >= limit) break;
       if (!lane.ready || !this.fits(lane.headCost) || !this.executor.batchesWith(batch[0]!.item, lane.waiting[0]!.item)) continue;

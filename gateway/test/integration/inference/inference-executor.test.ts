@@ -199,7 +199,7 @@ describe('inference executor stopping (one worker, sharp for every frame)', () =
     await closed;
     expect(order).toEqual(['frame answered', 'pool closed']);
     expect(pool.healthy).toBe(false);
-    expect(pool.placeFor(1)).toBeUndefined();
+    expect(pool.placeFor(1, false)).toBeUndefined();
     const late = await pool.run({ slot: 0, wide: true }, [
       {
         model: SSD,

@@ -6,12 +6,13 @@
 import { describe, expect, it } from 'vitest';
 import {
   ACTIVE_WINDOW_MS,
-  FREE_PLACE_SHARE_SLACK,
+  SHARE_SLACK,
   admission,
   freshnessLimitMs,
   joinCount,
   predictWait,
   servedBefore,
+  startsBefore,
   turnsAhead,
   wantsMore,
   withinShare,
@@ -32,6 +33,7 @@ function lane(state: Partial<LaneState> = {}): LaneState {
     lastPushAt: NOW - 1,
     closedLoop: true,
     lastRefusedAt: -Infinity,
+    headSince: undefined,
     ...state,
   };
 }
@@ -41,7 +43,7 @@ function queue(lanes: LaneState[], state: Partial<QueueState> = {}): QueueState 
 }
 
 /** A lane with one frame waiting, `served` frames served so far. */
-const waiting = (served: number, lastTurn = served) => lane({ served, lastTurn, waitingCount: 1 });
+const waiting = (served: number, lastTurn = served) => lane({ served, lastTurn, waitingCount: 1, headSince: NOW - 5 });
 
 describe('closed-loop lanes (stop-and-wait)', () => {
   it('queues their only frame at any service time, however many lanes wait ahead: the wait is bounded by their count', () => {
@@ -91,23 +93,22 @@ describe('open-loop lanes (cameras at their own rate, pipelining clients)', () =
     expect(freshnessLimitMs(queue([], { serviceMs: 60, budgetMs: 25, places: 1 }))).toBe(60);
   });
 
-  it('are held to their share while other cameras want more: at most one frame ahead of the least served, at every service time', () => {
+  it('are held to their share while other cameras want more: at most SHARE_SLACK frames ahead of the least served, at every service time', () => {
     for (const serviceMs of SERVICE_TIMES_MS) {
       const refusedJustNow = { closedLoop: false, lastRefusedAt: NOW - 1 };
-      const ahead = lane({ ...refusedJustNow, served: 12, lastTurn: 999 });
-      const even = lane({ ...refusedJustNow, served: 11, lastTurn: 998 });
+      const ahead = lane({ ...refusedJustNow, served: 10 + SHARE_SLACK + 1, lastTurn: 999 });
+      const even = lane({ ...refusedJustNow, served: 10 + SHARE_SLACK, lastTurn: 998 });
       const behind = lane({ ...refusedJustNow, served: 10, lastTurn: 1 });
       const state = queue([ahead, even, behind], { serviceMs });
       expect(wantsMore(state, behind)).toBe(true);
       expect(withinShare(state, ahead)).toBe(false);
       expect(withinShare(state, even)).toBe(true);
-      // Both places busy, nothing waiting: one slot's wait, within the limit, but two frames ahead of `behind`.
+      // Both places busy, nothing waiting: one slot's wait, within the limit, but past its share.
       expect(admission(state, ahead), `${serviceMs} ms`).toMatchObject({ queue: false });
       expect(admission(state, even), `${serviceMs} ms`).toMatchObject({ queue: true });
-      // A place free now: it takes nobody's turn, unless the lane is further ahead than FREE_PLACE_SHARE_SLACK.
-      expect(admission({ ...state, freePlaces: 1 }, ahead), `${serviceMs} ms, a place free`).toEqual({ queue: true, predictedWaitMs: 0 });
-      const farAhead = lane({ ...refusedJustNow, served: 10 + FREE_PLACE_SHARE_SLACK + 1, lastTurn: 1000 });
-      expect(admission({ ...state, lanes: [farAhead, even, behind], freePlaces: 1 }, farAhead)).toMatchObject({ queue: false });
+      // Not even for a place free now: the lanes behind it take their turns.
+      expect(admission({ ...state, freePlaces: 1 }, ahead), `${serviceMs} ms, a place free`).toMatchObject({ queue: false });
+      expect(admission({ ...state, freePlaces: 1 }, even), `${serviceMs} ms, a place free`).toEqual({ queue: true, predictedWaitMs: 0 });
     }
   });
 
@@ -143,6 +144,38 @@ describe('the serving order', () => {
     expect(servedBefore(lane({ served: 4, lastTurn: 1 }), lane({ served: 4, lastTurn: 2 }), false)).toBe(true);
     expect(servedBefore(lane({ served: 4, lastTurn: 2 }), lane({ served: 4, lastTurn: 2 }), true)).toBe(true);
     expect(servedBefore(lane({ served: 4, lastTurn: 2 }), lane({ served: 4, lastTurn: 2 }), false)).toBe(false);
+  });
+
+  it("starts the least served lane's frame first; among lanes served as often, a closed-loop lane's, then the newest open-loop frame", () => {
+    const camera = (served: number, headSince: number, lastTurn = 0) =>
+      lane({ closedLoop: false, served, headSince, lastTurn, waitingCount: 1 });
+    // Fewer served first, however old its frame.
+    expect(startsBefore(camera(3, NOW - 90), camera(4, NOW - 1), false)).toBe(true);
+    // As often: the newest frame first, whichever lane was served longer ago.
+    expect(startsBefore(camera(4, NOW - 1, 50), camera(4, NOW - 20, 1), false)).toBe(true);
+    expect(startsBefore(camera(4, NOW - 20, 1), camera(4, NOW - 1, 50), true)).toBe(false);
+    // A frame being admitted now is the newest of all.
+    expect(startsBefore(camera(4, NOW - 1), lane({ closedLoop: false, served: 4 }), true, NOW)).toBe(false);
+    // A stop-and-wait client's frame before any camera's served as often, however fresh the camera's.
+    const stopAndWait = lane({ served: 4, headSince: NOW - 30, waitingCount: 1 });
+    expect(startsBefore(stopAndWait, camera(4, NOW), false)).toBe(true);
+    expect(startsBefore(camera(4, NOW), stopAndWait, true)).toBe(false);
+    // Between closed-loop lanes, the order they were served in, as before.
+    expect(
+      startsBefore(lane({ served: 4, lastTurn: 1, headSince: NOW - 1 }), lane({ served: 4, lastTurn: 2, headSince: NOW - 30 }), false),
+    ).toBe(true);
+  });
+
+  it('predicts no wait behind older frames of cameras served as often: the newest goes first', () => {
+    const camera = lane({ closedLoop: false, served: 10, lastTurn: 999, inFlight: 1 });
+    const olderCameras = Array.from({ length: 6 }, (_, i) =>
+      lane({ closedLoop: false, served: 10, lastTurn: i, waitingCount: 1, headSince: NOW - 5 }),
+    );
+    const state = queue([...olderCameras, camera], { serviceMs: 20, freePlaces: 1 });
+    expect(predictWait(state, camera)).toBe(0);
+    // Behind cameras served less, it waits its place in the order.
+    const lessServed = olderCameras.map((other) => ({ ...other, served: 9 }));
+    expect(predictWait(queue([...lessServed, camera], { serviceMs: 20, freePlaces: 1 }), camera)).toBe(60);
   });
 
   it('lets a lane that starts sending join at the least served count of the lanes sending now, never below its own', () => {

@@ -9,6 +9,11 @@ describe('inference schedule', () => {
     expect(nextDispatch([idle(), idle(true)], 1)).toEqual({ slot: 1, wide: true });
   });
 
+  it('runs a frame alone on a thread share while frames are being refused: more come before it would end', () => {
+    expect(nextDispatch([idle(), idle(true)], 1, true)).toEqual({ slot: 0, wide: false });
+    expect(nextDispatch([idle(true)], 1, true)).toEqual({ slot: 0, wide: false });
+  });
+
   it('runs queued frames side by side, one thread share each', () => {
     expect(nextDispatch([idle(true), idle()], 2)).toEqual({ slot: 0, wide: false });
     expect(nextDispatch([busy(true), idle()], 1)).toEqual({ slot: 1, wide: false });

@@ -17,6 +17,8 @@ class HeldExecutor implements FrameExecutor<string, string> {
   private readonly running = new Map<number, { items: readonly string[]; resolve: (outcomes: string[]) => void }>();
   private readonly listeners: (() => void)[] = [];
   readonly runs: string[][] = [];
+  /** The `pressed` argument of each start, in order. */
+  readonly pressedAtStart: boolean[] = [];
 
   constructor(
     readonly places: number,
@@ -26,8 +28,12 @@ class HeldExecutor implements FrameExecutor<string, string> {
   get freePlaces(): number {
     return this.places - this.running.size;
   }
-  placeFor(): RunPlace | undefined {
-    for (let slot = 0; slot < this.places; slot++) if (!this.running.has(slot)) return { slot, wide: false };
+  placeFor(_waiting: number, pressed: boolean): RunPlace | undefined {
+    for (let slot = 0; slot < this.places; slot++) {
+      if (this.running.has(slot)) continue;
+      this.pressedAtStart.push(pressed);
+      return { slot, wide: false };
+    }
     return undefined;
   }
   batchLimit(): number {
@@ -126,6 +132,7 @@ describe('fair scheduler', () => {
     const heavy = recorder(s, { maxInFlight: 1, queueLength: 2 });
     const light = recorder(s, { maxInFlight: 1, queueLength: 2 });
     heavy.lane.push('h1');
+    await turn();
     heavy.lane.push('h2');
     light.lane.push('l1');
     await turn();
@@ -280,12 +287,27 @@ describe('fair scheduler', () => {
     expect(s.scheduler.load.waiting).toBe(0);
   });
 
+  it('gives a stop-and-wait frame at least LATE_FACTOR service times, however short the slot it was promised', async () => {
+    const s = scheduler({ capacity: 2, budgetMs: 0 });
+    const [a, b, c] = [recorder(s), recorder(s), recorder(s)];
+    await serve(a, 'a0', 20); // a service time of 20 ms: one slot is 10
+    a.lane.push('a1');
+    b.lane.push('b1');
+    await turn();
+    c.lane.push('c1'); // both places busy: promised one slot, 10 ms
+    await turn();
+    vi.advanceTimersByTime(LATE_FACTOR * 20 - 1); // 4 slots long gone, but not 4 service times
+    expect(c.dropped).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(c.dropped).toEqual([{ item: 'c1', reason: 'overloaded', retryAfterMs: expect.any(Number) }]);
+  });
+
   it("drops an open-loop lane's frame once it has waited the freshness limit: its camera sends a fresher one soon", async () => {
     const s = scheduler({ capacity: 1, budgetMs: 50 });
-    const camera = recorder(s);
+    const camera = recorder(s, { maxInFlight: 2 });
     camera.lane.push('c0'); // alone: starts at once
     await turn();
-    camera.lane.push('c1'); // sent with c0 still out: open loop from now on, and waits
+    camera.lane.push('c1'); // sent with c0 still out: open loop from now on, and waits for the only place
     await turn();
     vi.advanceTimersByTime(50 - 1); // the budget: no frame has finished, so no service time yet
     expect(camera.dropped).toEqual([]);
@@ -313,7 +335,7 @@ describe('fair scheduler', () => {
 
   it('drops an open-loop frame as late only once a hand-out has left it waiting, not before its first chance at a place', async () => {
     const s = scheduler({ capacity: 2, budgetMs: 0 });
-    const camera = recorder(s, { maxInFlight: 2 });
+    const camera = recorder(s, { maxInFlight: 3 });
     camera.lane.push('c0');
     camera.lane.push('c1'); // sent with c0 out: open loop, patience 0; the second place is free
     await turn();
@@ -323,6 +345,66 @@ describe('fair scheduler', () => {
     expect(camera.dropped).toEqual([]);
     vi.advanceTimersByTime(1); // the expiry check after that hand-out
     expect(camera.dropped).toEqual([{ item: 'c2', reason: 'overloaded', retryAfterMs: expect.any(Number) }]);
+  });
+
+  it('starts the newest waiting frame first among cameras served as often; the older ones turn late and are answered', async () => {
+    const s = scheduler({ capacity: 1, budgetMs: 10 });
+    const busy = recorder(s);
+    const cameras = [0, 1, 2].map(() => recorder(s, { queueLength: 1 }));
+    await serve(busy, 'b0', 10); // the freshness limit: 10 ms
+    busy.lane.push('b1');
+    await turn();
+    for (const [i, camera] of cameras.entries()) {
+      camera.lane.push(`${i}x`); // waits behind b1
+      camera.lane.push(`${i}y`); // sent with x waiting: open loop from now on, and the newest wins
+      await turn();
+      vi.advanceTimersByTime(2);
+    }
+    await busy.finish('b1');
+    // None of the cameras served yet: the newest of their frames goes first.
+    expect(cameras.map((camera) => camera.started.map((x) => x.item))).toEqual([[], [], ['2y']]);
+    vi.advanceTimersByTime(10); // past the freshness limit: the two left waiting are answered, their cameras send anew
+    expect(cameras.map((camera) => camera.dropped.map((x) => `${x.item}:${x.reason}`))).toEqual([
+      ['0x:superseded', '0y:overloaded'],
+      ['1x:superseded', '1y:overloaded'],
+      ['2x:superseded'],
+    ]);
+    expect(s.scheduler.load.waiting).toBe(0);
+  });
+
+  it("does not count a frame late while it waits only for its own lane's frames in flight (a pipelining client on an idle gateway)", async () => {
+    const s = scheduler({ capacity: 2, budgetMs: 0 });
+    const client = recorder(s, { maxInFlight: 2, queueLength: 3 });
+    await serve(client, 'p0', 20); // one slot: 10 ms
+    client.lane.push('p1');
+    client.lane.push('p2'); // open loop: both places, its two in flight
+    client.lane.push('p3'); // waits for one of its own
+    await turn();
+    expect(client.started.map((x) => x.item)).toEqual(['p0', 'p1', 'p2']);
+    vi.advanceTimersByTime(15); // past its freshness limit, but no place went to another frame
+    expect(client.dropped).toEqual([]);
+    await client.finish('p1');
+    expect(client.started.map((x) => x.item)).toEqual(['p0', 'p1', 'p2', 'p3']);
+  });
+
+  it('tells the executor when frames are being refused, so that a frame alone does not take every thread', async () => {
+    const s = scheduler({ capacity: 1, budgetMs: 10 });
+    const client = recorder(s, { maxInFlight: 2, queueLength: 3 });
+    await serve(client, 'c0', 20); // a service time of 20 ms
+    expect(s.executor.pressedAtStart).toEqual([false]);
+    client.lane.push('c1');
+    client.lane.push('c2'); // open loop: waits a slot behind c1
+    client.lane.push('c3'); // two slots: past the limit, refused
+    await turn();
+    expect(client.dropped.map((x) => x.item)).toEqual(['c3']);
+    expect(s.executor.pressedAtStart).toEqual([false, true]);
+    await client.finish('c1');
+    expect(s.executor.pressedAtStart).toEqual([false, true, true]);
+    vi.advanceTimersByTime(100); // no refusal for longer than a service time
+    await client.finish('c2');
+    client.lane.push('c4');
+    await turn();
+    expect(s.executor.pressedAtStart).toEqual([false, true, true, false]);
   });
 
   it('predicts a shorter wait for the lane served longest ago: it goes first in the round-robin order', async () => {
@@ -352,13 +434,15 @@ describe('fair scheduler', () => {
     busy.lane.push('b1');
     await turn();
     const lanes = [recorder(s), recorder(s), recorder(s)];
-    // Each lane's first frame waits (closed loop so far); the second, sent while the first waits, is open loop.
-    for (const [i, lane] of lanes.entries()) lane.lane.push(`first${i}`);
-    for (const [i, lane] of lanes.entries()) lane.lane.push(`x${i}`);
+    // Each lane's first frame waits (closed loop so far); the second, sent while the first waits, makes it open loop.
+    for (const [i, lane] of lanes.entries()) {
+      lane.lane.push(`first${i}`);
+      lane.lane.push(`x${i}`);
+    }
     const retries = lanes.map((lane) => lane.dropped[0]!.retryAfterMs!);
-    // x0 waits behind its own first frame and a round of the other two: 4 frames of 40 ms, 120 ms past the limit
-    // of one service; x1 and x2 stand one and two places later in the order.
-    expect(retries).toEqual([120, 160, 200]);
+    // x0 waits behind the running frame and its own first: 80 ms, 40 past the limit of one service. x1 waits
+    // behind first0 and a round of both lanes after its own first (4 frames of 40 ms), x2 behind one lane more.
+    expect(retries).toEqual([40, 120, 200]);
   });
 
   it('tells the lane served most recently to come back last, when its turn comes round', async () => {

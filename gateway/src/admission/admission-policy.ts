@@ -12,18 +12,17 @@
  *   frames in flight). Its frame is queued when it is predicted to start within the freshness limit, the
  *   larger of the latency budget and one slot (the service time over the places: how often a place frees up,
  *   so a slower host does not turn its own service time into refusals), and while its lane has had no more than
- *   its share (at most SHARE_SLACK frames more than the least-served lane still asking for more). Otherwise it is answered `dropped` / `overloaded` at once, before a byte of it is decoded,
- *   with `retryAfterMs`: when its lane's turn comes round (or its predicted wait has cleared, whichever is
- *   later). Such a sender sends a fresher frame soon anyway: a frame of it that would wait behind another
+ *   its share (at most SHARE_SLACK frames more than the least-served lane still asking for more). Otherwise it
+ *   is answered `dropped` / `overloaded` at once, before a byte of it is decoded, with `retryAfterMs`: when its
+ *   lane's turn comes round (or its predicted wait has cleared, whichever is later). Such a sender sends a fresher frame soon anyway: a frame of it that would wait behind another
  *   only makes every detected frame older (measured: with a limit of one whole service time the p95 of 50
  *   cameras' detected frames was 5.6-5.7x the service time of a frame beside another; with one slot, the
  *   share and the scheduler's drop at the limit, 2.2-2.6x; docs/RELIABILITY.md).
  *
  * Lanes are served least-served first (`startsBefore`: then closed-loop lanes served longest ago, then the
  * newest open-loop frame), so senders that keep sending get even shares by count however their frames'
- * arrivals fall; a lane that starts sending (again)
- * joins at the count of the least-served lane sending now, so it neither starves the others nor waits behind
- * their history.
+ * arrivals fall; a lane that starts sending (again) joins at the count of the least-served lane sending now, so
+ * it neither starves the others nor waits behind their history.
  */
 import { retryAfterFrom } from './retry-pacer.ts';
 

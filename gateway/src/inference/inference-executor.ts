@@ -184,8 +184,9 @@ export class InferenceExecutor {
   }
 
   /**
-   * Where the next run starts when `waiting` frames could start: a frame alone, with nothing running, on the
-   * first worker with every thread; otherwise an idle worker with a share. Undefined when none may start now.
+   * Where the next run starts when `waiting` frames could start: a frame alone, with nothing running and no
+   * frame being refused (`pressed`), on the first worker with every thread; otherwise an idle worker with a
+   * share. Undefined when none may start now.
    */
   placeFor(waiting: number, pressed: boolean): WorkerPlace | undefined {
     if (this.closed) return undefined;

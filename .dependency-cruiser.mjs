@@ -15,9 +15,10 @@ const GATEWAY_LAYERS = [
     name: 'base',
     holds: ['config.ts', 'config', 'cpu-budget.ts', 'lifecycle.ts', 'logger.ts', 'logging', 'memory', 'metrics.ts', 'runtime-check.ts'],
   },
-  // Reading a frame's bytes (images; video streams, one ffmpeg process each); reading model folders (specs, manifests, zero-config inference, sync); the WebRTC
-  // stack (WHIP, peers, RTP to frames) and a connection's emulated link, which know nothing of frames' detection.
-  { name: 'decode-models', holds: ['decode', 'video', 'models', 'webrtc', 'link'] },
+  // Reading a frame's bytes (images; video streams, one ffmpeg process each); reading model folders (specs, manifests,
+  // zero-config inference, sync); RTP to encoded frames, the WebRTC stack (peers, offers) and a connection's
+  // emulated link, which know nothing of frames' detection.
+  { name: 'decode-models', holds: ['decode', 'video', 'models', 'rtp', 'webrtc', 'link'] },
   // Serving engines a model can run on (KServe v2 client, remote runner, circuit breaker, monitor).
   { name: 'engines', holds: ['engines'] },
   // The workers that run models (may use decode, engines, models): the executor of the one queue.
@@ -32,6 +33,10 @@ const GATEWAY_LAYERS = [
   // A client speaking the frame protocol over any message channel (WebSocket, data channel).
   { name: 'sessions', holds: ['sessions'] },
   { name: 'security', holds: ['security'] },
+  // What becomes of detected frames beyond their reply: rules, events, their history and delivery (the tap's consumer).
+  { name: 'events', holds: ['events'] },
+  // The contract every way in keeps with the composition root.
+  { name: 'way-contract', holds: ['ways'] },
   // The ways in: each one an adapter onto the frame core (see WAYS_IN).
   { name: 'ways-in', holds: ['http', 'ws', 'whip'] },
   // The composition root and what starts it (launcher: the process `pnpm start` runs, which runs main.ts).

@@ -5,7 +5,8 @@
 import { createServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { METRICS_PATH, type AccessInfo, type Limits } from '@sightline/shared/protocol';
+import express from 'express';
+import { DETECT_PATH, METRICS_PATH, V2_PATH, type AccessInfo, type Limits } from '@sightline/shared/protocol';
 import type { FrameResult } from '@sightline/shared/model';
 import { admitFrame, type FrameAdmissionDeps } from './admission/frame-admission.ts';
 import type { GatewayConfig } from './config.ts';
@@ -16,6 +17,7 @@ import { ModelRegistry } from './models/model-registry.ts';
 import { ModelSync, type SyncReport } from './models/model-sync.ts';
 import { watchModels } from './models/model-watcher.ts';
 import { EngineMonitor } from './engines/engine-monitor.ts';
+import { DetectionsTap } from './frames/detections-tap.ts';
 import { FrameService, type FrameScheduler } from './frames/frame-service.ts';
 import type { PendingFrame } from './frames/pending-frame.ts';
 import { InferenceExecutor, type DispatchGate } from './inference/inference-executor.ts';
@@ -29,8 +31,12 @@ import { warmUp } from './warm-up.ts';
 import { VideoStreamSlots } from './sessions/video-stream.ts';
 import type { SessionVideo } from './sessions/message-session.ts';
 import { probeVideoDecoding } from './video/index.ts';
-import { createWhipWay, type WhipWay } from './whip/whip-way.ts';
-import { attachSocketServer, type SocketServer } from './ws/socket-server.ts';
+import { createWhipWay } from './whip/whip-way.ts';
+import { socketWay } from './ws/socket-server.ts';
+import { detectRouter } from './http/detect-route.ts';
+import { v2Router } from './http/v2-routes.ts';
+import { requestWay } from './ways/request-way.ts';
+import { openByWay, type WayIn } from './ways/way-in.ts';
 
 export interface DrainReport {
   /** `drained`: every connection closed by itself in time; `deadline`: what was left was cut off. */
@@ -49,6 +55,8 @@ export interface RunningGateway {
   /** Every URL the gateway can be opened at, with the token where one is needed. */
   access: AccessInfo;
   exposure: Exposure;
+  /** Every detected frame of a camera's stream passes here (the events subscribe; so may a test). */
+  tap: DetectionsTap;
   /** Reads the models directory again and applies what changed (SIGHUP; the watcher does it by itself). */
   reloadModels(): Promise<SyncReport>;
   /**
@@ -126,7 +134,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger, seams:
     decodesJpeg: () => inference.decodesJpeg,
     engines,
   };
-  const frames = new FrameService(scheduler, (request) => admitFrame(request, admission), engines);
+  const tap = new DetectionsTap();
+  const frames = new FrameService(scheduler, (request) => admitFrame(request, admission), engines, tap);
   const idleCollection = startIdleCollection({
     load: () => scheduler.load,
     periodMs: IDLE_CHECK_MS,
@@ -163,30 +172,46 @@ export async function startGateway(config: GatewayConfig, logger: Logger, seams:
   });
   const access = accessUrls(exposure, scheme, port, config.host);
   const models = () => ({ defaultModel: registry.defaultModel ?? '', models: registry.names });
-  const whip =
-    config.webrtcMaxPeers > 0
-      ? createWhipWay({
-          frames,
-          limits,
-          maxBufferedBytes: config.maxBufferedBytes,
-          maxMessagesPerSecond: config.maxMessagesPerSecond,
-          models,
-          instance: config.instance,
-          video,
-          webrtc: {
-            // Host candidates from the address the gateway listens on: loopback stays loopback.
-            bindAddress: config.host,
-            maxPeers: config.webrtcMaxPeers,
-            iceServers: config.webrtcIceServers,
-            ...(config.webrtcPorts ? { portRange: config.webrtcPorts } : {}),
-          },
-          policy,
-          logger,
-          metrics,
-        })
-      : undefined;
-  const app = createApp({
+  const session = {
     frames,
+    video,
+    limits,
+    maxBufferedBytes: config.maxBufferedBytes,
+    maxMessagesPerSecond: config.maxMessagesPerSecond,
+    models,
+    instance: config.instance,
+    policy,
+    logger,
+    metrics,
+  };
+  // Every way frames come in by, in one list: started on the listener and its routes, drained and closed alike.
+  const ways: WayIn[] = [
+    socketWay({
+      ...session,
+      maxConnections: config.maxConnections,
+      maxConnectionsPerIp: config.maxConnectionsPerIp,
+      trustProxy: config.trustProxy,
+      heartbeatMs: config.heartbeatMs,
+      receiveBudget,
+    }),
+    requestWay('http', DETECT_PATH, detectRouter({ ...session, maxMessageBytes: config.maxMessageBytes, receiveBudget })),
+    requestWay('kserve-v2', V2_PATH, v2Router({ ...session, registry, engines, maxMessageBytes: config.maxMessageBytes, receiveBudget })),
+  ];
+  if (config.webrtcMaxPeers > 0)
+    ways.push(
+      createWhipWay({
+        ...session,
+        webrtc: {
+          // Host candidates from the address the gateway listens on: loopback stays loopback.
+          bindAddress: config.host,
+          maxPeers: config.webrtcMaxPeers,
+          iceServers: config.webrtcIceServers,
+          ...(config.webrtcPorts ? { portRange: config.webrtcPorts } : {}),
+        },
+      }),
+    );
+  const waysRoutes = express.Router();
+  const app = createApp({
     registry,
     inference,
     engines,
@@ -194,35 +219,17 @@ export async function startGateway(config: GatewayConfig, logger: Logger, seams:
     metrics,
     logger,
     webDir: config.webDir,
-    maxMessageBytes: config.maxMessageBytes,
-    receiveBudget,
     policy,
     access,
     secureCookie: scheme === 'https',
     serveMetrics: config.metricsPort === undefined,
     trustProxy: config.trustProxy,
     instance: config.instance,
-    ways: whip ? [whip.handler] : [],
+    waysRoutes,
   });
   // Listening before the app is attached is safe: no request event can run before this synchronous code ends.
   server.on('request', app);
-  const sockets = attachSocketServer(server, {
-    frames,
-    video,
-    limits,
-    maxBufferedBytes: config.maxBufferedBytes,
-    maxMessagesPerSecond: config.maxMessagesPerSecond,
-    models,
-    maxConnections: config.maxConnections,
-    maxConnectionsPerIp: config.maxConnectionsPerIp,
-    trustProxy: config.trustProxy,
-    policy,
-    instance: config.instance,
-    heartbeatMs: config.heartbeatMs,
-    receiveBudget,
-    logger,
-    metrics,
-  });
+  for (const way of ways) way.start({ server, routes: waysRoutes });
   const metricsServer = config.metricsPort === undefined ? undefined : await startMetricsServer(metrics, config.metricsPort, config.host);
 
   const url = new URL(access.local[0]!).origin;
@@ -238,7 +245,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, seams:
     stopWatching();
     engines.stop();
     idleCollection.stop();
-    drained ??= drainGateway({ server, sockets, whip, inference, lifecycle, logger }, deadlineMs);
+    drained ??= drainGateway({ server, ways, inference, lifecycle, logger }, deadlineMs);
     return drained;
   };
   return {
@@ -248,6 +255,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, seams:
     registry,
     access,
     exposure,
+    tap,
     reloadModels: syncModels,
     drain,
     close: () =>
@@ -308,8 +316,7 @@ async function startMetricsServer(metrics: Metrics, port: number, host: string):
 
 interface DrainParts {
   server: Server;
-  sockets: SocketServer;
-  whip: WhipWay | undefined;
+  ways: readonly WayIn[];
   inference: InferenceExecutor;
   lifecycle: Lifecycle;
   logger: Logger;
@@ -323,28 +330,27 @@ const IDLE_COLLECT_GROWTH_MB = 16;
 /** How often idle keep-alive connections are closed while draining: each one as soon as its last answer is out. */
 const IDLE_SWEEP_MS = 50;
 
-async function drainGateway({ server, sockets, whip, inference, lifecycle, logger }: DrainParts, deadlineMs: number): Promise<DrainReport> {
+async function drainGateway({ server, ways, inference, lifecycle, logger }: DrainParts, deadlineMs: number): Promise<DrainReport> {
   const started = performance.now();
   lifecycle.state = 'draining';
-  const connections = sockets.connections;
+  const connections = ways.find((way) => way.name === 'websocket')?.open ?? 0;
   // No new connections from here on; 'close' comes once every connection (HTTP and WebSocket) has ended.
   const httpClosed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
   const sweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS);
-  const everything = Promise.all([sockets.drain(), whip?.drain(), httpClosed]).then(() => 'drained' as const);
+  const everything = Promise.all([...ways.map((way) => way.drain()), httpClosed]).then(() => 'drained' as const);
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<'deadline'>((resolve) => (timer = setTimeout(() => resolve('deadline'), deadlineMs)));
   const outcome = await Promise.race([everything, deadline]);
   clearTimeout(timer);
   clearInterval(sweep);
   if (outcome === 'deadline') {
-    logger.warn({ websockets: sockets.connections, deadlineMs }, 'drain deadline reached: closing what is left');
-    sockets.terminateAll();
-    await whip?.terminate();
+    logger.warn({ open: openByWay(ways), deadlineMs }, 'drain deadline reached: closing what is left');
+    await Promise.all(ways.map((way) => way.terminate()));
     server.closeAllConnections();
     await httpClosed;
   }
-  await sockets.close();
+  await Promise.all(ways.map((way) => way.close()));
   await inference.close();
   return { outcome, ms: Math.round(performance.now() - started), connections };
 }

@@ -33,7 +33,9 @@ export const LIVE_PATH = '/livez';
 /** Readiness for orchestrators and load balancers: models loaded, workers up, not draining; 503 otherwise. */
 export const READY_PATH = '/readyz';
 export const METRICS_PATH = '/metrics';
-/** The Open Inference Protocol's (KServe v2) health paths; its model paths live under /v2/models (docs/PROTOCOL.md). */
+/** The Open Inference Protocol's (KServe v2) root: server metadata; its model paths live under /v2/models (docs/PROTOCOL.md). */
+export const V2_PATH = '/v2';
+/** The Open Inference Protocol's (KServe v2) health paths. */
 export const V2_LIVE_PATH = '/v2/health/live';
 export const V2_READY_PATH = '/v2/health/ready';
 /** How to reach this gateway from other devices (dashboard: LAN URL and QR code). */
@@ -205,3 +207,31 @@ export const HTTP_STATUS_BY_ERROR: Readonly<Record<ErrorCode, number>> = {
 
 export const MODEL_KINDS = ['objects', 'faces'] as const;
 export type ModelKind = (typeof MODEL_KINDS)[number];
+
+/**
+ * `?camera=NAME` on the WebSocket and on WHIP (`POST /whip?camera=NAME`): the camera a stream belongs to. Its
+ * rules (lines, zones) turn the stream's tracked detections into events; a stream that names none is `default`.
+ * A name is 1-64 characters of letters, digits, `_`, `.` and `-`, starting with a letter or digit.
+ */
+export const CAMERA_QUERY_PARAM = 'camera';
+export const DEFAULT_CAMERA = 'default';
+export const CAMERA_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+/** GET: the cameras with rules or events. */
+export const CAMERAS_PATH = '/api/cameras';
+/** GET and PUT a camera's rules (Express route syntax: `:name` a camera name). */
+export const CAMERA_RULES_PATH = '/api/cameras/:name/rules';
+/** GET a camera's counts per rule, direction and label. */
+export const CAMERA_COUNTS_PATH = '/api/cameras/:name/counts';
+/** GET the event history, oldest first, paged (`?camera=&since=&limit=`). */
+export const EVENTS_PATH = '/api/events';
+/** Server-Sent Events: every new event (`event: detection-event`, `id:` its sequence), resumable with Last-Event-ID. */
+export const EVENTS_STREAM_PATH = '/api/events/stream';
+
+/** CAMERA_RULES_PATH for one camera. */
+export function cameraRulesPath(name: string): string {
+  return CAMERA_RULES_PATH.replace(':name', encodeURIComponent(name));
+}
+/** CAMERA_COUNTS_PATH for one camera. */
+export function cameraCountsPath(name: string): string {
+  return CAMERA_COUNTS_PATH.replace(':name', encodeURIComponent(name));
+}

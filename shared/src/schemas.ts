@@ -144,6 +144,8 @@ export const helloSchema = z.object({
   limits: limitsSchema,
   /** This connection asked for tracking (`?track=1`): detections carry `trackId`. */
   tracking: z.boolean().optional(),
+  /** The camera this connection's frames belong to (`?camera=`): its rules turn them into events. */
+  camera: z.string().optional(),
   /** The emulated link this connection runs behind (`?link=`), as a spec and a label for people; absent: none. */
   link: z.object({ spec: z.string(), label: z.string() }).optional(),
   /** The video this gateway decodes (protocol 3): the codecs it takes chunks in; absent: none. */

@@ -12,6 +12,7 @@ import { ProtocolError } from '@sightline/shared/validation';
 import type { AdmittedFrame, FrameRequest } from '../admission/frame-admission.ts';
 import type { EngineMonitor } from '../engines/engine-monitor.ts';
 import type { FairScheduler } from '../scheduling/fair-scheduler.ts';
+import type { DetectionsTap } from './detections-tap.ts';
 import { FrameStream, type StreamOptions } from './frame-stream.ts';
 import type { Detected, FrameAnswer, PendingFrame } from './pending-frame.ts';
 
@@ -26,11 +27,13 @@ export class FrameService {
     /** Throws ProtocolError `unknown_model`, `unavailable`, `bad_image`, `too_large`. */
     readonly admit: Admission,
     private readonly engines?: EngineMonitor,
+    /** Where every detected frame of a camera's stream passes (the events' rule engine subscribes). */
+    readonly tap?: DetectionsTap,
   ) {}
 
   /** A lane of its own in the queue, for a client that sends a stream of frames. */
   openStream(options: StreamOptions): FrameStream {
-    return new FrameStream(this.scheduler, options, (frame, outcome, startedAt) => this.complete(frame, outcome, startedAt));
+    return new FrameStream(this.scheduler, options, (frame, outcome, startedAt) => this.complete(frame, outcome, startedAt), this.tap);
   }
 
   /**

@@ -1,15 +1,18 @@
 /**
  * One client's stream of frames (a WebSocket connection, a data channel, a video track): its lane in the
  * gateway's one queue, and its tracks. Frames pushed are answered through their own FrameAnswer, exactly
- * once, by whichever comes first: detections (with track ids when the stream tracks), a drop (`superseded`
- * by its own newer frame, `overloaded` on receipt with `retryAfterMs`, `shutting_down`), or an error.
+ * once, by whichever comes first: detections (with track ids when the client asked for tracking), a drop
+ * (`superseded` by its own newer frame, `overloaded` on receipt with `retryAfterMs`, `shutting_down`), or an
+ * error. A stream that belongs to a camera hands every detected frame, once it is answered, to the detections
+ * tap; it is tracked when the client asked or when a tap consumer needs the camera's tracks (it has rules).
  */
 import type { DropReason } from '@sightline/shared/protocol';
 import type { FrameResult } from '@sightline/shared/model';
 import type { AdmittedFrame } from '../admission/frame-admission.ts';
 import type { FairScheduler, Lane } from '../scheduling/fair-scheduler.ts';
 import { ConnectionTracks } from '../tracking/connection-tracks.ts';
-import { mapDetected, type FrameAnswer, type PendingFrame } from './pending-frame.ts';
+import type { DetectionsTap } from './detections-tap.ts';
+import type { Detected, FrameAnswer, PendingFrame } from './pending-frame.ts';
 
 export interface StreamOptions {
   /** Frames processed at once. */
@@ -18,6 +21,15 @@ export interface StreamOptions {
   queueLength: number;
   /** Detections carry the id of the track each belongs to. */
   tracking?: boolean;
+  /** The camera the stream belongs to: its detected frames pass the detections tap. */
+  camera?: string | undefined;
+}
+
+/** Where a camera's stream hands its detected frames. */
+interface CameraTap {
+  camera: string;
+  stream: number;
+  tap: DetectionsTap;
 }
 
 /** Turns a scheduled frame's outcome into its answer (the frame service's: engine health, queueMs). */
@@ -25,14 +37,20 @@ export type Completion = (frame: PendingFrame, outcome: FrameResult | Error, sta
 
 export class FrameStream {
   private readonly lane: Lane<PendingFrame, FrameResult>;
-  private readonly tracks: ConnectionTracks | undefined;
+  /** Made with the first frame that needs tracks (the client asked, or rules for its camera appeared). */
+  private tracks: ConnectionTracks | undefined;
+  private readonly tracking: boolean;
+  private readonly cameraTap: CameraTap | undefined;
+  private ended = false;
 
   constructor(
     private readonly scheduler: FairScheduler<PendingFrame, FrameResult>,
     options: StreamOptions,
     complete: Completion,
+    tap?: DetectionsTap,
   ) {
-    this.tracks = options.tracking ? new ConnectionTracks() : undefined;
+    this.tracking = options.tracking ?? false;
+    this.cameraTap = tap && options.camera !== undefined ? { camera: options.camera, stream: tap.openStream(), tap } : undefined;
     this.lane = scheduler.lane({
       maxInFlight: options.maxInFlight,
       queueLength: options.queueLength,
@@ -51,7 +69,7 @@ export class FrameStream {
       spec: admitted.spec,
       decodeBytes: admitted.decodeBytes,
       ...times,
-      answer: this.tracks ? this.tracked(answer, times.capturedAt) : answer,
+      answer: this.tracking || this.cameraTap ? this.tracked(answer, times.capturedAt) : answer,
     };
     // The gateway holds as many frames waiting as it may: refused like a frame predicted to wait too long.
     if (this.lane.push(frame) === 'refused') answer.dropped('overloaded', this.scheduler.retryAfterMs());
@@ -62,9 +80,13 @@ export class FrameStream {
     this.lane.close(reason);
   }
 
-  /** The client is gone: what waits is forgotten, not answered. */
+  /** The client is gone: what waits is forgotten, not answered; its tracks end. */
   detach(): void {
     this.lane.detach();
+    if (this.cameraTap && !this.ended) {
+      this.ended = true;
+      this.cameraTap.tap.streamEnded(this.cameraTap.camera, this.cameraTap.stream);
+    }
   }
 
   /** Resolves once nothing of this stream waits or is processed. */
@@ -72,11 +94,41 @@ export class FrameStream {
     return this.lane.whenIdle();
   }
 
+  /** The answer, with track ids for the client that asked, then the frame handed to the tap. */
   private tracked(answer: FrameAnswer, capturedAt: number): FrameAnswer {
-    const tracks = this.tracks!;
-    return mapDetected(answer, (detected) => ({
-      ...detected,
-      result: { ...detected.result, detections: tracks.identify(detected.model, detected.result.detections, capturedAt) },
-    }));
+    return {
+      detected: (detected) => {
+        const tracked = this.withTracks(detected, capturedAt);
+        answer.detected(this.tracking ? tracked : detected);
+        this.publish(tracked, capturedAt);
+      },
+      dropped: (reason, retryAfterMs) => answer.dropped(reason, retryAfterMs),
+      failed: (error) => answer.failed(error),
+    };
+  }
+
+  /** Tracks are kept while the client asked for them or a tap consumer needs them; not for an untracked camera. */
+  private withTracks(detected: Detected, capturedAt: number): Detected {
+    const wanted = this.tracking || (this.cameraTap?.tap.wantsTracks(this.cameraTap.camera) ?? false);
+    if (!wanted) return detected;
+    this.tracks ??= new ConnectionTracks();
+    const detections = this.tracks.identify(detected.model, detected.result.detections, capturedAt);
+    return { ...detected, result: { ...detected.result, detections } };
+  }
+
+  private publish(detected: Detected, capturedAt: number): void {
+    if (!this.cameraTap) return;
+    const { camera, stream, tap } = this.cameraTap;
+    const { result } = detected;
+    tap.publish({
+      camera,
+      stream,
+      model: detected.model,
+      capturedAt,
+      detectedAt: Date.now(),
+      width: result.width,
+      height: result.height,
+      detections: result.detections,
+    });
   }
 }

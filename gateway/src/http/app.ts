@@ -1,11 +1,13 @@
-/** HTTP surface: detection, model list and model files, health, metrics, and the dashboard's static build. */
+/**
+ * HTTP surface: probes, the access guard, the model list and model files, metrics, the routes of the ways in
+ * (HTTP detection, KServe v2, WHIP: ways/), the events API, and the dashboard's static build.
+ */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import cors from 'cors';
 import {
   ACCESS_PATH,
-  DETECT_PATH,
   HEALTH_PATH,
   METRICS_PATH,
   MODEL_FILE_PATH,
@@ -19,20 +21,15 @@ import type { Logger } from '../logger.ts';
 import type { Metrics } from '../metrics.ts';
 import type { ModelRegistry } from '../models/model-registry.ts';
 import type { EngineMonitor } from '../engines/engine-monitor.ts';
-import type { FrameService } from '../frames/frame-service.ts';
 import type { InferenceExecutor } from '../inference/inference-executor.ts';
-import type { ReceiveBudget } from '../scheduling/receive-budget.ts';
 import type { AccessPolicy } from '../security/access-policy.ts';
 import { httpGuard } from './http-guard.ts';
 import { securityHeaders } from '../security/security-headers.ts';
-import { detectRouter } from './detect-route.ts';
-import { v2Router } from './v2-routes.ts';
 import { sendError } from './error-response.ts';
 import { modelFileHandler } from './model-file-route.ts';
 import { healthRoute, probeRoutes } from './probes.ts';
 
 export interface AppDependencies {
-  frames: FrameService;
   registry: ModelRegistry;
   inference: InferenceExecutor;
   engines: EngineMonitor;
@@ -40,8 +37,6 @@ export interface AppDependencies {
   metrics: Metrics;
   logger: Logger;
   webDir: string;
-  maxMessageBytes: number;
-  receiveBudget: ReceiveBudget;
   policy: AccessPolicy;
   /** What GET /api/access answers. */
   access: AccessInfo;
@@ -53,8 +48,10 @@ export interface AppDependencies {
   trustProxy: readonly string[];
   /** This gateway's name (GET /healthz). */
   instance: string;
-  /** Other ways in served over HTTP (WHIP), behind the same guard and drain rules as the API. */
-  ways?: RequestHandler[];
+  /** Where the ways in (ways/way-in.ts) mount their routes: behind the guard and the drain rule, before the dashboard. */
+  waysRoutes: Router;
+  /** Routes of the API beyond frames (the events'), behind the same guard and drain rule. */
+  apiRoutes?: Router[];
 }
 
 const PLACEHOLDER_PAGE = `<!doctype html><meta charset="utf-8"><title>Sightline</title>
@@ -108,9 +105,8 @@ export function createApp(deps: AppDependencies): express.Express {
 
   if (deps.serveMetrics) app.get(METRICS_PATH, metricsHandler(deps.metrics));
 
-  app.use(DETECT_PATH, detectRouter(deps));
-  app.use(v2Router(deps));
-  for (const way of deps.ways ?? []) app.use(way);
+  for (const routes of deps.apiRoutes ?? []) app.use(routes);
+  app.use(deps.waysRoutes);
 
   const indexHtml = join(deps.webDir, 'index.html');
   if (existsSync(indexHtml)) {

@@ -106,11 +106,11 @@ function outputTensors(reply: DetectionsMessage): Record<OutputName, KserveTenso
 export function v2Router(deps: V2Deps): Router {
   const router = express.Router();
 
-  router.get('/v2', (_request, response) => {
+  router.get('/', (_request, response) => {
     response.json({ name: 'sightline', version: '2', extensions: ['binary_tensor_data'] });
   });
 
-  router.get('/v2/models/:name', (request: Request<{ name: string }>, response) => {
+  router.get('/models/:name', (request: Request<{ name: string }>, response) => {
     try {
       const spec = deps.registry.resolve(request.params.name);
       response.json({
@@ -130,7 +130,7 @@ export function v2Router(deps: V2Deps): Router {
     }
   });
 
-  router.get('/v2/models/:name/ready', (request: Request<{ name: string }>, response) => {
+  router.get('/models/:name/ready', (request: Request<{ name: string }>, response) => {
     try {
       deps.registry.resolve(request.params.name);
       deps.engines.check(request.params.name);
@@ -141,7 +141,7 @@ export function v2Router(deps: V2Deps): Router {
   });
 
   router.post(
-    '/v2/models/:name/infer',
+    '/models/:name/infer',
     reserveBody(deps.receiveBudget, deps.maxMessageBytes),
     express.raw({ type: () => true, limit: deps.maxMessageBytes }),
     async (request: Request<{ name: string }>, response: Response) => {

@@ -8,6 +8,7 @@
 import { decodeClientMessage, encodeMessage, ProtocolError } from '@sightline/shared/codec';
 import {
   CLOSE_CODES,
+  DEFAULT_CAMERA,
   PROTOCOL_VERSION,
   type CloseCode,
   type ChunkMessage,
@@ -41,6 +42,8 @@ export interface MessageSessionOptions {
   instance: string;
   /** The client asked for tracking (`?track=1`): detections carry `trackId`. */
   tracking?: boolean;
+  /** The camera the channel's frames and video belong to (`?camera=`; DEFAULT_CAMERA when it names none). */
+  camera?: string;
   /** The protocol version the client asked for (`?protocol=`), named in `hello`; the newest when it asked for none. */
   protocol?: number;
   /** The way in, for metrics: `ws`, `webrtc`. */
@@ -74,6 +77,7 @@ export class MessageSession {
       maxInFlight: options.limits.maxInFlight,
       queueLength: options.limits.queueLength,
       tracking: options.tracking ?? false,
+      camera: options.camera ?? DEFAULT_CAMERA,
     });
     this.rate = new MessageRateLimiter(options.maxMessagesPerSecond);
     this.send(
@@ -84,6 +88,7 @@ export class MessageSession {
         ...options.models(),
         limits: options.limits,
         ...(options.tracking ? { tracking: true } : {}),
+        camera: options.camera ?? DEFAULT_CAMERA,
         ...(options.link ? { link: options.link } : {}),
         ...(options.video?.decoding.available ? { video: { codecs: [...options.video.decoding.codecs] } } : {}),
       },
@@ -216,6 +221,7 @@ export class MessageSession {
       ...video,
       frames: this.options.frames,
       tracking: this.options.tracking ?? false,
+      camera: this.options.camera ?? DEFAULT_CAMERA,
       requestKeyframe: (reason) => this.send({ type: 'keyframe', reason }, this.videoCodec),
     });
     this.video.push(

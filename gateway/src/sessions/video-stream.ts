@@ -61,6 +61,8 @@ export interface VideoStreamOptions {
   /** Resolves a model name (the default when none) and checks its engine; throws ProtocolError. */
   model: (name: string | undefined) => ModelSpec;
   tracking?: boolean;
+  /** The camera the stream belongs to (its detected pictures pass the detections tap). */
+  camera?: string | undefined;
   /** Asks the client for a keyframe (a `keyframe` message, or a PLI on a WebRTC track). */
   requestKeyframe: (reason: string) => void;
   /** A stream with no chunk for this long frees its decoder; the next keyframe opens one again. */
@@ -98,7 +100,12 @@ export class VideoStream {
 
   constructor(private readonly options: VideoStreamOptions) {
     // One picture waits at most: a newer decoded picture supersedes it.
-    this.stream = options.frames.openStream({ maxInFlight: 1, queueLength: 1, tracking: options.tracking ?? false });
+    this.stream = options.frames.openStream({
+      maxInFlight: 1,
+      queueLength: 1,
+      tracking: options.tracking ?? false,
+      camera: options.camera,
+    });
   }
 
   /** Takes a chunk; `answer` is called exactly once for it. */

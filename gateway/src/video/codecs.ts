@@ -2,9 +2,10 @@
  * The video codecs a browser's WebCodecs encoder produces and the gateway can decode, and what each is
  * called where it matters: the IVF container's four-character code and ffmpeg's decoder names.
  */
+import { VIDEO_CODECS, type VideoCodec } from '@sightline/shared/protocol';
 
-export const VIDEO_CODECS = ['vp8', 'vp9', 'h264', 'av1'] as const;
-export type VideoCodec = (typeof VIDEO_CODECS)[number];
+// The one list of video codecs is the protocol's.
+export { VIDEO_CODECS, type VideoCodec };
 
 /**
  * IVF carries every codec here, H.264 too (Annex B access units as frames; ffmpeg's IVF demuxer maps the

@@ -14,7 +14,7 @@ export {
   type OpenVideoStreamResult,
   type VideoChunk,
   type VideoStreamConfig,
-  type VideoStreamOptions,
+  type StreamDecoderOptions,
   type VideoStreamStats,
 } from './stream-decoder.ts';
 export { VIDEO_ERROR_CODES, type VideoDecodeError, type VideoErrorCode } from './video-errors.ts';

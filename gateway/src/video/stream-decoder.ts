@@ -52,7 +52,7 @@ export interface VideoStreamConfig {
   target: ResizeTarget;
 }
 
-export interface VideoStreamOptions extends VideoStreamConfig {
+export interface StreamDecoderOptions extends VideoStreamConfig {
   decoding: VideoDecoding;
   /** Largest picture (width x height) a stream may have. */
   maxPixels: number;
@@ -127,7 +127,7 @@ interface RunningProcess {
 export type OpenVideoStreamResult = { ok: true; decoder: VideoStreamDecoder } | { ok: false; error: VideoDecodeError };
 
 /** A decoder for a stream, or the reason there is none (unknown or undecodable codec, too many pixels). */
-export function openVideoStream(options: VideoStreamOptions): OpenVideoStreamResult {
+export function openVideoStream(options: StreamDecoderOptions): OpenVideoStreamResult {
   const codec = parseVideoCodec(options.codec);
   if (!codec) return { ok: false, error: videoError('unknown_codec', `"${options.codec}" is not a video codec this gateway knows`) };
   const { decoding } = options;
@@ -174,7 +174,7 @@ export class VideoStreamDecoder {
   private readonly errorCounts: Partial<Record<VideoErrorCode, number>> = {};
 
   constructor(
-    private readonly options: VideoStreamOptions,
+    private readonly options: StreamDecoderOptions,
     codec: VideoCodec,
     private readonly ffmpeg: FfmpegBinary,
     private readonly decoderName: string,

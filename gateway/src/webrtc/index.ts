@@ -1,4 +1,8 @@
-/** The WebRTC side of the gateway: WHIP sessions on libdatachannel, plugged into the frame core as an adapter. */
+/**
+ * The WebRTC stack: peer sessions on libdatachannel (their data channels and video receivers, RTP turned into
+ * encoded frames by rtp/), the offers they answer, the session manager. WHIP signalling and the frame core's
+ * adapter for peers are the way in (whip/).
+ */
 export { SessionManager, type CreatedSession, type SessionEndReason, type SessionManagerOptions } from './session-manager.ts';
 export {
   PeerSession,
@@ -8,7 +12,6 @@ export {
   type VideoFrameEvent,
   type VideoStats,
 } from './peer-session.ts';
-export { handleWhipRequest, iceServerLinks, type WhipHttpOptions, type WhipRefusal } from './whip-http.ts';
 export { WhipError, type WhipErrorCode } from './whip-error.ts';
 export { WEBRTC_DEFAULTS, parsePortRange, type IceServerConfig, type WebRtcConfig } from './webrtc-config.ts';
-export type { EncodedVideoFrame, FrameDropReason, VideoCodec } from './frame-assembler.ts';
+export type { EncodedVideoFrame, FrameDropReason, RtpVideoCodec } from '../rtp/frame-assembler.ts';

@@ -12,14 +12,14 @@
  * receive-only track, and the NACKs this gateway sends are written in JavaScript.
  */
 import { WhipError } from './whip-error.ts';
-import type { VideoCodec } from './frame-assembler.ts';
+import type { RtpVideoCodec } from '../rtp/frame-assembler.ts';
 
 export interface OfferedVideo {
   mid: string;
   /** The offer said sendonly: the answer must say recvonly, whatever the stack was shown. */
   sendOnly: boolean;
   /** Payload type -> codec, for the packets of this section. */
-  payloadTypes: Map<number, VideoCodec>;
+  payloadTypes: Map<number, RtpVideoCodec>;
 }
 
 export interface PreparedOffer {
@@ -32,7 +32,7 @@ export interface PreparedOffer {
 
 const MAX_OFFER_BYTES = 64 * 1024;
 
-export function prepareOffer(offer: string, preference: readonly VideoCodec[] = ['vp8', 'h264']): PreparedOffer {
+export function prepareOffer(offer: string, preference: readonly RtpVideoCodec[] = ['vp8', 'h264']): PreparedOffer {
   if (typeof offer !== 'string' || offer.length === 0) throw new WhipError('bad_sdp', 'empty offer');
   if (offer.length > MAX_OFFER_BYTES) throw new WhipError('bad_sdp', `offer larger than ${MAX_OFFER_BYTES} bytes`);
   const lines = offer.split(/\r?\n/).filter((line) => line.length > 0);
@@ -89,7 +89,7 @@ function sectionMid(section: string[]): string {
   return line.slice('a=mid:'.length).trim();
 }
 
-function narrowVideo(section: string[], preference: readonly VideoCodec[]): { lines: string[]; video: OfferedVideo } {
+function narrowVideo(section: string[], preference: readonly RtpVideoCodec[]): { lines: string[]; video: OfferedVideo } {
   const mid = sectionMid(section);
   const sendOnly = section.includes('a=sendonly');
   const [media, port, proto, ...formats] = section[0]!.split(' ');
@@ -101,7 +101,7 @@ function narrowVideo(section: string[], preference: readonly VideoCodec[]): { li
     const params = /^a=fmtp:(\d+) (.*)$/.exec(line);
     if (params) fmtp.set(Number(params[1]), params[2]!);
   }
-  const payloadTypes = new Map<number, VideoCodec>();
+  const payloadTypes = new Map<number, RtpVideoCodec>();
   for (const format of formats) {
     const pt = Number(format);
     const name = rtpmap.get(pt);

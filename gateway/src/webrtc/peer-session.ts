@@ -6,13 +6,14 @@
  * to the session manager, which owns the lifetime; `close` frees the native peer, its sockets and threads.
  */
 import nodeDataChannel, { type DataChannel, type PeerConnection, type Track } from 'node-datachannel';
+import { DEFAULT_CAMERA } from '@sightline/shared/protocol';
 import type { RequestedLink } from '../link/link-request.ts';
-import { FrameAssembler, type EncodedVideoFrame, type FrameDropReason, type VideoCodec } from './frame-assembler.ts';
+import { FrameAssembler, type EncodedVideoFrame, type FrameDropReason, type RtpVideoCodec } from '../rtp/frame-assembler.ts';
 import { restoreDirections, type OfferedVideo, type PreparedOffer } from './offer-sdp.ts';
-import { ReceiveBandwidthEstimator, type BandwidthUsage } from './receive-bandwidth-estimator.ts';
-import { genericNack } from './rtcp-nack.ts';
-import { isRtcp, parseRtpPacket } from './rtp-packet.ts';
-import { RtpReceiveStatsCounter, type RtpReceiveStats } from './rtp-receive-stats.ts';
+import { ReceiveBandwidthEstimator, type BandwidthUsage } from '../rtp/receive-bandwidth-estimator.ts';
+import { genericNack } from '../rtp/rtcp-nack.ts';
+import { isRtcp, parseRtpPacket } from '../rtp/rtp-packet.ts';
+import { RtpReceiveStatsCounter, type RtpReceiveStats } from '../rtp/rtp-receive-stats.ts';
 import { toNativeIceServers, type WebRtcConfig } from './webrtc-config.ts';
 import { WhipError } from './whip-error.ts';
 
@@ -40,7 +41,7 @@ export interface VideoFrameEvent extends EncodedVideoFrame {
 
 export interface VideoStats extends RtpReceiveStats {
   mid: string;
-  codec: VideoCodec | undefined;
+  codec: RtpVideoCodec | undefined;
   framesDelivered: number;
   framesDropped: number;
   keyframesRequested: number;
@@ -83,9 +84,9 @@ interface VideoReceiver {
   mid: string;
   track: Track;
   offered: OfferedVideo;
-  assembler: Map<VideoCodec, FrameAssembler>;
+  assembler: Map<RtpVideoCodec, FrameAssembler>;
   stats: RtpReceiveStatsCounter;
-  codec: VideoCodec | undefined;
+  codec: RtpVideoCodec | undefined;
   framesDelivered: number;
   framesDropped: number;
   keyframesRequested: number;
@@ -103,6 +104,8 @@ export class PeerSession {
   readonly createdAt = Date.now();
   /** The emulated link its UDP flow runs behind (the session manager's relay), named in each channel's hello. */
   readonly link: RequestedLink | undefined;
+  /** The camera its frames and video belong to. */
+  readonly camera: string;
   handlers: PeerSessionHandlers = {};
   readonly #pc: PeerConnection;
   readonly #offer: PreparedOffer;
@@ -114,9 +117,15 @@ export class PeerSession {
   #state: PeerState = 'new';
   #lastInboundAt = performance.now();
 
-  constructor(id: string, offer: PreparedOffer, config: WebRtcConfig, link?: RequestedLink) {
+  constructor(
+    id: string,
+    offer: PreparedOffer,
+    config: WebRtcConfig,
+    { link, camera }: { link?: RequestedLink | undefined; camera?: string | undefined } = {},
+  ) {
     this.id = id;
     this.link = link;
+    this.camera = camera ?? DEFAULT_CAMERA;
     this.#offer = offer;
     this.#config = config;
     this.#pc = new nodeDataChannel.PeerConnection(`whip-${id}`, {

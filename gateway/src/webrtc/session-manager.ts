@@ -37,6 +37,8 @@ export interface SessionManagerOptions {
 export interface SessionRequest {
   /** The link the peer's UDP flow runs behind (`?link=` on the POST); undefined: none. */
   link?: RequestedLink | undefined;
+  /** The camera the peer's frames and video belong to (`?camera=` on the POST); DEFAULT_CAMERA when unset. */
+  camera?: string | undefined;
 }
 
 export interface CreatedSession {
@@ -85,7 +87,7 @@ export class SessionManager {
     // Behind a link the stack must not check the client's own candidates: it would find the pair around the relay.
     const given = request.link ? { ...prepared, sdp: withoutCandidates(prepared.sdp) } : prepared;
     const id = randomUUID();
-    const session = new PeerSession(id, given, this.config, request.link);
+    const session = new PeerSession(id, given, this.config, { link: request.link, camera: request.camera });
     this.#sessions.set(id, session);
     this.#watchLiveness();
     session.onStateChange((state) => this.#onState(session, state));

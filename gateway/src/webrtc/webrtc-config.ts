@@ -4,7 +4,7 @@
  * peers behind NAT, and how many peers it takes at once.
  */
 import type { IceServer } from 'node-datachannel';
-import type { VideoCodec } from './frame-assembler.ts';
+import type { RtpVideoCodec } from '../rtp/frame-assembler.ts';
 
 /** The browser's RTCIceServer shape, so one setting serves both ends. */
 export interface IceServerConfig {
@@ -21,7 +21,7 @@ export interface WebRtcConfig {
   iceServers: IceServerConfig[];
   maxPeers: number;
   /** Video codecs accepted, most wanted first: the answer lists them in this order. */
-  videoCodecs: VideoCodec[];
+  videoCodecs: RtpVideoCodec[];
   /**
    * How long a missing video packet is waited for (it was NACKed; the resend takes a round trip) before its
    * frame is given up and a keyframe asked for. Frames behind the hole wait with it.

@@ -4,12 +4,13 @@
  * no more peers or is draining.
  */
 export type WhipErrorCode =
-  'bad_sdp' | 'unsupported_media' | 'bad_link' | 'too_many_peers' | 'draining' | 'not_found' | 'negotiation_failed';
+  'bad_sdp' | 'unsupported_media' | 'bad_link' | 'bad_camera' | 'too_many_peers' | 'draining' | 'not_found' | 'negotiation_failed';
 
 const STATUS: Record<WhipErrorCode, 400 | 404 | 503 | 500> = {
   bad_sdp: 400,
   unsupported_media: 400,
   bad_link: 400,
+  bad_camera: 400,
   too_many_peers: 503,
   draining: 503,
   not_found: 404,

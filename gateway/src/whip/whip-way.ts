@@ -16,19 +16,14 @@ import { DETECTIONS_CHANNEL, WHIP_PATH } from '@sightline/shared/protocol';
 import { isLoopbackAddress, LINK_REFUSED_REASON } from '../link/link-request.ts';
 import type { Logger } from '../logger.ts';
 import type { AccessPolicy } from '../security/access-policy.ts';
-import { detectionsReply, errorReply } from '../frames/replies.ts';
-import { observeStages } from '../metrics.ts';
+import { errorReply } from '../frames/replies.ts';
+import { RtpClock } from '../rtp/rtp-clock.ts';
 import { MessageSession, type MessageSessionOptions, type SessionVideo } from '../sessions/message-session.ts';
-import { VideoStream } from '../sessions/video-stream.ts';
-import {
-  handleWhipRequest,
-  SessionManager,
-  type PeerSession,
-  type SessionDataChannel,
-  type VideoFrameEvent,
-  type WebRtcConfig,
-} from '../webrtc/index.ts';
+import { VideoSource } from '../sessions/video-source.ts';
+import type { WayIn } from '../ways/way-in.ts';
+import { SessionManager, type PeerSession, type SessionDataChannel, type VideoFrameEvent, type WebRtcConfig } from '../webrtc/index.ts';
 import { dataChannelChannel } from './data-channel.ts';
+import { handleWhipRequest } from './whip-http.ts';
 
 /** What each data channel's session is made with (as a WebSocket connection's), and the WebRTC settings. */
 export interface WhipWayOptions extends Pick<
@@ -42,17 +37,12 @@ export interface WhipWayOptions extends Pick<
   logger: Logger;
 }
 
-export interface WhipWay {
-  /** Express middleware answering WHIP_PATH and its sessions; anything else goes on. */
-  handler: RequestHandler;
-  readonly peers: number;
-  /** Answers what the peers' sessions hold, then closes every peer; no new peer is taken from the first call. */
-  drain(): Promise<void>;
-  /** Closes every peer now (the drain ran out of time). */
-  terminate(): Promise<void>;
-}
-
-export function createWhipWay(options: WhipWayOptions): WhipWay {
+/**
+ * The WHIP way in: started, it answers WHIP_PATH and its sessions on the routes (anything else goes on); what it
+ * holds open is its peers; the drain answers what the peers' sessions and tracks hold, then closes every peer,
+ * and no new peer is taken from its first call.
+ */
+export function createWhipWay(options: WhipWayOptions): WayIn {
   const sessions = new Set<MessageSession>();
   const manager = new SessionManager({
     config: options.webrtc,
@@ -63,18 +53,22 @@ export function createWhipWay(options: WhipWayOptions): WhipWay {
     },
   });
 
-  const tracks = new Set<VideoStream>();
+  const tracks = new Set<TrackDetections>();
 
   function attachPeer(peer: PeerSession): void {
     options.metrics.webrtcPeers.set(manager.size);
     const log = options.logger.child({ peer: peer.id });
     log.info(peer.link ? { link: peer.link.spec } : {}, 'webrtc peer offered');
-    const video = new TrackDetections(peer, options, tracks, log);
+    const video = new TrackDetections(peer, options, log);
+    tracks.add(video);
     // Each frame channel is a session holding a place in the queue, as a WebSocket connection does: a peer
     // could otherwise open channels without bound past SIGHTLINE_MAX_CONNECTIONS.
     let frameChannels = 0;
     peer.onStateChange((state) => {
-      if (state === 'closed' || state === 'failed') video.close();
+      if (state === 'closed' || state === 'failed') {
+        video.close();
+        tracks.delete(video);
+      }
     });
     peer.handlers = {
       onVideoFrame: (frame) => video.frame(frame),
@@ -91,6 +85,7 @@ export function createWhipWay(options: WhipWayOptions): WhipWay {
         const session = new MessageSession(dataChannelChannel(channel), {
           ...options,
           transport: 'webrtc',
+          camera: peer.camera,
           logger: log,
           ...(peer.link ? { link: { spec: peer.link.spec, label: peer.link.label } } : {}),
         });
@@ -122,8 +117,9 @@ export function createWhipWay(options: WhipWayOptions): WhipWay {
   };
 
   return {
-    handler,
-    get peers() {
+    name: 'whip',
+    start: (host) => void host.routes.use(handler),
+    get open() {
       return manager.size;
     },
     async drain() {
@@ -131,6 +127,7 @@ export function createWhipWay(options: WhipWayOptions): WhipWay {
       await manager.drain();
     },
     terminate: () => manager.drain(0),
+    close: () => Promise.resolve(),
   };
 }
 
@@ -147,71 +144,43 @@ function refuseChannel(channel: SessionDataChannel): void {
 }
 
 /**
- * A peer's video track through the frame core: each frame (RTP reassembled, in order) is a chunk of a video
- * stream, named by a counter, its capture time the RTP clock in ms; each picture detected goes out on the
- * peer's `detections` channel as one JSON `detections` message with the frame's RTP timestamp. A frame that is
- * not detected (superseded by a newer picture, refused, undecodable) is simply not reported: the track is not
- * request and reply. A keyframe the decoder needs is asked for with a PLI.
+ * A peer's video track as a video source: each frame reassembled from RTP is a chunk, its capture time the RTP
+ * clock in ms; each picture detected goes out on the peer's `detections` channel as one JSON `detections`
+ * message with the frame's RTP timestamp. A keyframe the decoder needs is asked for with a PLI.
  */
 class TrackDetections {
   output: SessionDataChannel | undefined;
-  private stream: VideoStream | undefined;
-  private nextId = 1;
-  /** The RTP clock unwrapped (32 bits at 90 kHz wrap every 13 h): capture times that only grow. */
-  private lastRtp: number | undefined;
-  private rtpHigh = 0;
+  private readonly source: VideoSource | undefined;
+  private readonly clock = new RtpClock();
+  private mid = '';
 
-  constructor(
-    private readonly peer: PeerSession,
-    private readonly options: WhipWayOptions,
-    /** Every track's stream, for the drain. */
-    private readonly tracks: Set<VideoStream>,
-    private readonly log: Logger,
-  ) {}
+  constructor(peer: PeerSession, options: WhipWayOptions, log: Logger) {
+    this.source = options.video
+      ? new VideoSource({
+          frames: options.frames,
+          video: options.video,
+          camera: peer.camera,
+          transport: 'webrtc-track',
+          requestKeyframe: () => peer.requestKeyframe(this.mid),
+          metrics: options.metrics,
+          log,
+        })
+      : undefined;
+  }
 
   frame(frame: VideoFrameEvent): void {
-    const video = this.options.video;
-    if (!video?.decoding.available) return;
-    if (!this.stream) {
-      this.stream = new VideoStream({ ...video, frames: this.options.frames, requestKeyframe: () => this.peer.requestKeyframe(frame.mid) });
-      this.tracks.add(this.stream);
-    }
-    const receivedAt = performance.now();
-    const id = this.nextId++;
-    const ts = this.captureMs(frame.rtpTimestamp);
-    const { metrics } = this.options;
-    this.stream.push(
-      { id, ts, codec: frame.codec, key: frame.keyframe, data: frame.data },
-      {
-        detected: (detected) => {
-          const reply = { ...detectionsReply({ id, ts }, detected, receivedAt), rtpTimestamp: frame.rtpTimestamp };
-          if (this.output?.open) this.output.send(encodeMessage(reply, 'json'));
-          metrics.frames.inc({ transport: 'webrtc-track', codec: frame.codec, outcome: 'detections' });
-          observeStages(metrics, reply.model, reply.timings, { decoder: detected.result.decoder, runner: detected.runner });
-        },
-        dropped: () => metrics.frames.inc({ transport: 'webrtc-track', codec: frame.codec, outcome: 'dropped' }),
-        failed: (error) => {
-          metrics.frames.inc({ transport: 'webrtc-track', codec: frame.codec, outcome: 'error' });
-          this.log.debug({ err: error, id }, 'video track frame not detected');
-        },
-      },
-      receivedAt,
-    );
+    this.mid = frame.mid;
+    const capturedAtMs = this.clock.captureMs(frame.rtpTimestamp);
+    this.source?.push({ codec: frame.codec, keyframe: frame.keyframe, data: frame.data, capturedAtMs }, (reply) => {
+      if (this.output?.open) this.output.send(encodeMessage({ ...reply, rtpTimestamp: frame.rtpTimestamp }, 'json'));
+    });
   }
 
   drain(): Promise<void> {
-    return this.stream?.drain() ?? Promise.resolve();
+    return this.source?.drain() ?? Promise.resolve();
   }
 
   close(): void {
-    if (!this.stream) return;
-    this.stream.close();
-    this.tracks.delete(this.stream);
-  }
-
-  private captureMs(rtp: number): number {
-    if (this.lastRtp !== undefined && rtp < this.lastRtp && this.lastRtp - rtp > 0x8000_0000) this.rtpHigh += 0x1_0000_0000;
-    this.lastRtp = rtp;
-    return (this.rtpHigh + rtp) / 90;
+    this.source?.close();
   }
 }

@@ -25,10 +25,12 @@ import { PeerLogLimiter } from '../logging/peer-log-limiter.ts';
 import type { Metrics } from '../metrics.ts';
 import type { AccessPolicy } from '../security/access-policy.ts';
 import type { ReceiveBudget } from '../scheduling/receive-budget.ts';
+import { cameraOf } from '../frames/camera-name.ts';
 import { MessageSession, type MessageSessionOptions } from '../sessions/message-session.ts';
 import { closeWithin } from './close-socket.ts';
 import { ConnectionLink } from '../link/connection-link.ts';
 import { isLoopbackAddress, LINK_REFUSED_REASON, LinkRequestError, streamLinkFrom } from '../link/link-request.ts';
+import type { WayIn } from '../ways/way-in.ts';
 import { ReadingGate } from './reading-gate.ts';
 import { linkedWsChannel, wsChannel } from './ws-channel.ts';
 
@@ -130,6 +132,7 @@ export function attachSocketServer(server: Server, options: SocketServerOptions)
     let link: LinkProfile | undefined;
     try {
       rawFrameQuery(url);
+      cameraOf(url);
       link = streamLinkFrom(url.searchParams.get(LINK_QUERY_PARAM));
     } catch (error) {
       const known = error instanceof ProtocolError || error instanceof LinkRequestError;
@@ -221,6 +224,7 @@ export function attachSocketServer(server: Server, options: SocketServerOptions)
       transport: 'ws',
       logger: log,
       tracking,
+      camera: cameraOf(url),
       rawFrames: rawFrameQuery(url),
       ...(profile ? { link: { spec: formatLinkSpec(profile), label: linkLabel(profile) } } : {}),
       ...(requested === null ? {} : { protocol: Number(requested) }),
@@ -293,3 +297,18 @@ export function attachSocketServer(server: Server, options: SocketServerOptions)
 }
 
 export type SocketServer = ReturnType<typeof attachSocketServer>;
+
+/** The WebSocket way in: started, it takes upgrades at WS_PATH on the gateway's listener. */
+export function socketWay(options: SocketServerOptions): WayIn {
+  let sockets: SocketServer | undefined;
+  return {
+    name: 'websocket',
+    start: ({ server }) => void (sockets = attachSocketServer(server, options)),
+    get open() {
+      return sockets?.connections ?? 0;
+    },
+    drain: () => sockets?.drain() ?? Promise.resolve(),
+    terminate: () => sockets?.terminateAll(),
+    close: () => sockets?.close() ?? Promise.resolve(),
+  };
+}

@@ -19,7 +19,7 @@ import {
   type VideoDecodeError,
   type VideoDecoding,
   type VideoStreamDecoder,
-  type VideoStreamOptions,
+  type StreamDecoderOptions,
 } from '../../src/video/index.ts';
 
 export const CLIP = { width: 640, height: 480, fps: 25, framesPerPhoto: 20, keyframeInterval: 25 } as const;
@@ -77,7 +77,7 @@ export interface Recorded {
 
 export function openRecorded(
   decoding: VideoDecoding,
-  config: { codec: string; target: ResizeTarget; width?: number; height?: number } & Partial<VideoStreamOptions>,
+  config: { codec: string; target: ResizeTarget; width?: number; height?: number } & Partial<StreamDecoderOptions>,
 ): Recorded {
   const frames: DecodedVideoFrame[] = [];
   const errors: VideoDecodeError[] = [];

@@ -4,7 +4,8 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { handleWhipRequest, SessionManager, type SessionManagerOptions, type WebRtcConfig } from '../../src/webrtc/index.ts';
+import { SessionManager, type SessionManagerOptions, type WebRtcConfig } from '../../src/webrtc/index.ts';
+import { handleWhipRequest } from '../../src/whip/whip-http.ts';
 
 export interface WhipTestServer {
   url: string;

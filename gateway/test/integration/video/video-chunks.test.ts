@@ -11,6 +11,7 @@ import { WireClient } from '@sightline/harness/client';
 import type { RunningGateway } from '../../../src/gateway.ts';
 import { probeVideoDecoding, type EncodedChunk } from '../../../src/video/index.ts';
 import { startTestGateway } from '../../support/test-gateway.ts';
+import type { TappedFrame } from '../../../src/frames/detections-tap.ts';
 import { CLIP, makeClipSet, type ClipSet } from '../../support/video-clips.ts';
 
 let gateway: RunningGateway;
@@ -47,7 +48,10 @@ const kind = (message: ServerMessage) =>
 
 describe('video chunks over the WebSocket', () => {
   it('names the codecs it decodes in hello, and detects in each picture what the same picture as a JPEG shows, one answer per chunk', async () => {
-    const client = await WireClient.connect(wsUrl);
+    // Its camera named: every decoded picture and every frame passes the detections tap with it.
+    const tapped: TappedFrame[] = [];
+    const unsubscribe = gateway.tap.subscribe({ wantsTracks: () => false, frame: (frame) => tapped.push(frame), streamEnded: () => {} });
+    const client = await WireClient.connect(`${wsUrl}?camera=driveway`);
     const frames = 12;
     const reference = await clips.reference(CLIP.width, CLIP.height);
     try {
@@ -72,7 +76,11 @@ describe('video chunks over the WebSocket', () => {
           Math.min(2, expected.size),
         );
       }
+      // Each chunk's picture and each JPEG, with the `ts` the client sent.
+      const times = tapped.filter((frame) => frame.camera === 'driveway').map((frame) => frame.capturedAt);
+      expect(times).toEqual(Array.from({ length: frames }, (_, id) => [id * 40, id * 40]).flat());
     } finally {
+      unsubscribe();
       client.close();
     }
   });

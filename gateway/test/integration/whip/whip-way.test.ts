@@ -9,6 +9,7 @@ import { WHIP_PATH, type WhipReceiveStats } from '@sightline/shared/protocol';
 import type { RunningGateway } from '../../../src/gateway.ts';
 import { aiortcEnv, PHOTOS, startAiortcClient } from '../../support/aiortc-client.ts';
 import { startTestGateway } from '../../support/test-gateway.ts';
+import type { TappedFrame } from '../../../src/frames/detections-tap.ts';
 
 let gateway: RunningGateway;
 let whipUrl: string;
@@ -38,7 +39,18 @@ describe('WHIP way in', () => {
   });
 
   it('detects the pictures of a video track and sends each result on the detections channel with its RTP timestamp', async () => {
-    const client = await startAiortcClient(whipUrl, ['--channel', 'detections', '--reliable', '--photos', ...PHOTOS, '--fps', '10']);
+    // The peer names its camera: every picture detected passes the detections tap with it.
+    const tapped: TappedFrame[] = [];
+    const unsubscribe = gateway.tap.subscribe({ wantsTracks: () => false, frame: (frame) => tapped.push(frame), streamEnded: () => {} });
+    const client = await startAiortcClient(`${whipUrl}?camera=porch`, [
+      '--channel',
+      'detections',
+      '--reliable',
+      '--photos',
+      ...PHOTOS,
+      '--fps',
+      '10',
+    ]);
     try {
       await client.next('open');
       const deadline = Date.now() + 60_000;
@@ -67,7 +79,13 @@ describe('WHIP way in', () => {
       expect(stats.video[0]!.packetsReceived).toBeGreaterThan(0);
       expect(stats.video[0]!.framesDelivered).toBeGreaterThanOrEqual(replies.length);
       expect((await fetch(`${whipUrl}/no-such-session`)).status).toBe(404);
+      const porch = tapped.filter((frame) => frame.camera === 'porch');
+      expect(porch.length).toBeGreaterThanOrEqual(replies.length);
+      // Capture times are the RTP clock in ms (90 kHz), growing.
+      const times = porch.map((frame) => frame.capturedAt);
+      expect([...times].sort((a, b) => a - b)).toEqual(times);
     } finally {
+      unsubscribe();
       await client.finish();
     }
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parsePortRange, toNativeIceServers } from '../../../src/webrtc/webrtc-config.ts';
-import { iceServerLinks } from '../../../src/webrtc/whip-http.ts';
+import { iceServerLinks } from '../../../src/whip/whip-http.ts';
 
 describe('WebRTC settings', () => {
   it('reads a UDP port range and refuses anything else', () => {

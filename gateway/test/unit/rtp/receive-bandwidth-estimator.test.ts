@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ReceiveBandwidthEstimator } from '../../../src/webrtc/receive-bandwidth-estimator.ts';
+import { ReceiveBandwidthEstimator } from '../../../src/rtp/receive-bandwidth-estimator.ts';
 
 const MAX_BPS = 2_500_000;
 const MIN_BPS = 150_000;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { genericNack } from '../../../src/webrtc/rtcp-nack.ts';
-import { isRtcp } from '../../../src/webrtc/rtp-packet.ts';
+import { genericNack } from '../../../src/rtp/rtcp-nack.ts';
+import { isRtcp } from '../../../src/rtp/rtp-packet.ts';
 
 describe('genericNack', () => {
   it('packs missing packets into PID + bitmask pairs (RFC 4585 6.2.1), across the sequence wrap', () => {

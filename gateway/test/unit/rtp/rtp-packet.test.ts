@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isRtcp, parseRtpPacket, sequenceDelta } from '../../../src/webrtc/rtp-packet.ts';
-import { RtpReceiveStatsCounter } from '../../../src/webrtc/rtp-receive-stats.ts';
+import { isRtcp, parseRtpPacket, sequenceDelta } from '../../../src/rtp/rtp-packet.ts';
+import { RtpReceiveStatsCounter } from '../../../src/rtp/rtp-receive-stats.ts';
 import { packet, rtp } from './rtp-builders.ts';
 
 describe('RTP packets', () => {

@@ -7,11 +7,13 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LINK_QUERY_PARAM, type WhipReceiveStats } from '@sightline/shared/protocol';
+import { ProtocolError } from '@sightline/shared/validation';
+import { cameraOf } from '../frames/camera-name.ts';
 import { datagramLinkFrom, LinkRequestError, type RequestedLink } from '../link/link-request.ts';
-import type { PeerSession } from './peer-session.ts';
-import type { SessionManager } from './session-manager.ts';
-import type { WebRtcConfig } from './webrtc-config.ts';
-import { WhipError } from './whip-error.ts';
+import type { PeerSession } from '../webrtc/peer-session.ts';
+import type { SessionManager } from '../webrtc/session-manager.ts';
+import type { WebRtcConfig } from '../webrtc/webrtc-config.ts';
+import { WhipError } from '../webrtc/whip-error.ts';
 
 export interface WhipRefusal {
   status: number;
@@ -64,8 +66,9 @@ export async function handleWhipRequest(request: IncomingMessage, response: Serv
       const link = requestedLink(url);
       const linkRefusal = link && options.authorizeLink?.(request);
       if (linkRefusal) return (send(response, linkRefusal.status, linkRefusal.reason), true);
+      const camera = requestedCamera(url);
       const offer = await readBody(request);
-      const { id, answer } = await options.manager.create(offer, { link });
+      const { id, answer } = await options.manager.create(offer, { link, camera });
       response
         .writeHead(201, { 'Content-Type': 'application/sdp', Location: `${base}/${encodeURIComponent(id)}`, ...links(options.manager) })
         .end(answer);
@@ -137,6 +140,15 @@ function requestedLink(url: URL): RequestedLink | undefined {
     return datagramLinkFrom(url.searchParams.get(LINK_QUERY_PARAM));
   } catch (error) {
     if (error instanceof LinkRequestError) throw new WhipError('bad_link', error.message);
+    throw error;
+  }
+}
+
+function requestedCamera(url: URL): string {
+  try {
+    return cameraOf(url);
+  } catch (error) {
+    if (error instanceof ProtocolError) throw new WhipError('bad_camera', error.message);
     throw error;
   }
 }

@@ -1,5 +1,5 @@
 /** RTP packets built byte by byte (RFC 3550, RFC 7741, RFC 6184) for the depacketizer tests. */
-import { parseRtpPacket, type RtpPacket } from '../../../src/webrtc/rtp-packet.ts';
+import { parseRtpPacket, type RtpPacket } from '../../../src/rtp/rtp-packet.ts';
 
 export function rtp(fields: {
   seq: number;

@@ -7,15 +7,17 @@
  * a hole decodes to garbage), and `onKeyframeNeeded` asks the sender for one.
  * The first frame passed on is always a keyframe.
  */
+import type { VideoCodec } from '@sightline/shared/protocol';
 import { concat, parseH264Payload } from './h264-payload.ts';
 import { sequenceDelta, type RtpPacket } from './rtp-packet.ts';
 import { VIDEO_STREAM_DEFAULTS } from '../video/stream-decoder.ts';
 import { parseVp8Payload } from './vp8-payload.ts';
 
-export type VideoCodec = 'vp8' | 'h264';
+/** The video codecs whose RTP payload this assembler reads (RFC 7741, RFC 6184). */
+export type RtpVideoCodec = Extract<VideoCodec, 'vp8' | 'h264'>;
 
 export interface EncodedVideoFrame {
-  codec: VideoCodec;
+  codec: RtpVideoCodec;
   /** The sender's RTP timestamp (90 kHz clock): what the detections name the frame by. */
   rtpTimestamp: number;
   keyframe: boolean;
@@ -26,7 +28,7 @@ export interface EncodedVideoFrame {
 export type FrameDropReason = 'packet_lost' | 'awaiting_keyframe' | 'bad_payload' | 'too_large';
 
 export interface FrameAssemblerOptions {
-  codec: VideoCodec;
+  codec: RtpVideoCodec;
   onFrame(frame: EncodedVideoFrame): void;
   /** A keyframe would repair the stream: the caller sends a PLI (and rate-limits them). */
   onKeyframeNeeded(): void;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FrameAssembler, type EncodedVideoFrame, type FrameDropReason } from '../../../src/webrtc/frame-assembler.ts';
+import { FrameAssembler, type EncodedVideoFrame, type FrameDropReason } from '../../../src/rtp/frame-assembler.ts';
 import { packet, vp8Frame, vp8Packets } from './rtp-builders.ts';
 
 function assembler(codec: 'vp8' | 'h264' = 'vp8', clock = { now: 0 }, maxFrameBytes?: number) {

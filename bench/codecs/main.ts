@@ -9,17 +9,17 @@
  *   pnpm bench:codecs [--write]    # the full run: about 15-20 minutes on 2 quiet cores (estimated from smoke runs)
  *   pnpm bench:codecs --frames 8 --qualities 80 --bitrates 1000 --codecs vp8 --links loopback,uplink-2mbit --link-frames 8
  *
- * --write puts the section in docs/BENCHMARKS.md (the `codecs` block) and the chart in docs/images/.
+ * --write puts the section in docs/runs/codecs.md (the `codecs` block) and the chart in docs/images/.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { probeVideoDecoding, VIDEO_CODECS, type VideoCodec } from '@sightline/gateway/video';
 import { WireClient } from '@sightline/harness/client';
 import { startGatewayProcess } from '@sightline/harness/process';
-import { BENCHMARKS_DOC, replaceSection } from '../doc-section.ts';
+import { DOCS_DIR, runsDoc, writeSection } from '../doc-section.ts';
 import { SLIDESHOW, slideshowClip, videoFileClip, type Clip } from './clips.ts';
 import { encodeImages, encodeVideo, framesOf, type Encoding } from './encodings.ts';
 import { DASHBOARD_JPEG_QUALITY, judgeGoals, LINK_IN_FLIGHT, LINKS, linkChoices, LOOPBACK_IN_TURNS, type LinkKey } from './goals.ts';
@@ -97,7 +97,7 @@ const program = new Command('bench:codecs')
     'the ffmpeg the gateway decodes with (SIGHTLINE_FFMPEG), which also encodes AV1; e.g. /usr/bin/ffmpeg, which has dav1d',
   )
   .option('--json <file>', 'also write every figure as JSON')
-  .option('--write', 'put the section in docs/BENCHMARKS.md and the chart in docs/images/codecs-quality.svg')
+  .option('--write', 'put the section in docs/runs/codecs.md and the chart in docs/images/codecs-quality.svg')
   .parse();
 
 const options = program.opts<{
@@ -126,7 +126,7 @@ for (const key of options.links)
   if (!(LINK_KEYS as readonly string[]).includes(key)) program.error(`--links: ${key} is not one of ${LINK_KEYS.join(', ')}`);
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
-const DOC_CHART = join(dirname(BENCHMARKS_DOC), 'images', 'codecs-quality.svg');
+const DOC_CHART = join(DOCS_DIR, 'images', 'codecs-quality.svg');
 const SCRATCH_CHART = join(REPO, 'bench-results', 'codecs-quality.svg');
 const frameCount = (own: number) => Math.max(2, Math.round(Math.min(own, options.frames ?? own) * options.scale));
 const progress = (text: string) => process.stderr.write(`${text}\n`);
@@ -336,7 +336,7 @@ try {
     links: linkRows,
     loopbackTurns: turnRows,
     goals,
-    chart: 'images/codecs-quality.svg',
+    chart: relative(dirname(runsDoc('codecs')), DOC_CHART),
     notes,
   });
   console.log(markdown);
@@ -351,8 +351,7 @@ try {
     console.log(`figures: ${options.json}`);
   }
   if (options.write) {
-    writeFileSync(BENCHMARKS_DOC, replaceSection(readFileSync(BENCHMARKS_DOC, 'utf8'), 'codecs', markdown));
-    console.log(`wrote the codecs section of ${BENCHMARKS_DOC}`);
+    console.log(`wrote the codecs section of ${writeSection('codecs', markdown)}`);
   }
 } finally {
   await gateway.stop();

@@ -25,7 +25,7 @@ export interface CodecReport {
   /** JPEG q80 and each video codec on loopback in turns, frame by frame (turns-run.ts); empty when not run. */
   loopbackTurns: LinkRow[];
   goals: GoalLine[];
-  /** Relative to docs/BENCHMARKS.md. */
+  /** Relative to docs/runs/codecs.md. */
   chart: string;
   notes: string[];
 }

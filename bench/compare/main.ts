@@ -11,17 +11,16 @@
  *
  * Cells: the matrix's 1-client stop-and-wait cell and 6 such clients (cells.ts), each in --repeats halves per
  * server, round-robin over the servers (schedule.ts), samples pooled (figures.ts). Prints the section; with
- * --write it replaces `<!-- ab:begin -->` .. `<!-- ab:end -->` (or `engine`) in docs/BENCHMARKS.md.
+ * --write it replaces `<!-- ab:begin -->` .. `<!-- ab:end -->` in docs/runs/ab.md (or `engine` in docs/runs/engine.md).
  *
  * Every server is a child process on a free loopback port, started before the first half and stopped after
  * the last (or on Ctrl-C). Every half is bounded: a frame count, or seconds, and the client's per-frame timeout.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FrameInput } from '../client/types.ts';
-import { replaceSection } from '../doc-section.ts';
+import { writeSection } from '../doc-section.ts';
 import { clientsFor, type BenchClient } from './bench-client.ts';
 import { CELLS, COMMON_ARGV, type CellKey } from './cells.ts';
 import { halfCommands } from './commands.ts';
@@ -129,9 +128,7 @@ async function main(argv: readonly string[]): Promise<number> {
   });
   process.stdout.write(`${block}\n`);
   if (options.write) {
-    const existing = existsSync(options.out) ? readFileSync(options.out, 'utf8') : undefined;
-    writeFileSync(options.out, replaceSection(existing, options.preset, block));
-    log(`wrote the ${options.preset} section of ${options.out}`);
+    log(`wrote the ${options.preset} section of ${writeSection(options.preset, block, options.out)}`);
   }
   for (const f of measured.failures) log(`client failure: ${f}`);
   for (const n of notMeasured) log(`not measured: ${n}`);

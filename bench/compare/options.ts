@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { parseLinkSpec } from '@sightline/shared/link';
-import { BENCHMARKS_DOC } from '../doc-section.ts';
+import { runsDoc } from '../doc-section.ts';
 import { type CliOutput, parseWithoutExit, SILENT_OUTPUT } from '../client/parse-without-exit.ts';
 import { callerPath } from '../reliability/scenario-options.ts';
 
@@ -57,6 +57,7 @@ export interface CompareOptions {
   linkPath: 'packet' | 'relay' | undefined;
   /** Replace the preset's section of `out` (otherwise the block is only printed). */
   write: boolean;
+  /** The file --write updates; default the preset's full-run file, docs/runs/<preset>.md. */
   out: string;
 }
 
@@ -120,7 +121,7 @@ function buildProgram(): Command {
     .description(
       'Measures several servers on the same work, interleaved, in one run: 1 and 6 stop-and-wait clients, 640x480 JPEG, ' +
         'MessagePack over WebSocket (naive: also the plain Python client sending raw JPEGs, idle and beside busy loops). ' +
-        'Prints a markdown table (--write puts it into docs/BENCHMARKS.md).',
+        'Prints a markdown table (--write puts it into docs/runs/<preset>.md).',
     )
     .addOption(
       new Option(
@@ -215,7 +216,7 @@ function buildProgram(): Command {
       '--write',
       "replace the preset's section of --out (between <!-- ab:begin --> / <!-- engine:begin --> / <!-- naive:begin --> / <!-- webrtc:begin --> (webrtc-long with --duration) and its end marker)",
     )
-    .addOption(new Option('--out <file>', 'markdown file --write updates').default(BENCHMARKS_DOC))
+    .addOption(new Option('--out <file>', 'markdown file --write updates (default: docs/runs/<preset>.md)'))
     .addHelpText(
       'after',
       [
@@ -249,8 +250,9 @@ export function parseCompareArgs(argv: readonly string[], output: CliOutput = SI
     badArguments: (message) => new CompareArgsError(message),
   });
   const o = program.opts<
-    Omit<CompareOptions, 'write' | 'before' | 'remoteWorkers' | 'framesDir' | 'links' | 'durationS' | 'linkPath'> & {
+    Omit<CompareOptions, 'write' | 'out' | 'before' | 'remoteWorkers' | 'framesDir' | 'links' | 'durationS' | 'linkPath'> & {
       write?: boolean;
+      out?: string;
       before?: string;
       remoteWorkers?: number;
       framesDir?: string;
@@ -291,7 +293,7 @@ export function parseCompareArgs(argv: readonly string[], output: CliOutput = SI
     links: link ?? (duration !== undefined ? ['none'] : [...WEBRTC_DEFAULT_LINKS]),
     durationS: duration,
     linkPath,
-    out: callerPath(o.out),
+    out: o.out === undefined ? runsDoc(o.preset) : callerPath(o.out),
     before,
     remoteWorkers: o.remoteWorkers ?? o.workers,
     framesDir: o.framesDir === undefined ? undefined : callerPath(o.framesDir),

@@ -29,7 +29,7 @@ const program = new Command('bench:fuzz')
   .option('--url <url>', 'use a gateway already running here instead')
   .option('--pid <pid>', "with --url: the gateway's pid, for its memory")
   .option('--json', 'print the report as JSON')
-  .option('--write', 'also replace the fuzz section of docs/RELIABILITY.md')
+  .option('--write', 'also replace the fuzz section of docs/runs/fuzz.md')
   .parse();
 const o = program.opts<{
   cases: string;

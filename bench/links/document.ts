@@ -1,4 +1,4 @@
-/** The links table's section of docs/BENCHMARKS.md (between `<!-- links:begin -->` and `<!-- links:end -->`). */
+/** The links table's section of docs/runs/links.md (between `<!-- links:begin -->` and `<!-- links:end -->`). */
 import type { FrameSource } from './cell.ts';
 import { contextLines, type RunContext } from './run-context.ts';
 import { comparisonsSection, gapsList, linksTable } from './table.ts';
@@ -46,7 +46,7 @@ export function linksSection(input: LinksSectionInput): string {
     '`UDP relay` (the WebRTC rows: the datagram engine on every packet between the aiortc sender and the gateway: rate,',
     'queue, delay, jitter, loss; no root). WebRTC rows: latency from send (data channel) or capture (track) to the',
     'reply; *lost* on the track counts frames no result named (lost on the way, or skipped because the gateway detects',
-    'the newest picture); their bytes are the frame payloads the sender wrote. See *Link lab* for what each emulates.',
+    'the newest picture); their bytes are the frame payloads the sender wrote. See BENCHMARKS.md, *Link lab*, for what each emulates.',
     '',
     contextLines(input.context),
     '',

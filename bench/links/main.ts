@@ -3,10 +3,10 @@
  * REST in both codecs, WebSocket VP8 video; later WebRTC's) on every link (link-set.ts: loopback, the link
  * lab's presets, LTE with a 2 Mbit/s uplink, and LTE with 1% loss), each link carried by the byte-stream proxy
  * or, for loss, by the packet path as root (plan.ts says which, per cell). Prints the section and every
- * command line; `--write` puts it into docs/BENCHMARKS.md (`<!-- links:begin -->`) with its two charts in
+ * command line; `--write` puts it into docs/runs/links.md (`<!-- links:begin -->`) with its two charts in
  * docs/images/, `--out DIR` writes the same files there; `--scale 0.05` is a smoke run.
  */
-import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
@@ -19,7 +19,7 @@ import { parseArgs } from '../client/args.ts';
 import { clipFrameCount } from '../client/clip.ts';
 import { loadInputs } from '../client/inputs.ts';
 import { runBenchmark } from '../client/run.ts';
-import { BENCHMARKS_DOC, replaceSection } from '../doc-section.ts';
+import { DOCS_DIR, runsDoc, writeSection } from '../doc-section.ts';
 import { packetLinkUnavailable } from '../link/packet/packet-link.ts';
 import { GATEWAY_VARIABLE } from './bench-client-rows.ts';
 import type { FrameSource } from './cell.ts';
@@ -91,7 +91,7 @@ export function parseLinksArgs(argv: readonly string[]): LinksOptions {
     .option('--threads <n>', 'SIGHTLINE_THREADS of the gateway it starts (default: cores)', positive('integer'))
     .option('--workers <n>', 'SIGHTLINE_WORKERS of the gateway it starts (default: cores)', positive('integer'))
     .option('--seed <n>', 'base seed of every link draw (default: fresh, printed)', positive('integer'))
-    .option('--write', 'put the section into docs/BENCHMARKS.md and the charts into docs/images/')
+    .option('--write', 'put the section into docs/runs/links.md and the charts into docs/images/')
     .option('--out <dir>', 'also write links.md and the charts into this folder')
     .allowExcessArguments(false)
     .exitOverride()
@@ -226,15 +226,13 @@ export async function runLinks(options: LinksOptions, invocation: string, log: (
       writeFileSync(join(options.out, 'links.md'), `${section({ detections: 'links-detections.svg', latency: 'links-latency.svg' })}\n`);
     }
     if (options.write) {
-      const images = join(dirname(BENCHMARKS_DOC), 'images');
+      const images = join(DOCS_DIR, 'images');
       mkdirSync(images, { recursive: true });
       writeFileSync(join(images, 'links-detections.svg'), charts.detections);
       writeFileSync(join(images, 'links-latency.svg'), charts.latency);
-      const rel = (file: string) => relative(dirname(BENCHMARKS_DOC), join(images, file));
+      const rel = (file: string) => relative(dirname(runsDoc('links')), join(images, file));
       const block = section({ detections: rel('links-detections.svg'), latency: rel('links-latency.svg') });
-      const existing = existsSync(BENCHMARKS_DOC) ? readFileSync(BENCHMARKS_DOC, 'utf8') : undefined;
-      writeFileSync(BENCHMARKS_DOC, replaceSection(existing, 'links', block));
-      log(`wrote ${BENCHMARKS_DOC} and ${images}/links-*.svg`);
+      log(`wrote ${writeSection('links', block)} and ${images}/links-*.svg`);
     }
     const losesByDesign = new Set(ROWS.filter((row) => row.losesFramesByDesign).map((row) => row.id));
     const troubled = outcomes.some((o) => o.failed !== undefined || ((o.measurement?.lost ?? 0) > 0 && !losesByDesign.has(o.row.id)));

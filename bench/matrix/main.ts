@@ -1,6 +1,6 @@
 /**
  * `pnpm bench:matrix`: the benchmark matrix, run on this machine in one go (about 5 minutes on 2 cores,
- * well under the 15-minute budget), written into docs/BENCHMARKS.md between
+ * well under the 15-minute budget), written into docs/runs/matrix.md between
  * `<!-- matrix:begin -->` and `<!-- matrix:end -->`.
  *
  * 1. REST (new connection per request) vs WebSocket vs REST keep-alive at added one-way delays.
@@ -13,7 +13,6 @@
  * Starts its own gateway child process (and the Python peers) on free ports and stops them after. Every cell runs the benchmark
  * client in-process from the same argv `pnpm bench` would parse; the exact commands are listed in the output.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,7 +23,7 @@ import type { HelloMessage, ModelsResponse } from '@sightline/shared/protocol';
 import { benchModelSpec } from '../bare/model-specs.ts';
 import { EDGE_STUDY, EDGE_STUDY_DELAYS_MS } from '../edge-study.ts';
 import { parseArgs } from '../client/args.ts';
-import { BENCHMARKS_DOC, replaceSection } from '../doc-section.ts';
+import { runsDoc, writeSection } from '../doc-section.ts';
 import { loadInputs } from '../client/inputs.ts';
 import { PEERS, peerCommand, setupPythonPeers, startPythonPeer, type PythonPeer } from '../baselines/fastapi-process.ts';
 import { fmt } from '../client/report.ts';
@@ -59,8 +58,8 @@ interface MatrixOptions {
 
 function parseMatrixArgs(argv: string[]): MatrixOptions {
   const program = new Command('pnpm bench:matrix')
-    .description('Runs the benchmark matrix against a gateway it starts itself and writes the tables into docs/BENCHMARKS.md.')
-    .option('--out <file>', 'markdown file to update between the matrix markers', BENCHMARKS_DOC)
+    .description('Runs the benchmark matrix against a gateway it starts itself and writes the tables into docs/runs/matrix.md.')
+    .option('--out <file>', 'markdown file to update between the matrix markers', runsDoc('matrix'))
     .option('--quick', 'a fifth of the frames everywhere (a smoke run; numbers are noisier)')
     .option('--sections <list>', 'comma-separated subset of 1,2,3,4', (v: string) => {
       const s = v.split(',').map((x) => Number(x.trim()));
@@ -446,8 +445,7 @@ async function main(): Promise<number> {
     runner.unanswered ? `\n**Warning: ${runner.unanswered} frame(s) went unanswered during this run.**` : '',
     runner.failures.length ? `\n**Warning: clients failed during this run: ${runner.failures.join('; ')}.**` : '',
   ].join('\n');
-  const existing = existsSync(options.out) ? readFileSync(options.out, 'utf8') : undefined;
-  writeFileSync(options.out, replaceSection(existing, 'matrix', block));
+  writeSection('matrix', block, options.out);
   process.stderr.write(`wrote ${options.out} (${minutes.toFixed(1)} min)\n`);
   for (const f of runner.failures) process.stderr.write(`client failure: ${f}\n`);
   return runner.unanswered || runner.failures.length ? 1 : 0;

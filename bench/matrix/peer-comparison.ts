@@ -1,6 +1,6 @@
 /**
  * The matrix's headline: Sightline against each Python peer, and against the strongest one, on the issue's
- * targets (docs/BENCHMARKS.md, section 4). Pure: summaries in, sentences out.
+ * targets (docs/runs/matrix.md, section 4). Pure: summaries in, sentences out.
  *
  * "Strongest" is decided per measure (the lowest 1-client p50, the most frames/s with 6 clients, the most
  * detected frames/s in the open loop), so every ratio is against the best any peer did on that measure;

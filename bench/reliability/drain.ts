@@ -34,7 +34,7 @@ const program = new Command('bench:drain')
   .option('--stalled-reader', 'one more client that stops reading before the signal')
   .option('--exit-timeout <s>', 'SIGKILL if the gateway has not exited this long after SIGTERM', '60')
   .option('--json', 'print the figures as one JSON object')
-  .option('--write', 'also replace the drain section of docs/RELIABILITY.md');
+  .option('--write', 'also replace the drain section of docs/runs/drain.md');
 program.parse();
 const o = program.opts<{
   gatewayDir?: string;

@@ -1,10 +1,10 @@
-/** Generated sections of docs/RELIABILITY.md: each scenario's --write replaces its own marked block. */
-import { readFileSync, writeFileSync } from 'node:fs';
+/**
+ * Generated sections of the reliability scenarios: each scenario's --write replaces its own marked block in its
+ * docs/runs/ file (soak.md, fuzz.md, drain.md, slow-reader.md, error-bounds.md); docs/RELIABILITY.md keeps the
+ * guarantees and links them.
+ */
 import { availableParallelism, cpus, loadavg } from 'node:os';
-import { fileURLToPath } from 'node:url';
-import { replaceSection } from '../doc-section.ts';
-
-export const RELIABILITY_DOC = fileURLToPath(new URL('../../docs/RELIABILITY.md', import.meta.url));
+import { writeSection } from '../doc-section.ts';
 
 /** One line on where and when the figures were measured. */
 export function provenance(command: string, gatewayLabel: string): string {
@@ -15,8 +15,7 @@ export function provenance(command: string, gatewayLabel: string): string {
 }
 
 export function writeReliabilitySection(name: string, block: string): void {
-  writeFileSync(RELIABILITY_DOC, replaceSection(readFileSync(RELIABILITY_DOC, 'utf8'), name, block));
-  process.stderr.write(`wrote the ${name} section of ${RELIABILITY_DOC}\n`);
+  process.stderr.write(`wrote the ${name} section of ${writeSection(name, block)}\n`);
 }
 
 /** A markdown table. */

@@ -24,7 +24,7 @@ export function withTargetOptions(command: Command, { write = true }: { write?: 
     )
     .addOption(new Option('--pid <pid>', "with --url: the gateway's process id, for its memory"))
     .option('--json', 'print the figures as one JSON object');
-  if (write) command.option('--write', "also replace this scenario's section of docs/RELIABILITY.md");
+  if (write) command.option('--write', "also replace this scenario's section of its docs/runs/ file");
   return command;
 }
 

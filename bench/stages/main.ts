@@ -5,9 +5,9 @@
  *
  *   pnpm bench:stages [--frames 60] [--model name] [--sizes 320x240,640x480,1280x720,1920x1080] [--json] [--write]
  *
- * --write replaces the `stages` section of docs/BENCHMARKS.md with the table of this run.
+ * --write replaces the `stages` section of docs/runs/stages.md with the table of this run (the findings in
+ * docs/BENCHMARKS.md, *Per-stage timings*, are kept by hand from it).
  */
-import { readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { Command } from 'commander';
 import sharp from 'sharp';
@@ -16,7 +16,7 @@ import { WireClient } from '@sightline/harness/client';
 import { readPhoto } from '@sightline/shared/fixtures';
 import type { DetectionsMessage, StageTimings } from '@sightline/shared/protocol';
 import { percentile } from '@sightline/shared/stats';
-import { BENCHMARKS_DOC, replaceSection } from '../doc-section.ts';
+import { writeSection } from '../doc-section.ts';
 
 const STAGES: Array<keyof StageTimings> = ['queueMs', 'decodeMs', 'preprocessMs', 'inferenceMs', 'postprocessMs', 'serverMs'];
 
@@ -29,7 +29,7 @@ const program = new Command('bench:stages')
   .option('--quality <q>', 'JPEG quality', '80')
   .option('--model <name>', 'model to run (default: the gateway default)')
   .option('--json', 'print one JSON object instead of a table')
-  .option('--write', 'also replace the stages section of docs/BENCHMARKS.md with this run')
+  .option('--write', 'also replace the stages section of docs/runs/stages.md with this run')
   .parse();
 const options = program.opts<{
   frames: string;
@@ -155,6 +155,5 @@ if (options.write) {
     '',
     verdict,
   ].join('\n');
-  writeFileSync(BENCHMARKS_DOC, replaceSection(readFileSync(BENCHMARKS_DOC, 'utf8'), 'stages', block));
-  console.log(`\nwrote the stages section of ${BENCHMARKS_DOC}`);
+  console.log(`\nwrote the stages section of ${writeSection('stages', block)}`);
 }

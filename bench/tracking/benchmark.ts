@@ -2,7 +2,7 @@
  * `pnpm bench:tracking`: Sightline's tracker beside SORT, ByteTrack and OC-SORT (roboflow's `trackers`)
  * on the same noisy detections of TUD-Campus and TUD-Stadtmitte, scored by motmetrics, answers on time
  * (lag 0) and 3 frames late (what the overlay draws at a latency of 120 ms); plus the tracker's update
- * time with 50 objects. Prints the tables and writes the `## Tracking` section of docs/BENCHMARKS.md.
+ * time with 50 objects. Prints the tables and writes the `## Tracking` section of docs/runs/tracking.md.
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -15,7 +15,7 @@ import { DEFAULT_NOISE, makeNoisyDetections } from './noisy-detections.ts';
 import { groundTruthPath, runBaselines, score, trackingPython, type BaselineJob, type ScoreJob } from './python-tools.ts';
 import { BASELINE_SETTINGS, BASELINES, renderReport, type RunKey, type TrackingReport } from './report.ts';
 import { measureUpdateSpeed } from './update-speed.ts';
-import { BENCHMARKS_DOC, replaceSection } from '../doc-section.ts';
+import { writeSection } from '../doc-section.ts';
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
@@ -30,7 +30,7 @@ const program: Command = new Command('bench:tracking')
   .description('Tracking benchmark: Sightline vs SORT, ByteTrack, OC-SORT on noisy TUD detections, at lag 0 and 3 frames.')
   .option('--seeds <list>', 'seeds of the noisy detections, comma-separated', '1,2,3,4,5')
   .option('--out-dir <dir>', 'where detections and results are written', join(REPO, 'bench-results', 'tracking'))
-  .option('--no-write', 'do not update docs/BENCHMARKS.md')
+  .option('--no-write', 'do not update docs/runs/tracking.md')
   .parse();
 const o = program.opts<{ seeds: string; outDir: string; write: boolean }>();
 const seeds = o.seeds.split(',').map(Number);
@@ -106,6 +106,5 @@ const { console: text, markdown } = renderReport(report);
 process.stdout.write(`${text}\n`);
 writeFileSync(join(o.outDir, 'report.json'), JSON.stringify(report, null, 2));
 if (o.write) {
-  writeFileSync(BENCHMARKS_DOC, replaceSection(readFileSync(BENCHMARKS_DOC, 'utf8'), 'tracking', markdown));
-  process.stdout.write(`\nwrote the Tracking section of ${BENCHMARKS_DOC}\n`);
+  process.stdout.write(`\nwrote the Tracking section of ${writeSection('tracking', markdown)}\n`);
 }

@@ -1,6 +1,6 @@
 /**
  * The tracking benchmark's tables, for the terminal and for the `## Tracking` section of
- * docs/BENCHMARKS.md, and the issue's goals checked against them.
+ * docs/runs/tracking.md, and the issue's goals checked against them.
  */
 import { DEFAULT_TRACKER_OPTIONS } from '@sightline/shared/tracking';
 import { DEFAULT_NOISE } from './noisy-detections.ts';

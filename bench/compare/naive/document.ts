@@ -1,5 +1,5 @@
 /**
- * The generated section of the naive-client comparison (docs/BENCHMARKS.md, `<!-- naive:begin -->`): what ran
+ * The generated section of the naive-client comparison (docs/runs/naive.md, `<!-- naive:begin -->`): what ran
  * where, one table row per cell and server, the goal lines of issue 29 point 1 (refused <= 5% in every cell;
  * detections/s at least the peer's at 6 clients), the A/B lines when an older gateway ran too, and the exact
  * commands. Pure: everything measured is passed in.

@@ -3,15 +3,15 @@
  * `retryAfterMs`, and the plain Python `websockets` client sending raw JPEGs) x 1 and 6 clients x the machine
  * idle or with `--hog` busy loops, against this gateway (and an older one with `--before`) and the FastAPI +
  * OpenCV peer, interleaved as the other presets are. Prints its section; `--write` replaces
- * `<!-- naive:begin -->` .. `<!-- naive:end -->` in docs/BENCHMARKS.md. Exit 1 when a frame went unanswered,
+ * `<!-- naive:begin -->` .. `<!-- naive:end -->` in docs/runs/naive.md. Exit 1 when a frame went unanswered,
  * a client failed or a server was left out.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { naiveClientCommand, naiveClientPython } from '../../baselines/naive-client.ts';
 import type { FrameInput } from '../../client/types.ts';
-import { replaceSection } from '../../doc-section.ts';
+import { writeSection } from '../../doc-section.ts';
 import { CURRENT_CLIENT, clientsFor, type BenchClient } from '../bench-client.ts';
 import { COMMON_ARGV } from '../cells.ts';
 import { benchCommand } from '../commands.ts';
@@ -145,9 +145,7 @@ export async function runNaiveComparison(options: CompareOptions, log: (line: st
   });
   process.stdout.write(`${block}\n`);
   if (options.write) {
-    const existing = existsSync(options.out) ? readFileSync(options.out, 'utf8') : undefined;
-    writeFileSync(options.out, replaceSection(existing, 'naive', block));
-    log(`wrote the naive section of ${options.out}`);
+    log(`wrote the naive section of ${writeSection('naive', block, options.out)}`);
   }
   for (const f of measured.failures) log(`client failure: ${f}`);
   for (const n of notMeasured) log(`not measured: ${n}`);

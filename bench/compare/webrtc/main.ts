@@ -3,11 +3,10 @@
  * video track) and the Python aiortc peer (queueing every frame, or keeping the newest) on the same links,
  * interleaved; `--duration S` instead runs each video-track row once for S seconds and reports latency per
  * minute. Prints its section; `--write` replaces `<!-- webrtc:begin -->` .. (or `webrtc-long`) in
- * docs/BENCHMARKS.md. Exit 1 when a half failed or a server was left out.
+ * docs/runs/webrtc.md. Exit 1 when a half failed or a server was left out.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { replaceSection } from '../../doc-section.ts';
+import { writeSection } from '../../doc-section.ts';
 import { prepareClip } from '../../webrtc/clip.ts';
 import type { CompareOptions } from '../options.ts';
 import { runContext } from '../run-context.ts';
@@ -72,9 +71,7 @@ export async function runWebRtcComparison(options: CompareOptions, log: (line: s
   process.stdout.write(`${block}\n`);
   const name = sectionName(options);
   if (options.write) {
-    const existing = existsSync(options.out) ? readFileSync(options.out, 'utf8') : undefined;
-    writeFileSync(options.out, replaceSection(existing, name, block));
-    log(`wrote the ${name} section of ${options.out}`);
+    log(`wrote the ${name} section of ${writeSection(name, block, options.out)}`);
   }
   const failed = links.flatMap((l) => l.rows).some((r) => r.failures.length > 0);
   const leftOut = links.some((l) => l.notMeasured.length > 0);

@@ -3,9 +3,9 @@
  * delays of 5 to 320 ms) re-run on links that also cap the uplink (10, 2 Mbit/s), carry real TCP (the packet
  * path) and lose 1% of packets each way (the packet path, root). Per variant and delay: the REST / WebSocket
  * latency ratio in each codec, the round-trip model's, and where the study's "about 2x" holds. Prints the
- * section and its commands; `--write` puts it into docs/BENCHMARKS.md (`<!-- links-seeds:begin -->`).
+ * section and its commands; `--write` puts it into docs/runs/links-seeds.md (`<!-- links-seeds:begin -->`).
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
@@ -16,7 +16,7 @@ import { startGatewayProcess, type GatewayProcess } from '@sightline/harness/pro
 import { parseArgs } from '../../client/args.ts';
 import { loadInputs } from '../../client/inputs.ts';
 import { runBenchmark } from '../../client/run.ts';
-import { BENCHMARKS_DOC, replaceSection } from '../../doc-section.ts';
+import { writeSection } from '../../doc-section.ts';
 import { EDGE_STUDY_DELAYS_MS } from '../../edge-study.ts';
 import { packetLinkUnavailable } from '../../link/packet/packet-link.ts';
 import { GATEWAY_VARIABLE } from '../bench-client-rows.ts';
@@ -71,7 +71,7 @@ export function parseSeedsArgs(argv: readonly string[]): SeedsOptions {
     .option('--threads <n>', 'SIGHTLINE_THREADS of the gateway it starts (default: cores)', positive('integer'))
     .option('--workers <n>', 'SIGHTLINE_WORKERS of the gateway it starts (default: cores)', positive('integer'))
     .option('--seed <n>', 'base seed of every link draw (default: fresh, printed)', positive('integer'))
-    .option('--write', 'put the section into docs/BENCHMARKS.md')
+    .option('--write', 'put the section into docs/runs/links-seeds.md')
     .option('--out <dir>', 'also write links-seeds.md into this folder')
     .allowExcessArguments(false)
     .exitOverride()
@@ -231,9 +231,7 @@ export async function runSeeds(options: SeedsOptions, invocation: string, log: (
       writeFileSync(join(options.out, 'links-seeds.md'), `${markdown}\n`);
     }
     if (options.write) {
-      const existing = existsSync(BENCHMARKS_DOC) ? readFileSync(BENCHMARKS_DOC, 'utf8') : undefined;
-      writeFileSync(BENCHMARKS_DOC, replaceSection(existing, 'links-seeds', markdown));
-      log(`wrote ${BENCHMARKS_DOC}`);
+      log(`wrote ${writeSection('links-seeds', markdown)}`);
     }
     const troubled = outcomes.some((o) => o.failed !== undefined || (o.measurement?.lost ?? 0) > 0);
     return { outcomes, markdown, exitCode: troubled ? 1 : 0 };

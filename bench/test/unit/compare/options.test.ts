@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BENCHMARKS_DOC } from '../../../doc-section.ts';
+import { runsDoc } from '../../../doc-section.ts';
 import { CompareArgsError, CompareHelpShown, parseCompareArgs } from '../../../compare/options.ts';
 import { DEFAULT_GATEWAY_DIR } from '../../../reliability/gateway-under-test.ts';
 
@@ -27,7 +27,7 @@ describe('bench:compare arguments', () => {
       durationS: undefined,
       linkPath: undefined,
       write: false,
-      out: BENCHMARKS_DOC,
+      out: runsDoc('engine'),
     });
   });
 
@@ -83,6 +83,14 @@ describe('bench:compare arguments', () => {
       scale: 0.05,
       write: true,
     });
+  });
+
+  it("--write updates the preset's docs/runs/ file (both WebRTC forms the same one), or --out", () => {
+    expect(parseCompareArgs(['--preset', 'naive'])).toMatchObject({ out: runsDoc('naive') });
+    expect(parseCompareArgs(['--preset', 'ab', '--before', GATEWAY])).toMatchObject({ out: runsDoc('ab') });
+    expect(parseCompareArgs(['--preset', 'webrtc']).out).toBe(runsDoc('webrtc'));
+    expect(parseCompareArgs(['--preset', 'webrtc', '--duration', '300']).out).toBe(runsDoc('webrtc'));
+    expect(parseCompareArgs(['--preset', 'engine', '--out', '/tmp/engine.md']).out).toBe('/tmp/engine.md');
   });
 
   it('the remote gateways have --workers workers unless told otherwise', () => {

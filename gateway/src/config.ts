@@ -217,6 +217,13 @@ export const SETTINGS = {
     env: 'SIGHTLINE_INFERENCE_TIMEOUT_MS',
     help: 'bound on one request to the inference server; past it the frame is answered `unavailable`',
   }),
+  inferenceStallMs: setting({
+    schema: integer(100, 3_600_000),
+    default: 10_000,
+    flag: '--inference-stall-ms <ms>',
+    env: 'SIGHTLINE_INFERENCE_STALL_MS',
+    help: "a run that has not returned this long after it reached its worker has stalled: its frames are answered `unavailable` and a new worker takes the stalled one's place",
+  }),
   jpegDecoder: setting({
     schema: z.enum(['turbo', 'sharp']),
     default: 'turbo',
@@ -238,11 +245,11 @@ export const SETTINGS = {
     env: 'SIGHTLINE_QUEUE_LENGTH',
     help: 'frames waiting per connection beyond those; the newest wins, pushed-out frames are answered `dropped` (0: dropped at once when busy)',
   }),
-  maxPending: setting({
+  maxWaiting: setting({
     schema: integer(1, 10_000),
     default: 64,
-    flag: '--max-pending <n>',
-    env: 'SIGHTLINE_MAX_PENDING',
+    flag: '--max-waiting <n>',
+    env: 'SIGHTLINE_MAX_WAITING',
     help: 'frames waiting across all connections before new ones are answered `dropped` / `overloaded`, with `retryAfterMs`',
   }),
   queueBudgetMs: setting({
@@ -250,7 +257,7 @@ export const SETTINGS = {
     default: 10,
     flag: '--queue-budget-ms <ms>',
     env: 'SIGHTLINE_QUEUE_BUDGET_MS',
-    help: "longest an open-loop or pipelining frame waits for a place, and is predicted to on receipt, before it is answered `dropped` / `overloaded` with `retryAfterMs`; never less than one slot (the service time over the workers). A stop-and-wait client's only frame is always queued",
+    help: "longest an open-loop or pipelining frame waits for a place, and is predicted to on receipt, before it is answered `dropped` / `overloaded` with `retryAfterMs`; never less than one place interval (the service time over the workers). A stop-and-wait client's only frame is always queued and never dropped for lateness",
   }),
   decodeBudgetMb: setting({
     schema: integer(1, 65_536),

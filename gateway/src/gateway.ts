@@ -28,7 +28,7 @@ import { ReceiveBudget } from './scheduling/receive-budget.ts';
 import { AccessPolicy } from './security/access-policy.ts';
 import { accessUrls, resolveExposure, warnAboutExposure, withoutToken, type Exposure } from './security/exposure.ts';
 import { warmUp } from './warm-up.ts';
-import { VideoStreamSlots } from './sessions/video-stream.ts';
+import { DecoderAllowance } from './sessions/video-stream.ts';
 import type { SessionVideo } from './sessions/message-session.ts';
 import { probeVideoDecoding } from './video/index.ts';
 import { createWhipWay } from './whip/whip-way.ts';
@@ -90,6 +90,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, seams:
     maxPixels: config.maxPixels,
     turbo: config.jpegDecoder === 'turbo',
     engineTimeoutMs: config.inferenceTimeoutMs,
+    stallMs: Math.max(config.inferenceStallMs, 2 * config.inferenceTimeoutMs),
     maxBatch: config.maxBatch,
     logger,
     onRun: (wide) => metrics.inferenceRuns.inc({ threads: wide ? 'all' : 'shared' }),
@@ -125,7 +126,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, seams:
   );
 
   const scheduler: FrameScheduler = new FairScheduler<PendingFrame, FrameResult>(
-    { budgetMs: config.queueBudgetMs, maxWaiting: config.maxPending, memoryBudgetBytes: config.decodeBudgetMb * MIB },
+    { budgetMs: config.queueBudgetMs, maxWaiting: config.maxWaiting, memoryBudgetBytes: config.decodeBudgetMb * MIB },
     inference,
   );
   const admission: FrameAdmissionDeps = {
@@ -281,7 +282,7 @@ async function videoOf(
   }
   return {
     decoding,
-    slots: new VideoStreamSlots(config.maxVideoStreams),
+    decoders: new DecoderAllowance(config.maxVideoStreams),
     maxPixels: config.maxPixels,
     model: (name) => {
       const spec = registry.resolve(name);

@@ -71,8 +71,7 @@ export class FrameStream {
       ...times,
       answer: this.tracking || this.cameraTap ? this.tracked(answer, times.capturedAt) : answer,
     };
-    // The gateway holds as many frames waiting as it may: refused like a frame predicted to wait too long.
-    if (this.lane.push(frame) === 'refused') answer.dropped('overloaded', this.scheduler.retryAfterMs());
+    this.lane.push(frame);
   }
 
   /** Waiting frames, and every later one, are answered `reason`; frames being processed finish. */

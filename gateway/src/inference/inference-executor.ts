@@ -19,7 +19,7 @@ import type { FrameSource } from '../decode/frame-decoder.ts';
 import type { Logger } from '../logger.ts';
 import type { ModelSpec } from '../models/manifest.ts';
 import type { WorkerReply, WorkerRequest, WorkerSetup } from './inference-messages.ts';
-import { nextDispatch, sharedThreads } from './inference-schedule.ts';
+import { nextPlace, sharedThreads, type Place } from './inference-schedule.ts';
 
 /** One frame for a worker: its model, its score threshold, and the frame as admission read it (or its pixels). */
 export interface InferenceJob {
@@ -28,18 +28,13 @@ export interface InferenceJob {
   frame: FrameSource;
 }
 
-/** A place a run may start on: a worker, and whether the run gets every thread. */
-export interface WorkerPlace {
-  readonly slot: number;
-  readonly wide: boolean;
-}
-
 interface Job {
   jobId: number;
   settle: (outcome: FrameResult | Error) => void;
 }
 
-interface Slot {
+/** One worker thread and what it runs now. */
+interface WorkerHandle {
   worker: Worker;
   /** The frames it runs now: one, or a batch of one model's frames run together. */
   jobs: Job[];
@@ -53,6 +48,8 @@ interface Slot {
   posted: boolean;
   /** The first worker also holds sessions with every thread. */
   canRunWide: boolean;
+  /** Fires when its run has taken longer than a run may (`stallMs`). */
+  watchdog: ReturnType<typeof setTimeout> | undefined;
 }
 
 export interface InferenceExecutorOptions {
@@ -73,7 +70,17 @@ export interface InferenceExecutorOptions {
   maxBatch?: number;
   /** Every run passes it before it reaches its worker (see DispatchGate). */
   gate?: DispatchGate;
+  /**
+   * A run that has not returned this long after it reached its worker has stalled (ms, DEFAULT_STALL_MS): its
+   * frames are answered `unavailable` and a new worker takes the stalled one's place.
+   */
+  stallMs?: number;
 }
+
+/** How long a run may take before the watchdog calls its worker stalled: far beyond any model's run on a CPU. */
+export const DEFAULT_STALL_MS = 10_000;
+/** When a client whose frame stalled should send again: about when the new worker has opened its models. */
+const STALL_RETRY_AFTER_MS = 1000;
 
 /**
  * Holds frames that are being processed, as far as the scheduler knows, before they reach a worker: the
@@ -97,7 +104,9 @@ const WORKER_URL = import.meta.url.endsWith('.ts')
 const WORKER_STOP_MS = 5000;
 
 export class InferenceExecutor {
-  private readonly slots: Slot[] = [];
+  private readonly workers: WorkerHandle[] = [];
+  /** Workers whose run stalled: out of service, asked to stop once their run returns (never terminated mid-run). */
+  private readonly stalled = new Set<WorkerHandle>();
   private readonly freeListeners: (() => void)[] = [];
   private nextJobId = 1;
   private closed = false;
@@ -115,7 +124,7 @@ export class InferenceExecutor {
     const pool = new InferenceExecutor(options);
     // A run "with every thread" is worth keeping the other workers idle for only if it gets more threads than a share.
     const wideGetsMore = options.threads > sharedThreads(options.threads, options.workers);
-    await Promise.all(Array.from({ length: options.workers }, (_, i) => pool.spawnSlot(i === 0 && wideGetsMore)));
+    await Promise.all(Array.from({ length: options.workers }, (_, i) => pool.spawnWorker(i === 0 && wideGetsMore)));
     return pool;
   }
 
@@ -131,16 +140,16 @@ export class InferenceExecutor {
    */
   async load(spec: ModelSpec): Promise<void> {
     const name = spec.manifest.name;
-    const results = await Promise.allSettled(this.slots.map((slot) => this.request(slot, { type: 'load', spec })));
+    const results = await Promise.allSettled(this.workers.map((handle) => this.request(handle, { type: 'load', spec })));
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) {
       const previous = this.models.get(name);
       // The workers that did open it go back to what the others still have.
       await Promise.allSettled(
-        this.slots.map((slot, i) =>
+        this.workers.map((handle, i) =>
           results[i]!.status !== 'fulfilled'
             ? undefined
-            : this.request(slot, previous ? { type: 'load', spec: previous } : { type: 'unload', model: name }),
+            : this.request(handle, previous ? { type: 'load', spec: previous } : { type: 'unload', model: name }),
         ),
       );
       throw failed.reason as Error;
@@ -155,7 +164,7 @@ export class InferenceExecutor {
   async unload(name: string): Promise<void> {
     this.models.delete(name);
     this.batchable.delete(name);
-    await Promise.allSettled(this.slots.map((slot) => this.request(slot, { type: 'unload', model: name })));
+    await Promise.allSettled(this.workers.map((handle) => this.request(handle, { type: 'unload', model: name })));
   }
 
   /** Workers in all: runs side by side at most. */
@@ -165,8 +174,8 @@ export class InferenceExecutor {
 
   /** Workers a run could start on now (none while a run has every thread). */
   get freePlaces(): number {
-    if (this.closed || this.slots.some((slot) => slot.wide)) return 0;
-    return this.slots.filter((slot) => slot.jobs.length === 0).length;
+    if (this.closed || this.workers.some((handle) => handle.wide)) return 0;
+    return this.workers.filter((handle) => handle.jobs.length === 0).length;
   }
 
   /** The workers decode JPEG with libjpeg-turbo (found, and not turned off): decode plans may pick it. */
@@ -175,7 +184,7 @@ export class InferenceExecutor {
   }
 
   get healthy(): boolean {
-    return !this.closed && this.slots.length === this.options.workers;
+    return !this.closed && this.workers.length === this.options.workers;
   }
 
   /** Called whenever a worker frees up, or a replaced one is ready: the scheduler starts what waits. */
@@ -183,17 +192,12 @@ export class InferenceExecutor {
     this.freeListeners.push(listener);
   }
 
-  /**
-   * Where the next run starts when `waiting` frames could start: a frame alone, with nothing running and no
-   * frame being refused (`pressed`), on the first worker with every thread; otherwise an idle worker with a
-   * share. Undefined when none may start now.
-   */
-  placeFor(waiting: number, pressed: boolean): WorkerPlace | undefined {
+  /** Where the next run starts: with every thread when `wide` and nothing runs, otherwise an idle worker with a share. */
+  placeFor(wide: boolean): Place | undefined {
     if (this.closed) return undefined;
-    return nextDispatch(
-      this.slots.map((slot) => ({ busy: slot.jobs.length > 0, busyWide: slot.wide, canRunWide: slot.canRunWide })),
-      waiting,
-      pressed,
+    return nextPlace(
+      this.workers.map((handle) => ({ busy: handle.jobs.length > 0, busyWide: handle.wide, canRunWide: handle.canRunWide })),
+      wide,
     );
   }
 
@@ -211,9 +215,9 @@ export class InferenceExecutor {
    * with each job's result, or its error (a ProtocolError the client may read, or the gateway's own fault), in
    * order; never rejects.
    */
-  run(place: WorkerPlace, jobs: readonly InferenceJob[]): Promise<Array<FrameResult | Error>> {
-    const slot = this.slots[place.slot];
-    if (this.closed || !slot || slot.jobs.length > 0) {
+  run(place: Place, jobs: readonly InferenceJob[]): Promise<Array<FrameResult | Error>> {
+    const handle = this.workers[place.worker];
+    if (this.closed || !handle || handle.jobs.length > 0) {
       const reason = this.closed ? 'the gateway is shutting down' : 'no free inference worker at that place';
       return Promise.resolve(jobs.map(() => new ProtocolError('internal', reason)));
     }
@@ -221,42 +225,42 @@ export class InferenceExecutor {
     let left = jobs.length;
     return new Promise((resolve) => {
       // The worker is taken now, in this turn, so the next placeFor does not hand it out again.
-      slot.jobs = jobs.map((_job, i) => ({
+      handle.jobs = jobs.map((_job, i) => ({
         jobId: this.nextJobId++,
         settle: (outcome) => {
           outcomes[i] = outcome;
           if (--left === 0) resolve(outcomes);
         },
       }));
-      slot.wide = place.wide;
-      slot.posted = false;
-      void this.post(slot, place.wide, jobs);
+      handle.wide = place.wide;
+      handle.posted = false;
+      void this.post(handle, place.wide, jobs);
     });
   }
 
   /** Lets running frames finish, then stops every worker; runs still held at the gate are refused. */
   async close(): Promise<void> {
     this.closed = true;
-    const slots = [...this.slots];
-    for (const slot of slots) if (!slot.posted) this.release(slot, new ProtocolError('internal', 'the gateway is shutting down'));
+    const workers = [...this.workers];
+    for (const handle of workers) if (!handle.posted) this.release(handle, new ProtocolError('internal', 'the gateway is shutting down'));
     await Promise.all(
-      slots.map((slot) => (slot.jobs.length > 0 ? new Promise<void>((resolve) => slot.idleWaiters.push(resolve)) : undefined)),
+      workers.map((handle) => (handle.jobs.length > 0 ? new Promise<void>((resolve) => handle.idleWaiters.push(resolve)) : undefined)),
     );
-    await Promise.all(slots.map((slot) => stopWorker(slot.worker)));
-    this.slots.length = 0;
+    await Promise.all(workers.map((handle) => stopWorker(handle.worker)));
+    this.workers.length = 0;
   }
 
   private get sharedThreads(): number {
     return sharedThreads(this.options.threads, this.options.workers);
   }
 
-  /** Hands the jobs to the slot's worker once the gate lets them through; each frame's bytes are moved, not copied. */
-  private async post(slot: Slot, wide: boolean, jobs: readonly InferenceJob[]): Promise<void> {
+  /** Hands the jobs to the worker once the gate lets them through; each frame's bytes are moved, not copied. */
+  private async post(handle: WorkerHandle, wide: boolean, jobs: readonly InferenceJob[]): Promise<void> {
     if (this.options.gate) await this.options.gate.wait();
-    const running = slot.jobs;
+    const running = handle.jobs;
     // The worker exited, or the executor closed, while the run waited at the gate: its jobs are answered already.
-    if (!this.slots.includes(slot) || this.closed || running.length === 0) return;
-    slot.posted = true;
+    if (!this.workers.includes(handle) || this.closed || running.length === 0) return;
+    handle.posted = true;
     const frames = jobs.map(({ threshold, frame }, i) => ({ jobId: running[i]!.jobId, threshold, frame: ownedFrame(frame) }));
     const request: WorkerRequest = {
       type: 'run',
@@ -264,18 +268,55 @@ export class InferenceExecutor {
       threads: wide ? this.options.threads : this.sharedThreads,
       frames,
     };
-    slot.worker.postMessage(
+    handle.worker.postMessage(
       request,
       frames.map(({ frame }) => (frame.kind === 'encoded' ? frame.bytes.buffer : frame.rgb.data.buffer) as ArrayBuffer),
     );
+    handle.watchdog = setTimeout(() => this.stall(handle), this.options.stallMs ?? DEFAULT_STALL_MS);
+    handle.watchdog.unref?.();
     this.options.onRun?.(wide, jobs.length);
   }
 
-  /** Answers every job of a slot's run with `error` and frees the slot. */
-  private release(slot: Slot, error: Error): void {
-    for (const job of slot.jobs.splice(0)) job.settle(error);
-    slot.wide = false;
-    for (const resolve of slot.idleWaiters.splice(0)) resolve();
+  /** Answers every job of a worker's run with `error` and frees the worker. */
+  private release(handle: WorkerHandle, error: Error): void {
+    clearTimeout(handle.watchdog);
+    for (const job of handle.jobs.splice(0)) job.settle(error);
+    handle.wide = false;
+    for (const resolve of handle.idleWaiters.splice(0)) resolve();
+  }
+
+  /**
+   * The watchdog: a run that has not returned in `stallMs` took its worker out of service. Its frames are
+   * answered at once; a new worker (with every model open) takes its place, up to as many stalled at once as
+   * there are workers. The stalled one cannot be terminated mid-run (onnxruntime would abort the process): it
+   * is asked to stop once its run returns, and meanwhile keeps the process from exiting no longer.
+   */
+  private stall(handle: WorkerHandle): void {
+    const index = this.workers.indexOf(handle);
+    if (index < 0 || handle.jobs.length === 0 || this.closed) return;
+    const stallMs = this.options.stallMs ?? DEFAULT_STALL_MS;
+    this.workers.splice(index, 1);
+    this.stalled.add(handle);
+    handle.worker.unref();
+    const frames = handle.jobs.length;
+    this.release(
+      handle,
+      new ProtocolError(
+        'unavailable',
+        `inference took longer than ${stallMs} ms on this frame; its worker is being replaced: send it again`,
+        undefined,
+        STALL_RETRY_AFTER_MS,
+      ),
+    );
+    if (this.stalled.size > this.options.workers) {
+      this.options.logger.error(
+        { frames, stallMs, stalled: this.stalled.size },
+        'inference worker stalled; too many stalled to replace it',
+      );
+      return;
+    }
+    this.options.logger.error({ frames, stallMs }, 'inference worker stalled: its frames are answered, a new worker takes its place');
+    this.spawnWorker(handle.canRunWide).catch((error: unknown) => this.options.logger.error({ err: error }, 'restart failed'));
   }
 
   private freed(): void {
@@ -283,15 +324,18 @@ export class InferenceExecutor {
   }
 
   /** Sends a load or unload to one worker; resolves on its answer. */
-  private request(slot: Slot, message: DistributiveOmit<Extract<WorkerRequest, { requestId: number }>, 'requestId'>): Promise<boolean> {
+  private request(
+    handle: WorkerHandle,
+    message: DistributiveOmit<Extract<WorkerRequest, { requestId: number }>, 'requestId'>,
+  ): Promise<boolean> {
     const requestId = this.nextRequestId++;
     return new Promise<boolean>((resolve, reject) => {
-      slot.requests.set(requestId, { resolve, reject });
-      slot.worker.postMessage({ ...message, requestId } as WorkerRequest);
+      handle.requests.set(requestId, { resolve, reject });
+      handle.worker.postMessage({ ...message, requestId } as WorkerRequest);
     });
   }
 
-  private spawnSlot(canRunWide: boolean): Promise<void> {
+  private spawnWorker(canRunWide: boolean): Promise<void> {
     const threadCounts = [...new Set(canRunWide ? [this.options.threads, this.sharedThreads] : [this.sharedThreads])];
     const setup: WorkerSetup = {
       threadCounts,
@@ -300,7 +344,16 @@ export class InferenceExecutor {
       engineTimeoutMs: this.options.engineTimeoutMs ?? 2000,
     };
     const worker = new Worker(WORKER_URL, { workerData: setup });
-    const slot: Slot = { worker, jobs: [], requests: new Map(), idleWaiters: [], wide: false, posted: false, canRunWide };
+    const handle: WorkerHandle = {
+      worker,
+      jobs: [],
+      requests: new Map(),
+      idleWaiters: [],
+      wide: false,
+      posted: false,
+      canRunWide,
+      watchdog: undefined,
+    };
     return new Promise<void>((resolveReady, rejectReady) => {
       let ready = false;
       worker.on('message', (reply: WorkerReply) => {
@@ -310,10 +363,10 @@ export class InferenceExecutor {
           }
           this.turboInWorkers &&= reply.turbo;
           // A replacement opens every model the others have before it takes a frame.
-          Promise.all([...this.models.values()].map((spec) => this.request(slot, { type: 'load', spec }))).then(
+          Promise.all([...this.models.values()].map((spec) => this.request(handle, { type: 'load', spec }))).then(
             () => {
               ready = true;
-              this.slots.push(slot);
+              this.workers.push(handle);
               resolveReady();
               this.freed();
             },
@@ -323,12 +376,15 @@ export class InferenceExecutor {
             },
           );
         } else if (reply.type === 'loaded' || reply.type === 'unloaded' || reply.type === 'load_failed') {
-          const pending = slot.requests.get(reply.requestId);
-          slot.requests.delete(reply.requestId);
+          const pending = handle.requests.get(reply.requestId);
+          handle.requests.delete(reply.requestId);
           if (reply.type === 'load_failed') pending?.reject(new Error(reply.message));
           else pending?.resolve(reply.type === 'loaded' && reply.batchable);
+        } else if (this.stalled.has(handle)) {
+          // The stalled run returned at last: its frames were answered long ago, and the worker's place is taken.
+          void stopWorker(worker);
         } else {
-          this.settle(slot, reply);
+          this.settle(handle, reply);
         }
       });
       worker.on('error', (error) => {
@@ -336,27 +392,29 @@ export class InferenceExecutor {
         if (!ready) rejectReady(error);
       });
       worker.on('exit', (code) => {
-        const index = this.slots.indexOf(slot);
-        if (index >= 0) this.slots.splice(index, 1);
-        this.release(slot, new ProtocolError('internal', `inference worker exited (code ${code})`));
-        for (const pending of slot.requests.values()) pending.reject(new Error(`inference worker exited (code ${code})`));
-        slot.requests.clear();
+        if (this.stalled.delete(handle)) return;
+        const index = this.workers.indexOf(handle);
+        if (index >= 0) this.workers.splice(index, 1);
+        this.release(handle, new ProtocolError('internal', `inference worker exited (code ${code})`));
+        for (const pending of handle.requests.values()) pending.reject(new Error(`inference worker exited (code ${code})`));
+        handle.requests.clear();
         if (!ready) rejectReady(new Error(`inference worker exited during start (code ${code})`));
         // A crashed worker is replaced so one bad frame cannot take the gateway's inference down for good.
         if (ready && !this.closed) {
           this.options.logger.warn({ code }, 'restarting inference worker');
-          this.spawnSlot(canRunWide).catch((error: unknown) => this.options.logger.error({ err: error }, 'restart failed'));
+          this.spawnWorker(canRunWide).catch((error: unknown) => this.options.logger.error({ err: error }, 'restart failed'));
         }
       });
     });
   }
 
-  private settle(slot: Slot, reply: Extract<WorkerReply, { jobId: number }>): void {
-    const index = slot.jobs.findIndex((job) => job.jobId === reply.jobId);
-    const job = index >= 0 ? slot.jobs.splice(index, 1)[0] : undefined;
-    if (slot.jobs.length === 0) {
-      slot.wide = false;
-      for (const resolve of slot.idleWaiters.splice(0)) resolve();
+  private settle(handle: WorkerHandle, reply: Extract<WorkerReply, { jobId: number }>): void {
+    const index = handle.jobs.findIndex((job) => job.jobId === reply.jobId);
+    const job = index >= 0 ? handle.jobs.splice(index, 1)[0] : undefined;
+    if (handle.jobs.length === 0) {
+      clearTimeout(handle.watchdog);
+      handle.wide = false;
+      for (const resolve of handle.idleWaiters.splice(0)) resolve();
     }
     if (!job) {
       this.options.logger.error({ jobId: reply.jobId }, 'inference reply for an unknown job');
@@ -370,7 +428,7 @@ export class InferenceExecutor {
     } else {
       job.settle(reply.result);
     }
-    if (slot.jobs.length === 0) this.freed();
+    if (handle.jobs.length === 0) this.freed();
   }
 }
 

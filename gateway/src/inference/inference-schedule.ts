@@ -7,7 +7,8 @@
  * 25% slower with a single thread.
  */
 
-export interface SlotState {
+/** A worker as a place to run on. */
+export interface WorkerState {
   /** Running a frame now. */
   busy: boolean;
   /** Running a frame with every thread: nothing else may start until it ends. */
@@ -16,26 +17,25 @@ export interface SlotState {
   canRunWide: boolean;
 }
 
-export interface Dispatch {
-  slot: number;
-  wide: boolean;
+/** Where a run starts: the worker (its index), and whether it gets every thread. Good until the next start or end. */
+export interface Place {
+  readonly worker: number;
+  readonly wide: boolean;
 }
 
 /**
- * The next frame to start, or undefined when it must wait; call again after each start or end. `pressed`:
- * frames are being refused, so others will arrive while this one runs; it then runs on a thread share too, or
- * those would wait for the wide run to end (50 cameras at 5x overload on 2 cores: 87-119 detections/s in six
- * soaks with a wide run whenever one frame was ready, three of them near 88; 106-118 in eight without).
+ * Where the next run starts, or undefined when it must wait; call again after each start or end. Whether it
+ * should have every thread is the frame policy's call (`runsWide`); it gets them when nothing runs and a worker
+ * holds sessions with every thread.
  */
-export function nextDispatch(slots: readonly SlotState[], waiting: number, pressed = false): Dispatch | undefined {
-  if (waiting === 0 || slots.some((s) => s.busyWide)) return undefined;
-  const running = slots.filter((s) => s.busy).length;
-  if (running === 0 && waiting === 1 && !pressed) {
-    const wide = slots.findIndex((s) => s.canRunWide);
-    if (wide >= 0) return { slot: wide, wide: true };
+export function nextPlace(workers: readonly WorkerState[], wide: boolean): Place | undefined {
+  if (workers.some((w) => w.busyWide)) return undefined;
+  if (wide && !workers.some((w) => w.busy)) {
+    const widest = workers.findIndex((w) => w.canRunWide);
+    if (widest >= 0) return { worker: widest, wide: true };
   }
-  const idle = slots.findIndex((s) => !s.busy);
-  return idle >= 0 ? { slot: idle, wide: false } : undefined;
+  const idle = workers.findIndex((w) => !w.busy);
+  return idle >= 0 ? { worker: idle, wide: false } : undefined;
 }
 
 /** Threads per run when frames run side by side: an equal share of the wide run's threads. */

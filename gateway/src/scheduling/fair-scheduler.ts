@@ -1,55 +1,40 @@
 /**
- * The gateway's one queue: which frame runs next, across every connection, on which place of the executor
- * (the inference workers), and which frames are not processed at all.
+ * The gateway's one queue, as mechanism: lanes of waiting frames, the executor's places, and the hand-out that
+ * starts frames on them. Every decision - whether an arriving frame is queued, which waiting frame starts next,
+ * when a waiting frame is dropped, whether a run gets every thread - is the frame policy's
+ * (admission/frame-policy.ts), read from this queue's state.
  *
  * Each connection (and each HTTP request) has a lane: up to `maxInFlight` of its frames are processed at
- * once and up to `queueLength` wait, the newest winning. Frames start straight on the executor's places
- * (a worker), and the decodes of the frames processed at once hold at most `memoryBudgetBytes`: a large frame
- * waits for room. When a place frees up, the lane served least that has a frame waiting gets it: round-robin
- * by connection, so a client that sends more cannot take more than its share; among lanes served as often, the
- * order of admission-policy.ts's `startsBefore` (closed-loop lanes, then the newest open-loop frame). Where the
- * executor runs several frames of one model as a batch, the frames that would start next in that order are
- * handed over together.
+ * once and up to `queueLength` wait. Frames start straight on the executor's places (a worker), and the
+ * decodes of the frames processed at once hold at most `memoryBudgetBytes`: a large frame waits for room.
+ * Where the executor runs several frames of one model as a batch, the frames that would start next are handed
+ * over together.
  *
  * Places are handed out at the end of the event loop's I/O phase (setImmediate), not as each frame is
  * read: the loop reads sockets in a fixed order, and a place given to the first frame read would go to
  * the same few connections again and again whenever the queue had emptied (measured: 12 to 58 frames per
  * client in one overload soak). An idle gateway still starts a frame within the same turn.
- *
- * Whether an arriving frame is queued at all is the admission policy's call (admission/admission-policy.ts),
- * made on receipt from this queue's state. An accepted frame is dropped later only if a hand-out has passed it
- * over while it could have started and it has waited too long: a closed-loop lane's LATE_FACTOR times its
- * prediction (the prediction was wrong: a stalled worker), an open-loop lane's once it has waited the freshness
- * limit itself (those it had waiting when it turned out to be open loop too): less-served lanes' frames or newer
- * ones went first, and its sender's next frame is on its way. Without that, the frames overtaken most made the
- * tail (50 cameras at 5x overload: queue p95 150 ms; with it, 24 ms, for 4% fewer detections).
  */
 import type { DropReason } from '@sightline/shared/protocol';
 import {
   admission,
-  freshnessLimitMs,
-  joinCount,
+  isLate,
+  joinsAt,
+  openLoopPatienceMs,
+  placeIntervalMs,
   predictWait,
-  sendingNow,
+  runsWide,
   startsBefore,
+  supersedes,
+  turnsOpenLoop,
+  unstartedAnswer,
   type LaneState,
   type QueueState,
-} from '../admission/admission-policy.ts';
+  type WaitingState,
+} from '../admission/frame-policy.ts';
 import { RetryPacer } from '../admission/retry-pacer.ts';
+import type { Place } from '../inference/inference-schedule.ts';
 import { ServiceTime } from './service-time.ts';
-
-/**
- * An accepted frame still waiting this many times longer than it was expected to (its predicted wait, and
- * at least the freshness limit) is dropped after all: the prediction failed (a stalled worker).
- */
-export const LATE_FACTOR = 4;
-
-/** A place to run frames on, as the executor hands it out; good until the executor's next call. */
-export interface RunPlace {
-  readonly slot: number;
-  /** The run gets every thread (a frame alone): nothing else starts beside it. */
-  readonly wide: boolean;
-}
 
 /** What runs the frames: the inference workers, or a stand-in in tests. It has no queue of its own. */
 export interface FrameExecutor<T, R> {
@@ -57,24 +42,20 @@ export interface FrameExecutor<T, R> {
   readonly places: number;
   /** Places a frame could start on now. */
   readonly freePlaces: number;
-  /**
-   * Where the next run starts when `waiting` frames could start, or undefined when none may start now.
-   * `pressed`: frames are being refused, so more will come before a run ends (a frame alone is then no reason
-   * to give it every thread).
-   */
-  placeFor(waiting: number, pressed: boolean): RunPlace | undefined;
+  /** Where the next run starts, with every thread when `wide` and a place allows it; undefined when none may start now. */
+  placeFor(wide: boolean): Place | undefined;
   /** How many frames may run together with `first` (1: alone). */
   batchLimit(first: T): number;
   /** Whether `other` may run in one batch with `first` (the same model). */
   batchesWith(first: T, other: T): boolean;
   /** Runs the frames on the place; resolves with each frame's result or error, in order, and never rejects. */
-  run(place: RunPlace, items: readonly T[]): Promise<ReadonlyArray<R | Error>>;
+  run(place: Place, items: readonly T[]): Promise<ReadonlyArray<R | Error>>;
   /** Called whenever a place frees up or a new one comes (a replaced worker). */
   onFree(listener: () => void): void;
 }
 
 export interface SchedulerOptions {
-  /** Longest predicted wait for a place a frame is accepted with (the admission policy's limit). */
+  /** Longest predicted wait for a place an open-loop frame is accepted with (the frame policy's limit). */
   budgetMs: number;
   /** Frames waiting across every lane; past it a new frame is refused outright. */
   maxWaiting: number;
@@ -95,19 +76,10 @@ export interface LaneOptions<T, R> {
   cost?: (item: T) => number;
 }
 
-export type PushResult = 'accepted' | 'refused';
-
-interface Waiting<T> {
+interface Waiting<T> extends WaitingState {
   item: T;
   since: number;
-  /** When it is dropped as late if it has not started (scheduler clock). */
   lateAt: number;
-  /**
-   * A hand-out has ended while it could have started (first in its lane, which had room in flight) and it did
-   * not: no place was free, or other frames went first. Only such a frame can be late: one that has not had its
-   * chance at a place did not wait for one, it waited for the end of the event loop's turn (however short its
-   * patience: a budget of 0) or for its own lane's frames in flight (a pipelining client on an idle gateway).
-   */
   passedOver: boolean;
   cost: number;
 }
@@ -129,71 +101,45 @@ export class Lane<T, R> implements LaneState {
   ) {}
 
   /**
-   * Takes a frame: queued when the admission policy accepts it (started at the end of this turn when there
-   * is room), otherwise answered `overloaded` with when to retry. `refused` when the gateway already holds
-   * `maxWaiting` frames; the caller answers that one (scheduler.retryAfterMs()), every other frame is
-   * answered through the lane.
+   * Takes a frame: queued when the frame policy accepts it (started at the end of this turn when there is
+   * room), otherwise answered through the lane's `drop`: every refusal is answered here, one way.
    */
-  push(item: T): PushResult {
+  push(item: T): void {
     if (this.closedWith) {
       this.options.drop(item, this.closedWith);
-      return 'accepted';
+      return;
     }
-    const state = this.scheduler.state;
-    // A sender that sends while a frame of its own is still out is not waiting for answers: open loop, for good.
-    if (this.closedLoop && (this.inFlight > 0 || this.waiting.length > 0)) this.turnOpenLoop(state);
-    if (!sendingNow(state, this)) this.served = joinCount(state, this);
-    if (this.waiting.length > 0 && this.waiting.length >= this.options.queueLength) {
+    let state = this.scheduler.state;
+    if (turnsOpenLoop(this)) this.turnOpenLoop(state);
+    this.served = joinsAt(state, this) ?? this.served;
+    if (supersedes(this, this.options.queueLength)) {
       this.scheduler.forget(1);
       this.options.drop(this.waiting.shift()!.item, 'superseded');
     }
-    const decision = admission(this.scheduler.state, this);
+    state = this.scheduler.state;
+    const decision = admission(state, this);
     this.lastPushAt = state.now;
     if (!decision.queue) {
       this.markRefused(state.now);
-      this.options.drop(item, 'overloaded', decision.retryAfterMs);
-      return 'accepted';
+      this.options.drop(item, 'overloaded', 'paced' in decision ? this.scheduler.retryAfterMs() : decision.retryAfterMs);
+      return;
     }
-    if (!this.scheduler.admit()) {
-      this.markRefused(state.now);
-      return 'refused';
-    }
+    this.scheduler.queued();
     this.waiting.push({
       item,
       since: state.now,
-      lateAt: state.now + this.patienceMs(state, decision.predictedWaitMs),
+      lateAt: state.now + decision.patienceMs,
       passedOver: false,
       cost: this.options.cost?.(item) ?? 0,
     });
     this.scheduler.schedule();
-    return 'accepted';
   }
 
-  /**
-   * How long a frame accepted now may wait before it is answered as late. An open-loop frame: the freshness
-   * limit. A closed-loop lane's only frame: LATE_FACTOR times what it was promised, at least a whole service
-   * time (a prediction in slots is missed by more than one when another process takes the cores for a moment,
-   * which is no stalled worker), and no limit while nothing was promised (no frame finished yet to predict
-   * from: a prediction of 0 cannot turn out wrong, and a limit of 0 would refuse a stop-and-wait client for
-   * lateness on an idle gateway).
-   */
-  private patienceMs(state: QueueState, predictedWaitMs: number): number {
-    const limitMs = freshnessLimitMs(state);
-    if (!this.closedLoop) return limitMs;
-    const promisedMs = Math.max(limitMs, predictedWaitMs, state.serviceMs);
-    return promisedMs > 0 ? LATE_FACTOR * promisedMs : Infinity;
-  }
-
-  /**
-   * The frames it has waiting were accepted as a closed-loop lane's, with a closed-loop lane's patience; they
-   * get an open-loop lane's now (dropped once they have waited the freshness limit), its next frames are on
-   * their way. Without this, 50 cameras starting together each had a first frame queued whatever its wait,
-   * and the first 10 s of an overload soak had a p95 of 0.7-1.1 s against 82-111 ms in every later window.
-   */
+  /** It turned out to be open loop: what it has waiting gets an open-loop frame's patience. */
   private turnOpenLoop(state: QueueState): void {
     this.closedLoop = false;
     if (this.waiting.length === 0) return;
-    const patienceMs = this.patienceMs(state, 0);
+    const patienceMs = openLoopPatienceMs(state);
     for (const waiting of this.waiting) waiting.lateAt = Math.min(waiting.lateAt, waiting.since + patienceMs);
     this.expire(state.now);
     // Whatever still waits turns late sooner than the expiry timer was set for.
@@ -252,26 +198,25 @@ export class Lane<T, R> implements LaneState {
     return this.waiting.length > 0 && this.inFlight < this.options.maxInFlight;
   }
 
-  /** @internal Answers the waiting frames that turned late: accepted, but the prediction failed. */
+  /** @internal Answers the waiting frames the policy finds late. */
   expire(now: number): void {
-    const isLate = (waiting: Waiting<T>) => waiting.passedOver && now >= waiting.lateAt;
-    const late = this.waiting.filter(isLate);
+    const late = this.waiting.filter((waiting) => isLate(waiting, now));
     if (late.length === 0) return;
-    this.waiting.splice(0, this.waiting.length, ...this.waiting.filter((waiting) => !isLate(waiting)));
+    this.waiting.splice(0, this.waiting.length, ...this.waiting.filter((waiting) => !isLate(waiting, now)));
     this.scheduler.forget(late.length);
     this.markRefused(now);
     for (const { item } of late) this.options.drop(item, 'overloaded', this.scheduler.retryAfterMs());
     this.settleIdle();
   }
 
-  /** @internal With no queue, a frame that could not start in this round is answered now. */
+  /** @internal With no queue, a frame that could not start in this hand-out is answered now. */
   refuseUnstarted(): void {
     if (this.options.queueLength > 0 || this.waiting.length === 0) return;
-    const overloaded = this.inFlight < this.options.maxInFlight;
-    if (overloaded) this.markRefused(this.scheduler.now());
+    const answer = unstartedAnswer(this, this.options.maxInFlight);
+    if (answer === 'overloaded') this.markRefused(this.scheduler.now());
     this.scheduler.forget(this.waiting.length);
     for (const { item } of this.waiting.splice(0)) {
-      if (overloaded) this.options.drop(item, 'overloaded', this.scheduler.retryAfterMs());
+      if (answer === 'overloaded') this.options.drop(item, 'overloaded', this.scheduler.retryAfterMs());
       else this.options.drop(item, 'superseded');
     }
     this.settleIdle();
@@ -315,7 +260,7 @@ interface Started<T, R> {
 export class FairScheduler<T, R> {
   private readonly lanes = new Set<Lane<T, R>>();
   private runs = 0;
-  private waitingTotal = 0;
+  private waiting = 0;
   private memoryInUse = 0;
   private turn = 0;
   private expiryTimer: ReturnType<typeof setTimeout> | undefined;
@@ -342,7 +287,7 @@ export class FairScheduler<T, R> {
 
   /** Runs (one frame or one batch each) on the executor's places, and frames waiting, gateway-wide. */
   get load(): { running: number; waiting: number } {
-    return { running: this.runs, waiting: this.waitingTotal };
+    return { running: this.runs, waiting: this.waiting };
   }
 
   /** How long a frame holds a place now, ms (the estimate predictions use). */
@@ -350,12 +295,16 @@ export class FairScheduler<T, R> {
     return this.service.meanMs;
   }
 
-  /** What the admission policy reads. */
+  /** What the frame policy reads. */
   get state(): QueueState {
     return {
       lanes: this.lanes,
       freePlaces: this.executor.freePlaces,
       places: this.executor.places,
+      running: this.runs,
+      waiting: this.waiting,
+      maxWaiting: this.options.maxWaiting,
+      lastRefusedAt: this.lastRefusedAt,
       serviceMs: this.service.meanMs,
       budgetMs: this.options.budgetMs,
       now: this.now(),
@@ -364,28 +313,26 @@ export class FairScheduler<T, R> {
 
   /**
    * When a refused client should send again, for a refusal that is not about one lane's place in the
-   * order (the gateway holds maxWaiting frames, a frame expired): one slot after the others refused.
+   * order (the gateway holds maxWaiting frames, a frame expired): one place interval after the others refused.
    */
   retryAfterMs(): number {
-    const slotMs = this.service.meanMs / this.executor.places;
-    return this.pacer.next(this.now(), slotMs, slotMs);
+    const intervalMs = placeIntervalMs(this.state);
+    return this.pacer.next(this.now(), intervalMs, intervalMs);
   }
 
-  /** How long a frame of `lane` arriving now would wait for a place (admission-policy.ts). */
+  /** How long a frame of `lane` arriving now would wait for a place (frame-policy.ts). */
   predictWait(lane: Lane<T, R>): number {
     return predictWait(this.state, lane);
   }
 
-  /** @internal A lane wants to queue one frame. */
-  admit(): boolean {
-    if (this.waitingTotal >= this.options.maxWaiting) return false;
-    this.waitingTotal++;
-    return true;
+  /** @internal A lane queued one frame. */
+  queued(): void {
+    this.waiting++;
   }
 
   /** @internal Frames left the waiting state without starting. */
   forget(count: number): void {
-    this.waitingTotal -= count;
+    this.waiting -= count;
   }
 
   /** @internal */
@@ -410,7 +357,7 @@ export class FairScheduler<T, R> {
     for (;;) {
       const lane = this.nextLane();
       if (!lane) break;
-      const place = this.executor.placeFor(this.readyCount(), this.pressed(now));
+      const place = this.executor.placeFor(runsWide(this.state, this.readyCount()));
       if (!place) break;
       this.start(place, this.batchFrom(lane), now);
     }
@@ -422,11 +369,6 @@ export class FairScheduler<T, R> {
   /** @internal A frame was refused: on receipt, late, or with the gateway full. */
   noteRefused(at: number): void {
     this.lastRefusedAt = at;
-  }
-
-  /** A frame was refused within the last service time: senders are asking for more than the places give. */
-  private pressed(now: number): boolean {
-    return now - this.lastRefusedAt <= this.service.meanMs;
   }
 
   private get room(): number {
@@ -475,7 +417,7 @@ export class FairScheduler<T, R> {
 
   private take(lane: Lane<T, R>): Started<T, R> {
     const { item, cost } = lane.takeHead();
-    this.waitingTotal--;
+    this.waiting--;
     this.memoryInUse += cost;
     lane.inFlight++;
     lane.served++;
@@ -483,7 +425,7 @@ export class FairScheduler<T, R> {
     return { lane, item, cost };
   }
 
-  private start(place: RunPlace, batch: Started<T, R>[], startedAt: number): void {
+  private start(place: Place, batch: Started<T, R>[], startedAt: number): void {
     this.runs++;
     const finish = (outcomes: ReadonlyArray<R | Error>) => {
       this.runs--;

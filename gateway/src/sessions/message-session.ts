@@ -28,8 +28,8 @@ import type { MessageChannel } from './message-channel.ts';
 import { MessageRateLimiter } from './message-rate-limiter.ts';
 import { VideoStream, type VideoStreamOptions } from './video-stream.ts';
 
-/** What a session needs to take video chunks: the gateway's decoding and decoder slots, and its models. */
-export type SessionVideo = Pick<VideoStreamOptions, 'decoding' | 'slots' | 'maxPixels' | 'model' | 'idleMs'>;
+/** What a session needs to take video chunks: the gateway's decoding, its decoder allowance, and its models. */
+export type SessionVideo = Pick<VideoStreamOptions, 'decoding' | 'decoders' | 'maxPixels' | 'model' | 'idleMs'>;
 
 export interface MessageSessionOptions {
   frames: FrameService;

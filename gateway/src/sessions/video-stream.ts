@@ -37,7 +37,7 @@ export interface VideoChunkRequest {
 }
 
 /** How many decoders the gateway runs at once, at most. */
-export class VideoStreamSlots {
+export class DecoderAllowance {
   private used = 0;
   constructor(readonly limit: number) {}
   get inUse(): number {
@@ -56,7 +56,7 @@ export class VideoStreamSlots {
 export interface VideoStreamOptions {
   frames: FrameService;
   decoding: VideoDecoding;
-  slots: VideoStreamSlots;
+  decoders: DecoderAllowance;
   maxPixels: number;
   /** Resolves a model name (the default when none) and checks its engine; throws ProtocolError. */
   model: (name: string | undefined) => ModelSpec;
@@ -180,10 +180,10 @@ export class VideoStream {
       return undefined;
     }
     this.closeDecoder();
-    if (!this.options.slots.take()) {
+    if (!this.options.decoders.take()) {
       return new ProtocolError(
         'overloaded',
-        `the gateway decodes at most ${this.options.slots.limit} video streams at once`,
+        `the gateway decodes at most ${this.options.decoders.limit} video streams at once`,
         request.id,
         NO_SLOT_RETRY_MS,
       );
@@ -200,7 +200,7 @@ export class VideoStream {
       onError: (error) => this.failedInDecoder(error),
     });
     if (!opened.ok) {
-      this.options.slots.give();
+      this.options.decoders.give();
       return new ProtocolError(opened.error.protocolCode, opened.error.message, request.id);
     }
     this.open = { decoder: opened.decoder, codec: request.codec, width: size.width, height: size.height, spec, threshold };
@@ -269,7 +269,7 @@ export class VideoStream {
     if (!open) return;
     this.open = undefined;
     void open.decoder.close();
-    this.options.slots.give();
+    this.options.decoders.give();
   }
 
   private armIdle(): void {

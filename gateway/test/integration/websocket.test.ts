@@ -360,9 +360,9 @@ describe('overload', () => {
       await small.close();
     }
   }
-  const oneWaitingPlace = { maxPending: 1, workers: 1, maxInFlight: 1, queueLength: 8, queueBudgetMs: 10_000 };
+  const oneWaitingPlace = { maxWaiting: 1, workers: 1, maxInFlight: 1, queueLength: 8, queueBudgetMs: 10_000 };
 
-  it('refuses frames outright with `overloaded` once the gateway holds maxPending waiting, and answers every one', async () => {
+  it('refuses frames outright with `overloaded` once the gateway holds maxWaiting waiting, and answers every one', async () => {
     await withHeldGateway(oneWaitingPlace, async (smallUrl, smallHold) => {
       const client = await TestClient.connect(smallUrl);
       const ids = Array.from({ length: 8 }, (_, i) => i + 1);
@@ -396,21 +396,28 @@ describe('overload', () => {
     });
   });
 
-  it('answers a frame that cannot start within the latency budget `dropped` / `overloaded` at once, not late', async () => {
+  it("refuses a pipelining client's frame that cannot start within the budget at once; a stop-and-wait frame waits its turn", async () => {
     await withHeldGateway({ workers: 1, maxInFlight: 1, queueLength: 2, queueBudgetMs: 1 }, async (smallUrl, smallHold) => {
       const busy = await TestClient.connect(smallUrl);
-      const late = await TestClient.connect(smallUrl);
+      const waiter = await TestClient.connect(smallUrl);
+      const pipelining = await TestClient.connect(smallUrl);
       await smallHold.holdNext(() => busy.send({ type: 'frame', id: 1, ts: 1, image: dog }, 'msgpack'));
-      late.send({ type: 'frame', id: 1, ts: 1, image: dog }, 'msgpack');
+      waiter.send({ type: 'frame', id: 1, ts: 1, image: dog }, 'msgpack');
+      // Sent with its first frame still out: open loop. Its second would wait behind its first, past the budget.
+      pipelining.send({ type: 'frame', id: 1, ts: 1, image: dog }, 'msgpack');
+      pipelining.send({ type: 'frame', id: 2, ts: 2, image: dog }, 'msgpack');
       // Refused while the busy frame is still in flight (held), not after it.
-      await late.waitFor(() => late.answersTo(1).length === 1);
-      expect(kinds(late, [1])).toEqual(['dropped:overloaded']);
+      await pipelining.waitFor(() => pipelining.answersTo(2).length === 1);
+      expect(kinds(pipelining, [2])).toEqual(['dropped:overloaded']);
       expect(busy.answersTo(1)).toHaveLength(0);
       smallHold.release();
       await busy.waitFor(() => busy.answersTo(1).length === 1);
       expect(kinds(busy, [1])).toEqual(['detections']);
-      busy.close();
-      late.close();
+      // The stop-and-wait client's only frame was never dropped for lateness: it waited its turn.
+      await waiter.waitFor(() => waiter.answersTo(1).length === 1);
+      expect(kinds(waiter, [1])).toEqual(['detections']);
+      await pipelining.waitFor(() => pipelining.answersTo(1).length === 1);
+      for (const client of [busy, waiter, pipelining]) client.close();
     });
   });
 });

@@ -11,7 +11,8 @@ import type { PendingFrame } from '../../src/frames/pending-frame.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createMetrics } from '../../src/metrics.ts';
 import type { ModelSpec } from '../../src/models/manifest.ts';
-import { FairScheduler, type FrameExecutor, type RunPlace } from '../../src/scheduling/fair-scheduler.ts';
+import type { Place } from '../../src/inference/inference-schedule.ts';
+import { FairScheduler, type FrameExecutor } from '../../src/scheduling/fair-scheduler.ts';
 import type { MessageSessionOptions } from '../../src/sessions/message-session.ts';
 
 /** What the stand-in answers every frame with: no detections on a 4x4 image, every stage free. */
@@ -42,7 +43,7 @@ function admitAnything(request: { image: Uint8Array; threshold?: number | undefi
 
 export class HeldFrames implements FrameExecutor<PendingFrame, FrameResult> {
   /** Runs handed over and not answered yet, oldest first. */
-  private readonly held: Array<{ slot: number; answer: () => void }> = [];
+  private readonly held: Array<{ worker: number; answer: () => void }> = [];
   private readonly busy = new Set<number>();
   private readonly listeners: (() => void)[] = [];
   private calls = 0;
@@ -53,8 +54,8 @@ export class HeldFrames implements FrameExecutor<PendingFrame, FrameResult> {
   get freePlaces(): number {
     return this.places - this.busy.size;
   }
-  placeFor(): RunPlace | undefined {
-    for (let slot = 0; slot < this.places; slot++) if (!this.busy.has(slot)) return { slot, wide: false };
+  placeFor(): Place | undefined {
+    for (let worker = 0; worker < this.places; worker++) if (!this.busy.has(worker)) return { worker, wide: false };
     return undefined;
   }
   batchLimit(): number {
@@ -66,13 +67,13 @@ export class HeldFrames implements FrameExecutor<PendingFrame, FrameResult> {
   onFree(listener: () => void): void {
     this.listeners.push(listener);
   }
-  run(place: RunPlace, items: readonly PendingFrame[]): Promise<FrameResult[]> {
-    this.busy.add(place.slot);
+  run(place: Place, items: readonly PendingFrame[]): Promise<FrameResult[]> {
+    this.busy.add(place.worker);
     const done = new Promise<FrameResult[]>((resolve) => {
       this.held.push({
-        slot: place.slot,
+        worker: place.worker,
         answer: () => {
-          this.busy.delete(place.slot);
+          this.busy.delete(place.worker);
           resolve(items.map(() => HELD_RESULT));
           for (const listener of this.listeners) listener();
         },

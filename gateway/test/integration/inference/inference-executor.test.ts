@@ -1,10 +1,12 @@
 /**
  * The inference executor with real worker threads, real onnxruntime and the shipped SSD, behind the real
  * scheduler (it has no queue of its own): models opened, refused, replaced and closed while it serves, what
- * a frame's result carries, batches, and how it stops. No worker is ever terminated here: onnxruntime aborts
- * the process when a thread dies inside a run.
+ * a frame's result carries, batches, how it stops, and the watchdog that replaces a worker whose run does not
+ * return. No worker is ever terminated here: onnxruntime aborts the process when a thread dies inside a run.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -199,8 +201,8 @@ describe('inference executor stopping (one worker, sharp for every frame)', () =
     await closed;
     expect(order).toEqual(['frame answered', 'pool closed']);
     expect(pool.healthy).toBe(false);
-    expect(pool.placeFor(1, false)).toBeUndefined();
-    const late = await pool.run({ slot: 0, wide: true }, [
+    expect(pool.placeFor(false)).toBeUndefined();
+    const late = await pool.run({ worker: 0, wide: true }, [
       {
         model: SSD,
         threshold: 0.5,
@@ -258,5 +260,47 @@ describe('inference executor, batching', () => {
       expect(result!.status).toBe('fulfilled');
       expect(labels((result as PromiseFulfilledResult<Result>).value)).toEqual(expected);
     }
+  });
+});
+
+describe('inference executor watchdog (a run that does not return)', () => {
+  let pool: InferenceExecutor;
+  let run: ReturnType<typeof queued>;
+  let engine: Server;
+  const held = new Set<ServerResponse>();
+  const STALL_MS = 1500;
+
+  beforeAll(async () => {
+    // A serving engine that takes every request and never answers: the remote model's run hangs in its worker.
+    engine = createServer((_request, response) => void held.add(response));
+    await new Promise<void>((resolve) => engine.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(engine.address() as AddressInfo).port}`;
+    pool = await InferenceExecutor.start({
+      threads: 1,
+      workers: 1,
+      maxPixels: MAX_PIXELS,
+      turbo: false,
+      engineTimeoutMs: 120_000,
+      stallMs: STALL_MS,
+      logger: createLogger('silent'),
+    });
+    await pool.load(ssd);
+    await pool.load({ ...ssd, manifest: { ...ssd.manifest, name: 'hanging' }, engine: { url, model: 'hanging' } });
+    run = queued(pool);
+  });
+  afterAll(async () => {
+    await pool?.close();
+    for (const response of held) response.destroy();
+    engine?.closeAllConnections();
+    await new Promise<void>((resolve) => engine?.close(() => resolve()));
+  });
+
+  it('answers the stalled run `unavailable`, and a new worker with every model takes the next frame', async () => {
+    const stalled = await refusal(run(dog, 'hanging'));
+    expect(stalled).toMatchObject({ code: 'unavailable', retryAfterMs: expect.any(Number) });
+    expect(stalled.message).toMatch(/longer than 1500 ms/);
+    // The next frame waits for the replacement (it opens the shipped model first), then runs as usual.
+    expect(labels(await run(dog))).toContain('dog');
+    expect(pool.healthy).toBe(true);
   });
 });

@@ -7,7 +7,15 @@ import { describe, expect, it } from 'vitest';
 import {
   ACTIVE_WINDOW_MS,
   SHARE_SLACK,
+  POLICY_RULES,
   admission,
+  isLate,
+  joinsAt,
+  openLoopPatienceMs,
+  runsWide,
+  supersedes,
+  turnsOpenLoop,
+  unstartedAnswer,
   freshnessLimitMs,
   joinCount,
   predictWait,
@@ -18,7 +26,7 @@ import {
   withinShare,
   type LaneState,
   type QueueState,
-} from '../../../src/admission/admission-policy.ts';
+} from '../../../src/admission/frame-policy.ts';
 
 const NOW = 10_000;
 /** A fast host, this machine on a slow day, a very slow one. */
@@ -39,7 +47,19 @@ function lane(state: Partial<LaneState> = {}): LaneState {
 }
 
 function queue(lanes: LaneState[], state: Partial<QueueState> = {}): QueueState {
-  return { lanes, freePlaces: 0, places: 2, serviceMs: 20, budgetMs: 25, now: NOW, ...state };
+  return {
+    lanes,
+    freePlaces: 0,
+    places: 2,
+    running: 2,
+    waiting: 0,
+    maxWaiting: 64,
+    lastRefusedAt: -Infinity,
+    serviceMs: 20,
+    budgetMs: 25,
+    now: NOW,
+    ...state,
+  };
 }
 
 /** A lane with one frame waiting, `served` frames served so far. */
@@ -53,7 +73,11 @@ describe('closed-loop lanes (stop-and-wait)', () => {
         const others = Array.from({ length: ahead }, (_, i) => waiting(10, i));
         const state = queue([me, ...others], { serviceMs });
         const decision = admission(state, me);
-        expect(decision, `${serviceMs} ms, ${ahead} ahead`).toEqual({ queue: true, predictedWaitMs: predictWait(state, me) });
+        expect(decision, `${serviceMs} ms, ${ahead} ahead`).toEqual({
+          queue: true,
+          predictedWaitMs: predictWait(state, me),
+          patienceMs: Infinity,
+        });
         // Each lane ahead holds one place: the wait is at most one service share per lane.
         expect(predictWait(state, me)).toBeLessThanOrEqual(((ahead + 1) * serviceMs) / 2);
       }
@@ -108,7 +132,10 @@ describe('open-loop lanes (cameras at their own rate, pipelining clients)', () =
       expect(admission(state, even), `${serviceMs} ms`).toMatchObject({ queue: true });
       // Not even for a place free now: the lanes behind it take their turns.
       expect(admission({ ...state, freePlaces: 1 }, ahead), `${serviceMs} ms, a place free`).toMatchObject({ queue: false });
-      expect(admission({ ...state, freePlaces: 1 }, even), `${serviceMs} ms, a place free`).toEqual({ queue: true, predictedWaitMs: 0 });
+      expect(admission({ ...state, freePlaces: 1 }, even), `${serviceMs} ms, a place free`).toMatchObject({
+        queue: true,
+        predictedWaitMs: 0,
+      });
     }
   });
 
@@ -129,7 +156,7 @@ describe('open-loop lanes (cameras at their own rate, pipelining clients)', () =
     const state = queue([a!, b!, c!, ...others], { serviceMs: 40 });
     const retry = (l: LaneState) => {
       const decision = admission(state, l);
-      if (decision.queue) throw new Error('queued');
+      if (decision.queue || 'paced' in decision) throw new Error('queued, or refused for another reason');
       return decision.retryAfterMs;
     };
     expect(turnsAhead(state, b!)).toBeLessThan(turnsAhead(state, c!));
@@ -184,5 +211,75 @@ describe('the serving order', () => {
     expect(joinCount(queue([quiet, ...sending]), quiet)).toBe(37);
     expect(joinCount(queue([lane({ served: 50, lastPushAt: -Infinity }), ...sending]), lane({ served: 50 }))).toBe(50);
     expect(joinCount(queue([quiet]), quiet)).toBe(0);
+  });
+});
+
+describe('the rules of an arrival, each alone', () => {
+  it('turnsOpenLoop: a closed-loop lane that sends with a frame of its own out, and only then', () => {
+    expect(turnsOpenLoop(lane({ inFlight: 1 }))).toBe(true);
+    expect(turnsOpenLoop(lane({ waitingCount: 1 }))).toBe(true);
+    expect(turnsOpenLoop(lane())).toBe(false);
+    expect(turnsOpenLoop(lane({ closedLoop: false, inFlight: 1 }))).toBe(false);
+  });
+
+  it('joinsAt: a lane that was quiet for the active window joins at the least-served count of those sending', () => {
+    const sending = [lane({ served: 40 }), lane({ served: 35 })];
+    const quiet = lane({ served: 3, lastPushAt: NOW - ACTIVE_WINDOW_MS - 1 });
+    expect(joinsAt(queue([quiet, ...sending]), quiet)).toBe(35);
+    // Sending now: its count stays.
+    const active = lane({ served: 3 });
+    expect(joinsAt(queue([active, ...sending]), active)).toBeUndefined();
+  });
+
+  it('supersedes: a frame at a full lane pushes the oldest out; an empty lane never', () => {
+    expect(supersedes(lane({ waitingCount: 2 }), 2)).toBe(true);
+    expect(supersedes(lane({ waitingCount: 1 }), 2)).toBe(false);
+    // No queue at all: the frame waits for the hand-out and is answered there (unstartedAnswer).
+    expect(supersedes(lane({ waitingCount: 0 }), 0)).toBe(false);
+  });
+
+  it('admission: the gateway holding all it may refuses even a closed-loop frame, its retry paced by the scheduler', () => {
+    const me = lane();
+    expect(admission(queue([me], { waiting: 64, maxWaiting: 64 }), me)).toEqual({ queue: false, paced: true });
+    expect(admission(queue([me], { waiting: 63, maxWaiting: 64 }), me)).toMatchObject({ queue: true });
+  });
+
+  it("admission: an open-loop frame's patience is the freshness limit; a closed-loop frame's has none", () => {
+    for (const serviceMs of SERVICE_TIMES_MS) {
+      const state = queue([], { serviceMs, freePlaces: 2, running: 0 });
+      const camera = lane({ closedLoop: false });
+      expect(admission(state, camera)).toMatchObject({ queue: true, patienceMs: openLoopPatienceMs(state) });
+      expect(openLoopPatienceMs(state)).toBe(Math.max(25, serviceMs / 2));
+      expect(admission(state, lane())).toMatchObject({ queue: true, patienceMs: Infinity });
+    }
+  });
+
+  it('isLate: only a frame a hand-out passed over, once its patience is spent', () => {
+    expect(isLate({ lateAt: NOW, passedOver: true }, NOW)).toBe(true);
+    expect(isLate({ lateAt: NOW, passedOver: true }, NOW - 1)).toBe(false);
+    expect(isLate({ lateAt: NOW, passedOver: false }, NOW + 1000)).toBe(false);
+    expect(isLate({ lateAt: Infinity, passedOver: true }, NOW + 1e9)).toBe(false);
+  });
+
+  it('unstartedAnswer: with no queue, overloaded when the places were taken, superseded when its own frames held it', () => {
+    expect(unstartedAnswer(lane({ inFlight: 0 }), 1)).toBe('overloaded');
+    expect(unstartedAnswer(lane({ inFlight: 1 }), 1)).toBe('superseded');
+  });
+
+  it('runsWide: a frame alone with nothing running, unless a frame was refused within the last service time', () => {
+    const idle = queue([], { running: 0, serviceMs: 20 });
+    expect(runsWide(idle, 1)).toBe(true);
+    expect(runsWide(idle, 2)).toBe(false);
+    expect(runsWide({ ...idle, running: 1 }, 1)).toBe(false);
+    expect(runsWide({ ...idle, lastRefusedAt: NOW - 20 }, 1)).toBe(false);
+    expect(runsWide({ ...idle, lastRefusedAt: NOW - 21 }, 1)).toBe(true);
+  });
+
+  it('lists every rule with why it is there', () => {
+    for (const rule of POLICY_RULES) {
+      expect(rule.rule).not.toBe('');
+      expect(rule.decides).not.toBe('');
+      expect(rule.why).not.toBe('');
+    }
   });
 });

@@ -97,7 +97,7 @@ describe('compose files', () => {
         }
         // Every URL a service is given names a service of this file, on a port that service listens on.
         for (const [variable, value] of Object.entries((at(service, 'environment') ?? {}) as Json)) {
-          for (const [, host, port] of String(value).matchAll(/https?:\/\/([^/:\s]+):(\d+)/g)) {
+          for (const [, host, port] of String(value).matchAll(/(?:https?|mqtts?):\/\/(?:[^@/\s]+@)?([^/:\s]+):(\d+)/g)) {
             expect(services, `${file}: ${name}.${variable} names ${host}`).toHaveProperty([host!]);
             expect(containerPorts(services[host!]!), `${file}: ${host} listens on ${port}`).toContain(Number(port));
             needsHealthcheck.add(host!);

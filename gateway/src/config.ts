@@ -388,6 +388,118 @@ export const SETTINGS = {
     env: 'SIGHTLINE_WEB_DIR',
     help: 'the dashboard build to serve',
   }),
+  eventsMaxAgeDays: setting({
+    schema: integer(1, 36_500),
+    default: 30,
+    flag: '--events-max-age-days <days>',
+    env: 'SIGHTLINE_EVENTS_MAX_AGE_DAYS',
+    help: 'events older than this are removed from the history (`<data dir>/events.sqlite`)',
+  }),
+  eventsMaxRows: setting({
+    schema: integer(100, 1_000_000_000),
+    default: 1_000_000,
+    flag: '--events-max-rows <n>',
+    env: 'SIGHTLINE_EVENTS_MAX_ROWS',
+    help: 'events kept in the history at most (about 500 bytes each); past it the oldest are removed',
+  }),
+  eventsBacklogMax: setting({
+    schema: integer(1, 1_000_000_000),
+    default: 100_000,
+    flag: '--events-backlog-max <n>',
+    env: 'SIGHTLINE_EVENTS_BACKLOG_MAX',
+    help: 'events waiting for one sink (MQTT, webhook) at most while it is unreachable; past it the oldest are dropped for that sink (logged, counted)',
+  }),
+  mqttUrl: setting({
+    schema: z
+      .string()
+      .url()
+      .refine((url) => /^(mqtts?|wss?):\/\//.test(url), 'an mqtt://, mqtts://, ws:// or wss:// URL')
+      .optional(),
+    defaultText: 'off',
+    flag: '--mqtt-url <url>',
+    env: 'SIGHTLINE_MQTT_URL',
+    help: 'publish events and counts to this MQTT broker (`mqtt://user:password@broker:1883`, `mqtts://` for TLS); the gateway serves frames while it is unreachable, and delivers what it missed when it is back',
+  }),
+  mqttTopicPrefix: setting({
+    schema: z
+      .string()
+      .min(1)
+      .max(100)
+      .refine((prefix) => !/[#+]/.test(prefix) && !prefix.includes('\u0000'), 'no `#`, `+` or NUL')
+      .refine((prefix) => !prefix.startsWith('/') && !prefix.endsWith('/'), 'no `/` at either end'),
+    default: 'sightline',
+    flag: '--mqtt-topic-prefix <prefix>',
+    env: 'SIGHTLINE_MQTT_TOPIC_PREFIX',
+    help: 'topics are `<prefix>/<camera>/events` (QoS 1), `<prefix>/<camera>/counts/<rule>` (retained), `<prefix>/<instance>/availability` (retained, last will `offline`)',
+  }),
+  mqttUsername: setting({
+    schema: z.string().min(1).optional(),
+    defaultText: "the URL's",
+    flag: '--mqtt-username <name>',
+    env: 'SIGHTLINE_MQTT_USERNAME',
+    help: 'MQTT user name',
+  }),
+  mqttPassword: setting({
+    schema: z.string().min(1).optional(),
+    defaultText: "the URL's",
+    flag: '--mqtt-password <password>',
+    env: 'SIGHTLINE_MQTT_PASSWORD',
+    help: 'MQTT password',
+  }),
+  mqttCa: setting({
+    schema: z.string().min(1).optional(),
+    defaultText: "the system's",
+    flag: '--mqtt-ca <file>',
+    env: 'SIGHTLINE_MQTT_CA',
+    help: "the CA certificate (PEM) that signed an `mqtts://` broker's certificate",
+  }),
+  mqttDiscovery: setting({
+    // A flag given alone is `true`; a variable says on/off, true/false, 1/0.
+    schema: z
+      .union([z.boolean(), z.enum(['on', 'off', 'true', 'false', '1', '0'], { error: 'on or off' })])
+      .transform((value) => value === true || value === 'on' || value === 'true' || value === '1'),
+    default: false,
+    defaultText: 'off',
+    flag: '--mqtt-discovery [on|off]',
+    env: 'SIGHTLINE_MQTT_DISCOVERY',
+    help: "announce each rule's counts to Home Assistant (MQTT discovery): one sensor per rule and direction, grouped in a device per camera",
+  }),
+  mqttDiscoveryPrefix: setting({
+    schema: z
+      .string()
+      .min(1)
+      .max(100)
+      .refine((prefix) => !/[#+]/.test(prefix) && !prefix.includes('\u0000'), 'no `#`, `+` or NUL'),
+    default: 'homeassistant',
+    flag: '--mqtt-discovery-prefix <prefix>',
+    env: 'SIGHTLINE_MQTT_DISCOVERY_PREFIX',
+    help: "Home Assistant's discovery prefix",
+  }),
+  webhookUrl: setting({
+    schema: z
+      .string()
+      .url()
+      .refine((url) => /^https?:\/\//.test(url), 'an http:// or https:// URL')
+      .optional(),
+    defaultText: 'off',
+    flag: '--webhook-url <url>',
+    env: 'SIGHTLINE_WEBHOOK_URL',
+    help: 'POST every event here as JSON, one per request, in order; anything but a 2xx answer (or none within the timeout) is retried with backoff',
+  }),
+  webhookSecret: setting({
+    schema: z.string().min(1).optional(),
+    defaultText: 'none: unsigned',
+    flag: '--webhook-secret <secret>',
+    env: 'SIGHTLINE_WEBHOOK_SECRET',
+    help: 'signs each webhook request: `X-Sightline-Signature: sha256=<hex HMAC-SHA256 of the body>`',
+  }),
+  webhookTimeoutMs: setting({
+    schema: integer(100, 600_000),
+    default: 5000,
+    flag: '--webhook-timeout-ms <ms>',
+    env: 'SIGHTLINE_WEBHOOK_TIMEOUT_MS',
+    help: 'a webhook request not answered within this is retried',
+  }),
   logLevel: setting({
     schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     default: 'info',

@@ -17,6 +17,7 @@ import { ModelRegistry } from './models/model-registry.ts';
 import { ModelSync, type SyncReport } from './models/model-sync.ts';
 import { watchModels } from './models/model-watcher.ts';
 import { EngineMonitor } from './engines/engine-monitor.ts';
+import { startEvents, type EventsService } from './events/index.ts';
 import { DetectionsTap } from './frames/detections-tap.ts';
 import { FrameService, type FrameScheduler } from './frames/frame-service.ts';
 import type { PendingFrame } from './frames/pending-frame.ts';
@@ -137,6 +138,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger, seams:
   };
   const tap = new DetectionsTap();
   const frames = new FrameService(scheduler, (request) => admitFrame(request, admission), engines, tap);
+  // Behind the tap: the cameras' rules, their events, the history and its delivery (MQTT, webhooks, SSE).
+  const events = startEvents({ config, metrics, logger, tap });
   const idleCollection = startIdleCollection({
     load: () => scheduler.load,
     periodMs: IDLE_CHECK_MS,
@@ -227,6 +230,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, seams:
     trustProxy: config.trustProxy,
     instance: config.instance,
     waysRoutes,
+    apiRoutes: [events.router],
   });
   // Listening before the app is attached is safe: no request event can run before this synchronous code ends.
   server.on('request', app);
@@ -246,7 +250,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, seams:
     stopWatching();
     engines.stop();
     idleCollection.stop();
-    drained ??= drainGateway({ server, ways, inference, lifecycle, logger }, deadlineMs);
+    drained ??= drainGateway({ server, ways, events, inference, lifecycle, logger }, deadlineMs);
     return drained;
   };
   return {
@@ -318,6 +322,7 @@ async function startMetricsServer(metrics: Metrics, port: number, host: string):
 interface DrainParts {
   server: Server;
   ways: readonly WayIn[];
+  events: EventsService;
   inference: InferenceExecutor;
   lifecycle: Lifecycle;
   logger: Logger;
@@ -328,12 +333,17 @@ const IDLE_CHECK_MS = 2000;
 /** Growth since the last collection worth a full one when quiet (MiB): a few seconds of load at 500 frames/s. */
 const IDLE_COLLECT_GROWTH_MB = 16;
 
+/** What the event deliveries (MQTT, webhooks) may take of the drain at most: what is left is delivered after a restart. */
+const EVENTS_DRAIN_MS = 1000;
+
 /** How often idle keep-alive connections are closed while draining: each one as soon as its last answer is out. */
 const IDLE_SWEEP_MS = 50;
 
-async function drainGateway({ server, ways, inference, lifecycle, logger }: DrainParts, deadlineMs: number): Promise<DrainReport> {
+async function drainGateway({ server, ways, events, inference, lifecycle, logger }: DrainParts, deadlineMs: number): Promise<DrainReport> {
   const started = performance.now();
   lifecycle.state = 'draining';
+  // Event streams (SSE) never end by themselves: they would hold the listener's close until the deadline.
+  events.closeStreams();
   const connections = ways.find((way) => way.name === 'websocket')?.open ?? 0;
   // No new connections from here on; 'close' comes once every connection (HTTP and WebSocket) has ended.
   const httpClosed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -352,6 +362,8 @@ async function drainGateway({ server, ways, inference, lifecycle, logger }: Drai
     await httpClosed;
   }
   await Promise.all(ways.map((way) => way.close()));
+  // The last frames' events are stored; deliveries get what is left of the deadline, at most a second.
+  await events.drain(Math.max(0, Math.min(EVENTS_DRAIN_MS, deadlineMs - (performance.now() - started))));
   await inference.close();
   return { outcome, ms: Math.round(performance.now() - started), connections };
 }

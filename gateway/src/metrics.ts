@@ -70,6 +70,65 @@ export function createMetrics(instance?: string) {
       help: 'WebRTC peers (WHIP sessions), from their offer to their close.',
       registers: [registry],
     }),
+    events: new Counter({
+      name: 'sightline_events_total',
+      help: 'Events the rules made and the history stored, by camera and type (line_cross, zone_enter, zone_leave).',
+      labelNames: ['camera', 'type'] as const,
+      registers: [registry],
+    }),
+    eventsDelivered: new Counter({
+      name: 'sightline_events_delivered_total',
+      help: "Events a sink acknowledged (mqtt: the broker's PUBACK; webhook: a 2xx answer); a retried event counts again.",
+      labelNames: ['sink'] as const,
+      registers: [registry],
+    }),
+    eventsDeliveryFailures: new Counter({
+      name: 'sightline_events_delivery_failures_total',
+      help: 'Deliveries a sink failed (broker gone, webhook error or timeout), each retried with backoff.',
+      labelNames: ['sink'] as const,
+      registers: [registry],
+    }),
+    eventsDropped: new Counter({
+      name: 'sightline_events_dropped_total',
+      help: 'Events a sink will never get, by reason: backlog (more waiting than SIGHTLINE_EVENTS_BACKLOG_MAX, oldest first) or retention (removed from the history before delivery).',
+      labelNames: ['sink', 'reason'] as const,
+      registers: [registry],
+    }),
+    eventsBacklog: new Gauge({
+      name: 'sightline_events_backlog',
+      help: 'Events stored but not yet acknowledged by a sink.',
+      labelNames: ['sink'] as const,
+      registers: [registry],
+    }),
+    eventDeliverySeconds: new Histogram({
+      name: 'sightline_event_delivery_seconds',
+      help: "Time from the reply to the frame that made an event to the sink's acknowledgement of it (first delivery and retries).",
+      labelNames: ['sink'] as const,
+      buckets: SECONDS_BUCKETS,
+      registers: [registry],
+    }),
+    eventsRetentionRemoved: new Counter({
+      name: 'sightline_events_retention_removed_total',
+      help: 'Events removed from the history by retention, by reason: age (SIGHTLINE_EVENTS_MAX_AGE_DAYS) or rows (SIGHTLINE_EVENTS_MAX_ROWS).',
+      labelNames: ['reason'] as const,
+      registers: [registry],
+    }),
+    eventsStoreErrors: new Counter({
+      name: 'sightline_events_store_errors_total',
+      help: 'Operations on the events database that failed (logged; frames are still served), by operation.',
+      labelNames: ['operation'] as const,
+      registers: [registry],
+    }),
+    eventStreams: new Gauge({
+      name: 'sightline_event_streams',
+      help: 'Server-Sent Events clients of the event stream.',
+      registers: [registry],
+    }),
+    mqttConnected: new Gauge({
+      name: 'sightline_mqtt_connected',
+      help: 'Whether the MQTT broker of the events is connected (1) or not (0; also when MQTT is off).',
+      registers: [registry],
+    }),
   };
 }
 

@@ -25,7 +25,7 @@ import type { InferenceExecutor } from '../inference/inference-executor.ts';
 import type { AccessPolicy } from '../security/access-policy.ts';
 import { httpGuard } from './http-guard.ts';
 import { securityHeaders } from '../security/security-headers.ts';
-import { sendError } from './error-response.ts';
+import { sendError } from '../frames/http-answers.ts';
 import { modelFileHandler } from './model-file-route.ts';
 import { healthRoute, probeRoutes } from './probes.ts';
 

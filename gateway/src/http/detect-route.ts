@@ -17,7 +17,7 @@ import { observeStages, type Metrics } from '../metrics.ts';
 import type { FrameService } from '../frames/frame-service.ts';
 import { reserveBody, type ReceiveBudget } from '../scheduling/receive-budget.ts';
 import { detectOnce } from './detect-once.ts';
-import { sendError, sendMessage } from './error-response.ts';
+import { sendError, sendMessage } from '../frames/http-answers.ts';
 
 function replyCodec(request: Request): Codec {
   return (request.get('accept') ?? '').includes(MSGPACK_CONTENT_TYPE) ? 'msgpack' : 'json';

@@ -7,7 +7,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { serialize } from 'cookie';
 import { ProtocolError } from '@sightline/shared/validation';
-import { sendMessage } from './error-response.ts';
+import { sendMessage } from '../frames/http-answers.ts';
 import { errorReply } from '../frames/replies.ts';
 import { TOKEN_COOKIE, TOKEN_QUERY_PARAM, type AccessPolicy, type Verdict } from '../security/access-policy.ts';
 

@@ -9,7 +9,7 @@ import { type Request, type Response } from 'express';
 import { ProtocolError } from '@sightline/shared/validation';
 import type { Logger } from '../logger.ts';
 import type { ModelRegistry } from '../models/model-registry.ts';
-import { sendError } from './error-response.ts';
+import { sendError } from '../frames/http-answers.ts';
 
 /** A year: the URL changes with the content (`?sha256=`), so a cached copy never goes stale. */
 const ONE_YEAR_S = 365 * 86_400;

@@ -8,7 +8,7 @@
  * goes through the same admission, fair scheduler and detector as POST /api/detect, behind the same token.
  * The messages are the KServe codec's (engines/kserve-codec.ts, the one the gateway's own client uses), the
  * Base64 check the one /api/detect applies to JSON images (canonical, padded). Errors are the protocol's
- * `{"error": "..."}` with the status /api/detect would give (Retry-After too), sent by error-response.ts.
+ * `{"error": "..."}` with the status /api/detect would give (Retry-After too), sent by frames/http-answers.ts.
  * The health endpoints (/v2/health/live, /v2/health/ready) are in probes.ts, open like /livez and /readyz.
  */
 import express, { type Request, type Response, type Router } from 'express';
@@ -35,7 +35,7 @@ import { KserveError } from '../engines/kserve-error.ts';
 import { isByteStrings, type KserveTensor } from '../engines/kserve-tensors.ts';
 import { reserveBody, type ReceiveBudget } from '../scheduling/receive-budget.ts';
 import { detectOnce, type DetectOnceDeps } from './detect-once.ts';
-import { sendV2Error } from './error-response.ts';
+import { sendV2Error } from '../frames/http-answers.ts';
 
 export const V2_IMAGE_INPUT = 'image';
 const OUTPUTS = ['boxes', 'scores', 'classes', 'labels'] as const;

@@ -8,6 +8,8 @@
  * warmed up).
  */
 import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../repo-root.ts';
 import { freePort } from './free-port.ts';
@@ -47,6 +49,11 @@ export class GatewayProcess {
   /** Times start() brought it up. */
   starts = 0;
   private server: ServerProcess | undefined;
+  /**
+   * Its data folder (SIGHTLINE_DATA_DIR) unless the options name one: its own, kept across restarts of this
+   * handle, so two gateways never share the events' database (and never use the user's).
+   */
+  private readonly dataDir = mkdtempSync(join(tmpdir(), 'sightline-gateway-data-'));
 
   private constructor(
     port: number,
@@ -108,7 +115,14 @@ export class GatewayProcess {
       args: ['--import', 'tsx', 'src/main.ts'],
       cwd: dir,
       port: this.port,
-      env: { LOG_LEVEL: 'warn', ...env, PORT: String(this.port), HOST: host, ...(token ? { SIGHTLINE_TOKEN: token } : {}) },
+      env: {
+        LOG_LEVEL: 'warn',
+        SIGHTLINE_DATA_DIR: this.dataDir,
+        ...env,
+        PORT: String(this.port),
+        HOST: host,
+        ...(token ? { SIGHTLINE_TOKEN: token } : {}),
+      },
       ...(https ? { https } : {}),
       ...(token ? { token } : {}),
       ...(onOutput ? { onOutput } : {}),

@@ -4,6 +4,7 @@
  * venvs of the peers they start. Nothing here imports the gateway: it runs it, as a user would.
  */
 export { freePort } from './free-port.ts';
+export { Mosquitto, MOSQUITTO, type MosquittoOptions } from './mosquitto-process.ts';
 export { GatewayProcess, startGatewayProcess, type GatewayProcessOptions } from './gateway-process.ts';
 export { DEFAULT_START_TIMEOUT_MS, ServerProcess, type ServerProcessOptions } from './server-process.ts';
 export { ensurePythonEnv, PYTHON_ENVS_DIR, type PythonEnv, type PythonEnvSpec } from './python-env.ts';

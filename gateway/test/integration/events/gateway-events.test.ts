@@ -3,10 +3,6 @@
  * left to right) on camera `walk`, whose rule is a vertical line; the gateway detects and tracks it (tracked
  * because the camera has rules, though the client did not ask), the rule engine sees it cross, and the event
  * reaches a real mosquitto and the history.
- *
- * Through the gateway's own events service when it is wired (its rules API answers); until then, through an
- * events service of the test's own subscribed to the gateway's detections tap, so the path from frames to the
- * broker is still exercised end to end.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,10 +13,10 @@ import { WireClient } from '@sightline/harness/client';
 import type { CameraRules, EventsPage, StoredEvent } from '@sightline/shared/events';
 import { cameraRulesPath, EVENTS_PATH } from '@sightline/shared/protocol';
 import type { RunningGateway } from '../../../src/gateway.ts';
-import { Mosquitto } from '../../support/mosquitto.ts';
+import { Mosquitto } from '@sightline/harness/process';
 import { photo } from '../../support/images.ts';
 import { startTestGateway } from '../../support/test-gateway.ts';
-import { startEventsService, Subscriber, until, type RunningEvents } from './harness.ts';
+import { Subscriber, until } from './harness.ts';
 
 const WIDTH = 640;
 const HEIGHT = 480;
@@ -49,7 +45,6 @@ describe('events through a real gateway (real mosquitto)', () => {
   let dataDir: string;
   let broker: Mosquitto;
   let gateway: RunningGateway;
-  let own: RunningEvents | undefined;
   let subscriber: Subscriber;
 
   beforeAll(async () => {
@@ -59,7 +54,6 @@ describe('events through a real gateway (real mosquitto)', () => {
     gateway = await startTestGateway({ dataDir, mqttUrl: broker.url, instance: 'events-gw' });
   });
   afterAll(async () => {
-    await own?.stop();
     await gateway?.close();
     await subscriber?.close();
     await broker?.dispose();
@@ -72,16 +66,7 @@ describe('events through a real gateway (real mosquitto)', () => {
       body: JSON.stringify(LINE),
       headers: { 'content-type': 'application/json' },
     });
-    // Not wired yet: the test's own events service behind the gateway's tap.
-    let eventsUrl = gateway.url;
-    if (put.status === 404) {
-      own = await startEventsService({ dataDir: join(dataDir, 'own'), mqttUrl: broker.url });
-      gateway.tap.subscribe(own.events.consumer);
-      await own.putRules('walk', LINE);
-      eventsUrl = own.url;
-    } else {
-      expect(put.status).toBe(200);
-    }
+    expect(put.status).toBe(200);
 
     const client = await WireClient.connect(`ws://127.0.0.1:${gateway.port}/ws?camera=walk`);
     await client.hello();
@@ -98,7 +83,7 @@ describe('events through a real gateway (real mosquitto)', () => {
     expect(event).toMatchObject({ camera: 'walk', rule: 'middle', type: 'line_cross', direction: 'out', label: 'cat' });
     expect(event.capturedAt).toBeGreaterThanOrEqual(1000);
     expect(event.id).toMatch(/^[0-9a-f-]{36}$/);
-    const page = (await (await fetch(`${eventsUrl}${EVENTS_PATH}?camera=walk`)).json()) as EventsPage;
+    const page = (await (await fetch(`${gateway.url}${EVENTS_PATH}?camera=walk`)).json()) as EventsPage;
     expect(page.events.map((e: StoredEvent) => e.id)).toContain(event.id);
     // Crossed once, counted once.
     expect(page.events.filter((e) => e.type === 'line_cross')).toHaveLength(1);

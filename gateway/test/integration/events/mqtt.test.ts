@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { StoredEvent } from '@sightline/shared/events';
-import { Mosquitto } from '../../support/mosquitto.ts';
+import { Mosquitto } from '@sightline/harness/process';
 import { CrossingFeed, DOOR } from '../../unit/events/crossings.ts';
 import { startEventsService, Subscriber, until, type RunningEvents } from './harness.ts';
 

@@ -1,5 +1,5 @@
 /**
- * A real MQTT broker for the tests: Debian's mosquitto (`/usr/sbin/mosquitto`), started on a loopback port with a
+ * A real MQTT broker for the tests and the benchmarks: Debian's mosquitto (`/usr/sbin/mosquitto`), started on a loopback port with a
  * generated configuration, stopped, killed and started again on the same port.
  *
  * Persistence is off unless asked for. A test that must not lose what a subscriber missed while the broker was
@@ -10,9 +10,10 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './free-port.ts';
 
 export const MOSQUITTO = '/usr/sbin/mosquitto';
 
@@ -112,18 +113,6 @@ export class Mosquitto {
     await this.stop('SIGKILL');
     rmSync(this.dir, { recursive: true, force: true });
   }
-}
-
-/** A TCP port nothing listens on now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function accepts(port: number): Promise<boolean> {

@@ -25,10 +25,13 @@ export interface StreamOptions {
   camera?: string | undefined;
 }
 
-/** Where a camera's stream hands its detected frames. */
+/**
+ * Where a camera's stream hands its detected frames: as one tap stream per model, since each model has a tracker
+ * of its own (a client that switches models starts new track ids, which must not be taken for the old ones).
+ */
 interface CameraTap {
   camera: string;
-  stream: number;
+  streams: Map<string, number>;
   tap: DetectionsTap;
 }
 
@@ -50,7 +53,7 @@ export class FrameStream {
     tap?: DetectionsTap,
   ) {
     this.tracking = options.tracking ?? false;
-    this.cameraTap = tap && options.camera !== undefined ? { camera: options.camera, stream: tap.openStream(), tap } : undefined;
+    this.cameraTap = tap && options.camera !== undefined ? { camera: options.camera, streams: new Map(), tap } : undefined;
     this.lane = scheduler.lane({
       maxInFlight: options.maxInFlight,
       queueLength: options.queueLength,
@@ -84,7 +87,8 @@ export class FrameStream {
     this.lane.detach();
     if (this.cameraTap && !this.ended) {
       this.ended = true;
-      this.cameraTap.tap.streamEnded(this.cameraTap.camera, this.cameraTap.stream);
+      const { camera, streams, tap } = this.cameraTap;
+      for (const stream of streams.values()) tap.streamEnded(camera, stream);
     }
   }
 
@@ -117,7 +121,9 @@ export class FrameStream {
 
   private publish(detected: Detected, capturedAt: number): void {
     if (!this.cameraTap) return;
-    const { camera, stream, tap } = this.cameraTap;
+    const { camera, streams, tap } = this.cameraTap;
+    let stream = streams.get(detected.model);
+    if (stream === undefined) streams.set(detected.model, (stream = tap.openStream()));
     const { result } = detected;
     tap.publish({
       camera,

@@ -27,6 +27,11 @@ import { StreamControls } from './components/StreamControls.tsx';
 import { Toasts } from './components/Toasts.tsx';
 import { TrackingPanel } from './components/TrackingPanel.tsx';
 import { WebRtcStats } from './components/WebRtcStats.tsx';
+import { CameraField } from './components/CameraField.tsx';
+import { SceneEvents } from './scene-rules/EventsPanel.tsx';
+import { RulesLayer } from './scene-rules/RulesLayer.tsx';
+import { RulesToolbar } from './scene-rules/RulesToolbar.tsx';
+import { useSceneStore } from './scene-rules/scene-store.ts';
 import { websocketFallbackText } from './ui/link-text.ts';
 import { unservedLinkText } from './ui/models-text.ts';
 import { VERDICT_WINDOW } from './ui/route-comparison.ts';
@@ -37,7 +42,7 @@ export function App() {
   const [link] = useState(() => readUrlSettings(window.location.search));
   const [settings, updateSettings] = usePersistedSettings(link.settings);
   // The first connection already runs behind the link chosen.
-  const [controller] = useState(() => new DashboardController({ link: settings.link }));
+  const [controller] = useState(() => new DashboardController({ link: settings.link, camera: settings.camera }));
   const snapshot = useSyncExternalStore(controller.subscribe, controller.getSnapshot);
   const lastFile = useRef<File | undefined>(undefined);
 
@@ -171,6 +176,9 @@ export function App() {
     snapshot.source.width && snapshot.source.height ? { width: snapshot.source.width, height: snapshot.source.height } : undefined;
   const activeRoutes = settings.runOn === 'both' ? (['gateway', 'device'] as const) : [settings.runOn];
   const retryDevice = useCallback(() => controller.retryOnDevice(), [controller]);
+  // The camera's lines and zones, counts and events (any codec, any transport: they depend on the camera only).
+  // Each part subscribes to it on its own: drawing and events render those parts, not the page.
+  const scene = useSceneStore(settings.camera);
 
   return (
     <div className="app">
@@ -208,6 +216,7 @@ export function App() {
             />
           </Panel>
           <Panel title="Stream" id="stream-title">
+            <CameraField value={settings.camera} onChange={(camera) => choose({ camera })} />
             <RunOnControls settings={settings} onDevice={snapshot.onDevice} onChange={choose} onRetry={retryDevice} />
             <StreamControls
               settings={settings}
@@ -230,7 +239,9 @@ export function App() {
             onRetryCamera={() => controller.openCamera(snapshot.source.deviceId)}
             onResume={() => updateSettings({ paused: false })}
             onRetryDevice={retryDevice}
+            layer={<RulesLayer store={scene} media={sourceSize} mirror={settings.mirror} />}
           />
+          <RulesToolbar store={scene} />
           <StageBar settings={settings} codecChoices={snapshot.codecChoices} link={snapshot.link} onChange={choose} />
           <Panel
             title="Tracking"
@@ -338,6 +349,14 @@ export function App() {
               <LinkStats links={snapshot.links} inForce={snapshot.measuredOn.spec} />
             </Panel>
           )}
+          <Panel
+            title="Events"
+            id="events-title"
+            className="panel--events"
+            actions={<span className="panel__note">lines and zones of this camera, live</span>}
+          >
+            <SceneEvents store={scene} />
+          </Panel>
           <Panel
             title="Detections"
             id="detections-title"

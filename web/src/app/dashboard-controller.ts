@@ -64,6 +64,8 @@ const WITH_THE_STREAM = false;
 export interface DashboardOptions {
   /** The link to connect behind first (the settings' at page load), so the first connection is the right one. */
   link?: string;
+  /** The camera the first connection names (the settings' at page load), likewise. */
+  camera?: string;
 }
 
 /** The gateway answers plain HTTP for this page (so a socket that never opened was refused), and whether it asks for a token. */
@@ -117,14 +119,20 @@ export class DashboardController {
   private running = false;
 
   constructor(options: DashboardOptions = {}) {
+    if (options.camera !== undefined) this.settings = { ...DEFAULT_SETTINGS, camera: options.camera };
     const { clock, samples, pings, tracks, detections, errorLog, noticeLog, encoder, source, backoff, settingsChanged } = this;
     const nextId = (): number => ++this.messageId;
     // Every attempt (a socket's, a WHIP session's) asks for the link its connection's switch holds now.
-    const socket = (this.socket = new GatewaySocket({ url: () => gatewaySocketUrl(window.location, this.links.websocket.target), clock }));
+    // ... and for the camera chosen (`?camera=`), on every transport.
+    const socket = (this.socket = new GatewaySocket({
+      url: () => gatewaySocketUrl(window.location, this.links.websocket.target, this.settings.camera),
+      clock,
+    }));
     const sender = (this.sender = new FrameSender({ send: (data) => socket.send(data), nextId }));
     const peer = (this.peer = new PeerLink({
       whipUrl: `${window.location.origin}${WHIP_PATH}`,
       link: () => this.links.webrtc.target,
+      camera: () => this.settings.camera,
       clock,
     }));
     const peerSender = (this.peerSender = new FrameSender({ send: (data) => peer.send(data), nextId, transport: 'webrtc' }));
@@ -402,6 +410,8 @@ export class DashboardController {
       this.markBreak();
     }
     if (next.transport !== previous.transport || next.codec !== previous.codec) this.markBreak();
+    // Another camera: the connections in use start again naming it (a WebSocket, or a new WHIP session).
+    if (next.camera !== previous.camera) this.cameraChanged();
     this.syncDevice();
     this.gateway.update();
     if (next.frameSize !== previous.frameSize || next.jpegQuality !== previous.jpegQuality || next.model !== previous.model)
@@ -496,6 +506,18 @@ export class DashboardController {
   /** Loads the selected model on this device when the settings or the model list call for it. */
   private syncDevice(): void {
     this.onDevice.configure(this.deviceTarget());
+  }
+
+  /**
+   * The frames now belong to another camera: the socket reconnects and the WebRTC peer makes a new session, each
+   * naming it (frames still out on them are settled as lost, a break in the figures). A peer not in use is not
+   * running and asks for the camera when it starts.
+   */
+  private cameraChanged(): void {
+    if (!this.running) return;
+    this.markBreak();
+    this.socket.reconnect();
+    this.peer.reconnect();
   }
 
   /** The stream stops for a while (pause, outage, new source): no throughput interval, no skipped frames across it. */

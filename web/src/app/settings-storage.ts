@@ -7,6 +7,7 @@
  * Any other stored size that is still a valid option is kept; anything unknown falls back to the default.
  */
 import { isFrameSize } from '../capture/frame-size.ts';
+import { isCameraName } from '../scene-rules/camera-name.ts';
 import { runnableLink } from '../link/link-check.ts';
 import { isThreadsSetting } from '../inference/threads.ts';
 import { isRunOn } from '../frame-routes/run-on.ts';
@@ -36,6 +37,7 @@ export const PERSISTED = [
   'transport',
   'videoBitrate',
   'link',
+  'camera',
 ] as const;
 type PersistedKey = (typeof PERSISTED)[number];
 
@@ -69,6 +71,8 @@ function valid(key: PersistedKey, value: unknown): boolean {
       return isBoxMode(value);
     case 'link':
       return typeof value === 'string' && runnableLink(value) !== undefined;
+    case 'camera':
+      return isCameraName(value);
     default:
       return typeof value === 'number' && Number.isFinite(value);
   }

@@ -1,4 +1,5 @@
 /** What the person controls, with defaults. Kept in React state, pushed into the controller. */
+import { DEFAULT_CAMERA } from '@sightline/shared/protocol';
 import { DEFAULT_FRAME_SIZE, type FrameSize } from '../capture/frame-size.ts';
 import type { ThreadsSetting } from '../inference/threads.ts';
 import type { RunOn } from '../frame-routes/run-on.ts';
@@ -39,6 +40,11 @@ export interface StreamSettings {
   videoBitrate: number;
   /** The emulated link the gateway's connection (socket, WebRTC peer) runs behind: a canonical spec, `none` for none. */
   link: string;
+  /**
+   * The camera the stream's frames belong to (`?camera=` on the WebSocket and on WHIP): its rules (lines, zones)
+   * turn them into events, and the rules, counts and events shown are that camera's. CAMERA_NAME_PATTERN.
+   */
+  camera: string;
 }
 
 export const DEFAULT_SETTINGS: StreamSettings = {
@@ -59,6 +65,7 @@ export const DEFAULT_SETTINGS: StreamSettings = {
   transport: 'websocket',
   videoBitrate: DEFAULT_VIDEO_BITRATE_KBPS,
   link: 'none',
+  camera: DEFAULT_CAMERA,
 };
 
 export const STATS_WINDOWS: readonly number[] = [100, 500, 2000, 10_000];

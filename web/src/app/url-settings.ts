@@ -13,6 +13,7 @@ import { FRAME_SIZE_STEPS, type FrameSize } from '../capture/frame-size.ts';
 import { RUN_ON_CHOICES } from '../frame-routes/run-on.ts';
 import { THREAD_CHOICES, type ThreadsSetting } from '../inference/threads.ts';
 import { LINK_CHOICES, runnableLink } from '../link/link-check.ts';
+import { CAMERA_NAME_EXPECTS, parseCameraName } from '../scene-rules/camera-name.ts';
 import { BOX_MODES } from '../tracking/box-mode.ts';
 import { MAX_IN_FLIGHT, MIN_IN_FLIGHT } from '../transport/frame-sender.ts';
 import { STREAM_CODECS } from '../transport/stream-codecs.ts';
@@ -227,6 +228,15 @@ export const URL_PARAMS: readonly UrlParam[] = [
     expects: `${LINK_CHOICES.map((preset) => preset.name).join(', ')}, or a spec such as bw=2mbit/10mbit,delay=40ms (loss only over WebRTC)`,
     // Loss too, which WebRTC runs (with the WebSocket chosen, the page runs the link without it and says so).
     parse: runnableLink,
+    format: String,
+  }),
+  param({
+    name: 'camera',
+    key: 'camera',
+    label: 'Camera',
+    expects: CAMERA_NAME_EXPECTS,
+    // Kept as written: names are case-sensitive.
+    parse: parseCameraName,
     format: String,
   }),
   param({ name: 'mirror', key: 'mirror', label: 'Mirror view', expects: 'on or off', shared: false, parse: onOff, format: formatOnOff }),

@@ -1,4 +1,4 @@
-import { useEffect, useRef, type CSSProperties } from 'react';
+import { useEffect, useRef, type CSSProperties, type ReactNode } from 'react';
 import type { DashboardController } from '../app/dashboard-controller.ts';
 import type { DashboardSnapshot } from '../app/dashboard-snapshot.ts';
 import type { CameraErrorKind } from '../capture/camera.ts';
@@ -22,10 +22,12 @@ interface Props {
   onResume: () => void;
   /** Load the model on this device again after it failed. */
   onRetryDevice?: () => void;
+  /** Drawn over the picture, above the boxes (the camera's lines and zones). */
+  layer?: ReactNode;
 }
 
 /** The picture with the detection overlay on top, plus what is going on when nothing is streaming. */
-export function MediaStage({ controller, snapshot, mirror, boxes, onUseFile, onRetryCamera, onResume, onRetryDevice }: Props) {
+export function MediaStage({ controller, snapshot, mirror, boxes, onUseFile, onRetryCamera, onResume, onRetryDevice, layer }: Props) {
   const videoRef = useRef<HTMLVideoElement>(null);
   const imageRef = useRef<HTMLImageElement>(null);
   const canvasRef = useRef<HTMLCanvasElement>(null);
@@ -64,6 +66,7 @@ export function MediaStage({ controller, snapshot, mirror, boxes, onUseFile, onR
           alt="Image being analysed"
         />
         <canvas ref={canvasRef} data-testid="overlay" className="stage__overlay" aria-hidden="true" />
+        {layer}
         {snapshot.measuredOn.emulated && (
           <span className="link-badge" data-testid="link-badge" data-spec={snapshot.measuredOn.spec}>
             {linkBadgeText(snapshot.measuredOn)}
@@ -115,7 +118,13 @@ function cameraErrorTitle(kind: CameraErrorKind): string {
   }
 }
 
-function StageMessage({ snapshot, onUseFile, onRetryCamera, onResume, onRetryDevice }: Omit<Props, 'controller' | 'mirror' | 'boxes'>) {
+function StageMessage({
+  snapshot,
+  onUseFile,
+  onRetryCamera,
+  onResume,
+  onRetryDevice,
+}: Omit<Props, 'controller' | 'mirror' | 'boxes' | 'layer'>) {
   const { source, connection, phase } = snapshot;
   const countdown = useNow(connection.state === 'reconnecting' && connection.retryAt !== undefined);
 

@@ -14,11 +14,12 @@
  * Like the GatewaySocket it counts as open once greeted, publishes a ConnectionStatus, and reconnects with
  * backoff when the connection fails; stop() ends the WHIP session (DELETE). Each session asks for the emulated
  * link `link()` names then (`?link=` on the POST): the gateway keeps a session behind its link for its life, so
- * another link is another session (reconnect()). A link the gateway refuses (400 `bad_link`, or 403: not for
+ * another link is another session (reconnect()); so is another camera (`camera()`, `?camera=` on the POST). A link the gateway refuses (400 `bad_link`, or 403: not for
  * this client) is announced with the gateway's reason (`linkRefused`), after the attempt failed.
  */
 import { codecOf, decodeServerMessage, ProtocolError, type WireData } from '@sightline/shared/codec';
 import {
+  DEFAULT_CAMERA,
   DETECTIONS_CHANNEL,
   PROTOCOL_VERSION,
   type DetectionsMessage,
@@ -81,6 +82,8 @@ export interface PeerLinkOptions {
   whipUrl: string;
   /** The emulated link each new session asks for (a canonical spec; `none`: none). Default: none. */
   link?: () => string;
+  /** The camera each new session's frames belong to (`?camera=` on the POST). Default: the default camera. */
+  camera?: () => string;
   clock?: Clock;
   /** Date.now(): when the next attempt is due, for people. */
   wallClock?: () => number;
@@ -137,6 +140,7 @@ export class PeerLink {
     this.clock = options.clock ?? browserClock;
     this.options = {
       link: () => NO_LINK_SPEC,
+      camera: () => DEFAULT_CAMERA,
       wallClock: () => Date.now(),
       backoff: DEFAULT_BACKOFF,
       connectTimeoutMs: 15_000,
@@ -256,7 +260,8 @@ export class PeerLink {
         this.fail(serial, 'the gateway did not say hello on the data channel in time');
     }, this.options.connectTimeoutMs);
     const link = this.options.link();
-    this.establish(serial, link).catch((error: unknown) => {
+    const camera = this.options.camera();
+    this.establish(serial, link, camera).catch((error: unknown) => {
       const ofThisAttempt = serial === this.serial && this.running;
       this.fail(serial, error instanceof Error ? error.message : String(error));
       // After the failure, so whoever goes back to another link can retry at once (retryNow).
@@ -264,7 +269,7 @@ export class PeerLink {
     });
   }
 
-  private async establish(serial: number, link: string): Promise<void> {
+  private async establish(serial: number, link: string, camera: string): Promise<void> {
     const mode = this.modeNow;
     if (!mode) return;
     const { fetch, whipUrl } = this.options;
@@ -288,7 +293,7 @@ export class PeerLink {
     if (serial !== this.serial) return;
     const offer = pc.localDescription?.sdp;
     if (!offer) throw new Error('the browser made no offer');
-    const session = await whipPublish(whipEndpoint(whipUrl, link), offer, fetch);
+    const session = await whipPublish(whipEndpoint(whipUrl, link, camera), offer, fetch);
     if (serial !== this.serial) {
       void whipDelete(session.location, fetch);
       return;

@@ -7,7 +7,7 @@
  * is to run behind goes in the endpoint's query (`?link=SPEC`, as on the WebSocket): the gateway puts the
  * session's whole UDP flow behind it, for the session's life.
  */
-import { LINK_QUERY_PARAM, type WhipReceiveStats } from '@sightline/shared/protocol';
+import { CAMERA_QUERY_PARAM, DEFAULT_CAMERA, LINK_QUERY_PARAM, type WhipReceiveStats } from '@sightline/shared/protocol';
 import type { Clock, TimerHandle } from '../time/clock.ts';
 
 export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
@@ -27,11 +27,15 @@ export class WhipRefused extends Error {
   }
 }
 
-/** The WHIP endpoint asking for an emulated link (`none`: the endpoint as it is, no link). */
-export function whipEndpoint(url: string, link = 'none'): string {
-  if (link === 'none') return url;
+/**
+ * The WHIP endpoint asking for an emulated link (`none`: no link) for the frames of a camera (`?camera=NAME`;
+ * the default camera: no parameter). Neither: the endpoint as it is.
+ */
+export function whipEndpoint(url: string, link = 'none', camera = DEFAULT_CAMERA): string {
+  if (link === 'none' && camera === DEFAULT_CAMERA) return url;
   const endpoint = new URL(url, globalThis.location?.href ?? 'http://localhost/');
-  endpoint.searchParams.set(LINK_QUERY_PARAM, link);
+  if (link !== 'none') endpoint.searchParams.set(LINK_QUERY_PARAM, link);
+  if (camera !== DEFAULT_CAMERA) endpoint.searchParams.set(CAMERA_QUERY_PARAM, camera);
   return endpoint.href;
 }
 

@@ -101,6 +101,24 @@ describe('DashboardController', () => {
     h.controller.stop();
   });
 
+  it('names the camera chosen on the socket, and reconnects once naming another', async () => {
+    const h = setup({ camera: 'door-1' });
+    h.controller.updateSettings({ ...DEFAULT_SETTINGS, camera: 'door-1' });
+    h.controller.start();
+    expect(h.socket().url).toBe(`ws://gateway.test/ws?protocol=${PROTOCOL_VERSION}&camera=door-1`);
+    h.socket().greet();
+    h.controller.updateSettings({ ...DEFAULT_SETTINGS, camera: 'door-1', codec: 'json' });
+    expect(FakeWebSocket.all).toHaveLength(1);
+    h.controller.updateSettings({ ...DEFAULT_SETTINGS, camera: 'yard' });
+    expect(FakeWebSocket.all).toHaveLength(2);
+    expect(FakeWebSocket.all[0]!.closeCode).toBe(CLOSE_CODES.normal);
+    expect(new URL(h.socket().url).searchParams.get('camera')).toBe('yard');
+    // The default camera: no parameter at all.
+    h.controller.updateSettings({ ...DEFAULT_SETTINGS });
+    expect(new URL(h.socket().url).searchParams.has('camera')).toBe(false);
+    h.controller.stop();
+  });
+
   it('pings on the socket every second and shows the round trip as soon as the pong is in', async () => {
     const h = setup();
     h.controller.start();
@@ -309,6 +327,20 @@ describe('DashboardController', () => {
     }
 
     const webrtc = { ...DEFAULT_SETTINGS, transport: 'webrtc' as const, codec: 'msgpack' as const };
+
+    it('names the camera on each WHIP session, and makes a new session for another camera', async () => {
+      const h = setup();
+      const gateway = whipGateway();
+      h.controller.updateSettings({ ...webrtc, camera: 'door-1' });
+      h.controller.start();
+      h.socket().greet();
+      await establish();
+      expect(gateway.posts()).toEqual(['http://gateway.test/whip?camera=door-1']);
+      h.controller.updateSettings({ ...webrtc, camera: 'yard' });
+      await establish();
+      expect(gateway.posts()).toEqual(['http://gateway.test/whip?camera=door-1', 'http://gateway.test/whip?camera=yard']);
+      h.controller.stop();
+    });
 
     it("asks for the link chosen on each WHIP session, makes a new one for another link, and labels with the peer's hello", async () => {
       const h = setup({ link: 'lte' });

@@ -63,6 +63,13 @@ describe('persisted settings', () => {
     for (const link of ['trace-up=/etc/passwd', 'bw=fast', 42]) expect(loadSettings(JSON.stringify({ link })).link).toBe('none');
   });
 
+  it('keeps the camera, default by default, and drops a name that is not one', () => {
+    expect(DEFAULT_SETTINGS.camera).toBe('default');
+    expect(loadSettings(serializeSettings({ ...DEFAULT_SETTINGS, camera: 'Door-2' })).camera).toBe('Door-2');
+    for (const camera of ['-door', 'front door', '', 'x'.repeat(65), 7])
+      expect(loadSettings(JSON.stringify({ camera })).camera).toBe('default');
+  });
+
   it('stores the stored value of a setting a link set, and the current value of every other', () => {
     const stored = { ...DEFAULT_SETTINGS, codec: 'msgpack' as const, runOn: 'device' as const, maxInFlight: 2 };
     const current = { ...stored, codec: 'json' as const, runOn: 'gateway' as const, maxInFlight: 4, model: 'faces' };

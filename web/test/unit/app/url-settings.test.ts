@@ -27,6 +27,7 @@ const chosen: StreamSettings = {
   deviceThreads: 2,
   statsWindow: 2000,
   link: 'bw=2mbit/10mbit,delay=40ms',
+  camera: 'Door-2.north_1',
   mirror: false,
   paused: true,
 };
@@ -105,6 +106,10 @@ describe('readUrlSettings', () => {
     ['boxes', 'smoothed', 'predicted or raw'],
     ['ab', 'maybe', 'on or off'],
     ['model', '', 'a model the gateway serves'],
+    ['camera', '-door', 'letters, digits'],
+    ['camera', 'front door', 'letters, digits'],
+    ['camera', 'x'.repeat(65), '1 to 64'],
+    ['camera', '', 'starting with a letter or digit'],
   ])('%s=%s is a problem that names what is expected (%s), and sets nothing', (name, value, expected) => {
     const { settings, problems, present } = readUrlSettings(`?${name}=${encodeURIComponent(value)}`);
     expect(settings).toEqual({});
@@ -113,6 +118,12 @@ describe('readUrlSettings', () => {
     expect(problems[0]!.param).toBe(name);
     expect(problems[0]!.message).toContain(`${name}=`);
     expect(problems[0]!.message).toContain(expected);
+  });
+
+  it('reads a camera name as written (names are case-sensitive), spaces around it dropped', () => {
+    expect(readUrlSettings('?camera=Door-2.north_1').settings).toEqual({ camera: 'Door-2.north_1' });
+    expect(readUrlSettings('?camera=%20garage%20').settings).toEqual({ camera: 'garage' });
+    expect(readUrlSettings(`?camera=${'a'.repeat(64)}`).settings).toEqual({ camera: 'a'.repeat(64) });
   });
 
   it('keeps the good values beside a bad one', () => {
@@ -132,7 +143,7 @@ describe('readUrlSettings', () => {
     expect(problems[0]!.param).toBe('codex');
     expect(problems[0]!.message).toMatch(/codex.*no such setting.*codec, transport, bitrate, run, model/);
     expect(urlProblemsText(problems)).toBe(
-      'From the address: “codex” ignored, no such setting (the settings: codec, transport, bitrate, run, model, threshold, boxes, ab, ab-every, in-flight, size, quality, threads, stats, link, mirror, paused).',
+      'From the address: “codex” ignored, no such setting (the settings: codec, transport, bitrate, run, model, threshold, boxes, ab, ab-every, in-flight, size, quality, threads, stats, link, camera, mirror, paused).',
     );
   });
 
@@ -160,7 +171,7 @@ describe('readUrlSettings', () => {
 describe('shareLink', () => {
   it('is this page with every shared setting in table order, and nothing else', () => {
     expect(shareLink(location, chosen)).toBe(
-      'https://192.168.1.23:8080/?codec=json&transport=webrtc&bitrate=2500&run=both&model=blazeface-back-256&threshold=0.35&boxes=raw&ab=on&ab-every=5&in-flight=3&size=640&quality=65&threads=2&stats=2000&link=bw=2mbit/10mbit,delay=40ms',
+      'https://192.168.1.23:8080/?codec=json&transport=webrtc&bitrate=2500&run=both&model=blazeface-back-256&threshold=0.35&boxes=raw&ab=on&ab-every=5&in-flight=3&size=640&quality=65&threads=2&stats=2000&link=bw=2mbit/10mbit,delay=40ms&camera=Door-2.north_1',
     );
   });
 
@@ -175,7 +186,7 @@ describe('shareLink', () => {
 describe('searchWithSettings', () => {
   it('keeps the page’s own parameters as written and replaces every setting', () => {
     expect(searchWithSettings('?debug&codec=msgpack&paused=on&mirror=off', { ...DEFAULT_SETTINGS, codec: 'json' })).toBe(
-      '?debug&codec=json&transport=websocket&bitrate=1000&run=gateway&threshold=0.5&boxes=predicted&ab=off&ab-every=30&in-flight=1&size=auto&quality=80&threads=auto&stats=500&link=none',
+      '?debug&codec=json&transport=websocket&bitrate=1000&run=gateway&threshold=0.5&boxes=predicted&ab=off&ab-every=30&in-flight=1&size=auto&quality=80&threads=auto&stats=500&link=none&camera=default',
     );
   });
 

@@ -18,3 +18,15 @@ describe('gatewaySocketUrl with a link', () => {
     expect(gatewaySocketUrl({ protocol: 'http:', host: 'h' }, 'none')).toBe(`ws://h/ws?protocol=${PROTOCOL_VERSION}`);
   });
 });
+
+describe('gatewaySocketUrl with a camera', () => {
+  it('names a camera other than the default one, encoded, beside the link', () => {
+    expect(gatewaySocketUrl({ protocol: 'http:', host: 'h' }, 'none', 'door-1')).toBe(
+      `ws://h/ws?protocol=${PROTOCOL_VERSION}&camera=door-1`,
+    );
+    expect(gatewaySocketUrl({ protocol: 'http:', host: 'h' }, 'lte', 'Door.2')).toBe(
+      `ws://h/ws?protocol=${PROTOCOL_VERSION}&link=lte&camera=Door.2`,
+    );
+    expect(gatewaySocketUrl({ protocol: 'http:', host: 'h' }, 'none', 'default')).toBe(`ws://h/ws?protocol=${PROTOCOL_VERSION}`);
+  });
+});

@@ -19,7 +19,7 @@ interface Refusal {
   reason: string;
 }
 
-function setup(options: { refuse?: Refusal; link?: () => string } = {}) {
+function setup(options: { refuse?: Refusal; link?: () => string; camera?: () => string } = {}) {
   FakePeer.all.length = 0;
   const clock = new FakeClock(1000);
   const requests: { method: string; url: string; body?: unknown }[] = [];
@@ -39,6 +39,7 @@ function setup(options: { refuse?: Refusal; link?: () => string } = {}) {
   const link = new PeerLink({
     whipUrl: 'http://gateway.test/whip',
     ...(options.link ? { link: options.link } : {}),
+    ...(options.camera ? { camera: options.camera } : {}),
     clock,
     wallClock: () => 50_000,
     fetch,
@@ -188,6 +189,19 @@ describe('PeerLink', () => {
     ]);
     // No link: the endpoint as it is.
     link = 'none';
+    h.link.reconnect();
+    await settle();
+    h.peer().gathered();
+    await settle();
+    expect(h.requests.at(-1)).toMatchObject({ method: 'POST', url: 'http://gateway.test/whip' });
+  });
+
+  it('names the camera of its frames on every POST, and another camera is another session', async () => {
+    let camera = 'door-1';
+    const h = setup({ camera: () => camera });
+    await connect(h, { kind: 'data' }, 'frames');
+    expect(h.requests.at(-1)).toMatchObject({ method: 'POST', url: 'http://gateway.test/whip?camera=door-1' });
+    camera = 'default';
     h.link.reconnect();
     await settle();
     h.peer().gathered();

@@ -62,6 +62,12 @@ describe('WHIP requests', () => {
     expect(whipEndpoint('http://gateway.test/whip')).toBe('http://gateway.test/whip');
   });
 
+  it('names the camera of the frames in the query, the default camera by no parameter', () => {
+    expect(whipEndpoint('http://gateway.test/whip', 'none', 'door-1')).toBe('http://gateway.test/whip?camera=door-1');
+    expect(whipEndpoint('http://gateway.test/whip', 'lte', 'door-1')).toBe('http://gateway.test/whip?link=lte&camera=door-1');
+    expect(whipEndpoint('http://gateway.test/whip', 'none', 'default')).toBe('http://gateway.test/whip');
+  });
+
   it('asks for the ICE servers first, and does without them when the pre-flight fails', async () => {
     const ok = fetchWith(() => new Response(null, { status: 204, headers: { link: '<stun:s.example>; rel="ice-server"' } }));
     expect(await whipIceServers('http://gateway.test/whip', ok)).toEqual([{ urls: 'stun:s.example' }]);

@@ -111,7 +111,11 @@ export class RuleRunner implements TapConsumer {
 export function observationOf(frame: TappedFrame): FrameObservation {
   const objects = [];
   for (const d of frame.detections) {
-    if (d.trackId !== undefined) objects.push({ trackId: d.trackId, label: d.label, score: d.score, box: d.box });
+    if (d.trackId === undefined) continue;
+    // The tracker's filtered box anchors the rules where there is one; the event still carries the detection's.
+    const own = frame.trackBoxes?.get(d.trackId);
+    const trackBox = own ? { trackBox: [own[0], own[1], own[2], own[3]] as [number, number, number, number] } : {};
+    objects.push({ trackId: d.trackId, label: d.label, score: d.score, box: d.box, ...trackBox });
   }
   return { capturedAt: frame.capturedAt, detectedAt: frame.detectedAt, width: frame.width, height: frame.height, objects };
 }

@@ -3,7 +3,7 @@
  * WebSocket's frames and video chunks, a WebRTC data channel or video track): the rule engine subscribes here,
  * and so can any later consumer. A tapped frame carries no transport: nothing behind the tap may depend on it.
  */
-import type { Detection } from '@sightline/shared/protocol';
+import type { Box, Detection } from '@sightline/shared/protocol';
 
 export interface TappedFrame {
   camera: string;
@@ -19,6 +19,8 @@ export interface TappedFrame {
   height: number;
   /** Every detection, with `trackId` where it belongs to a confirmed track. */
   detections: readonly Detection[];
+  /** The tracker's filtered box of each confirmed track, by `trackId` (when the stream is tracked). */
+  trackBoxes?: ReadonlyMap<number, Box>;
 }
 
 export interface TapConsumer {

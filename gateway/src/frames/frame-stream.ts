@@ -125,6 +125,8 @@ export class FrameStream {
     let stream = streams.get(detected.model);
     if (stream === undefined) streams.set(detected.model, (stream = tap.openStream()));
     const { result } = detected;
+    // The filtered boxes only for a consumer that tracks this camera: the rules anchor on them.
+    const trackBoxes = this.tracks && tap.wantsTracks(camera) ? this.tracks.trackBoxes(detected.model, capturedAt) : undefined;
     tap.publish({
       camera,
       stream,
@@ -134,6 +136,7 @@ export class FrameStream {
       width: result.width,
       height: result.height,
       detections: result.detections,
+      ...(trackBoxes ? { trackBoxes } : {}),
     });
   }
 }

@@ -3,7 +3,7 @@
  * different set of objects), fed each answered frame in turn, the frame's `ts` as its capture time. The
  * same tracker as the dashboard's (`@sightline/shared/tracking`), so ids mean the same on both sides.
  */
-import type { Detection } from '@sightline/shared/protocol';
+import type { Box, Detection } from '@sightline/shared/protocol';
 import { Tracker } from '@sightline/shared/tracking';
 
 export class ConnectionTracks {
@@ -15,5 +15,14 @@ export class ConnectionTracks {
     if (!tracker) this.trackers.set(model, (tracker = new Tracker()));
     const ids = tracker.identify(detections, captureTimeMs);
     return detections.map((detection, i) => (ids[i] === undefined ? detection : { ...detection, trackId: ids[i] }));
+  }
+
+  /**
+   * Each confirmed track's filtered box at its latest update (the frame just identified): steadier than the
+   * detection's own box, which is what a rule's anchor should follow.
+   */
+  trackBoxes(model: string, captureTimeMs: number): Map<number, Box> {
+    const tracker = this.trackers.get(model);
+    return new Map((tracker?.predict(captureTimeMs) ?? []).map((tracked) => [tracked.id, tracked.box]));
   }
 }

@@ -6,7 +6,10 @@
  * ```ts
  * const rules = parseCameraRules(JSON.parse(body));        // throws RulesError (.field: 'lines[2].from')
  * const engine = new RuleEngine('door', rules);            // one per stream
- * const events = engine.update({ capturedAt, detectedAt, width, height, objects }); // every frame, confirmed tracks
+ * // Every frame, in capture order, with its confirmed tracks: { trackId, label, score, box, trackBox? } (pixels;
+ * // trackBox: the tracker's own box, tracker.predict(captureTimeMs) right after the update, steadier than box).
+ * const events = engine.update({ capturedAt, detectedAt, width, height, objects });
+ * engine.end(detectedAt, capturedAt);                       // the stream ended: objects still in a zone leave it
  * counts.addAll(events);                                    // const counts = new CountTable()
  * ```
  */

@@ -4,10 +4,11 @@
  * (ms), every option is in ms, in normalised picture units or in fractions of a box, never in frames.
  *
  * Robust by construction (line-state.ts and zone-state.ts: one track against one rule; track-memory.ts: one track):
- * - **jitter**: a track's anchor is its box's, averaged over `smoothingMs`; a side (inside/outside) changes only once
- *   that anchor is clear of the line (the zone's edge) by the band: `bandBoxFraction` of the box's extent across
- *   the line (a detector's boxes shake in proportion to their size), at least `band`. A box shaking on a line
- *   counts once, when it leaves it;
+ * - **jitter**: a track's anchor is taken from its tracker's filtered box (`trackBox`, when the caller gives it), or
+ *   from its detection boxes averaged over `smoothingMs`; a side (inside/outside) changes only once that anchor is
+ *   clear of the line (the zone's edge) by the band: `bandBoxFraction` of the box's extent across the line (a
+ *   detector's boxes shake in proportion to their size), at least `band`. A box shaking on a line counts once, when
+ *   it leaves it;
  * - **missed detections, a track lost and found**: what a track has done is kept for `lostMs` after its last
  *   sighting (the tracker's own `maxLostMs` by default: as long as it may come back under its id), and a crossing
  *   is judged from the last point seen on the old side, however many frames are missing in between;
@@ -62,7 +63,10 @@ export interface RuleEngineOptions {
   bandBoxFraction: number;
   /** ... and at least this far (normalised distance). */
   band: number;
-  /** A track's anchor is that of its boxes' mean over this long (ms, the latest sighting included; 0: the latest). */
+  /**
+   * A track's anchor is that of its detection boxes' mean over this long (ms, the latest sighting included; 0: the
+   * latest). Not for objects that come with their tracker's own box (`trackBox`): that one is already filtered.
+   */
   smoothingMs: number;
   /** A track's state is kept this long after its last sighting (ms); a zone's object leaves it then. */
   lostMs: number;
@@ -78,14 +82,15 @@ export interface RuleEngineOptions {
 }
 
 /**
- * Chosen on `pnpm bench:events` (bench/events/README.md) with seeds 101-110, not the ones reported: a band of a
- * tenth of the box (about twice a walking person's anchor noise once averaged over two frames at 25 fps) counts
- * people crossing as early as a smaller one, and keeps a person standing on the line from counting again and again.
+ * Chosen on `pnpm bench:events` (bench/events/README.md) with seeds 101-110, not the ones reported: a band of 8% of
+ * the box across the line counts people walking across as well as a smaller one, a frame or two after they cross,
+ * and keeps people standing on the line from counting again and again (with the tracker's boxes, `trackBox`; the
+ * detections' boxes averaged over 90 ms, about three frames at 25 fps, come close).
  */
 export const DEFAULT_RULE_ENGINE_OPTIONS: Readonly<RuleEngineOptions> = Object.freeze({
-  bandBoxFraction: 0.1,
+  bandBoxFraction: 0.08,
   band: 0.003,
-  smoothingMs: 50,
+  smoothingMs: 90,
   lostMs: DEFAULT_TRACKER_OPTIONS.maxLostMs,
   handoverDistance: 0.08,
   minAgeMs: 100,
@@ -160,7 +165,7 @@ export class RuleEngine {
 
     const seen = new Map<number, { o: TrackedObject; box: ReturnType<typeof normalisedBox> }>();
     for (const o of frame.objects)
-      if (!seen.has(o.trackId)) seen.set(o.trackId, { o, box: normalisedBox(o.box, frame.width, frame.height) });
+      if (!seen.has(o.trackId)) seen.set(o.trackId, { o, box: normalisedBox(o.trackBox ?? o.box, frame.width, frame.height) });
     const born = [...seen.values()].filter(({ o }) => !this.memory.has(o.trackId));
     if (born.length > 0) {
       const lost = [...this.memory.values()].filter((m) => !seen.has(m.trackId));

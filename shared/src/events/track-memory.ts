@@ -14,7 +14,14 @@ export interface TrackedObject {
   trackId: number;
   label: string;
   score: number;
+  /** The detection's box: what an event carries. */
   box: [number, number, number, number];
+  /**
+   * The tracker's own box for the track at this frame (its filtered estimate, pixels), when the caller has it
+   * (`Tracker.predict(captureTimeMs)` right after the update): the anchor is taken from it, as is, rather than from
+   * the detection's box averaged over `smoothingMs`. Less jitter for the same lag.
+   */
+  trackBox?: [number, number, number, number];
 }
 
 export interface TrackMemory {
@@ -25,8 +32,10 @@ export interface TrackMemory {
   lastSeenMs: number;
   /** The latest sighting, as it came. */
   last: TrackedObject;
-  /** Sightings within the smoothing window of the latest (at least the latest), oldest first. */
+  /** Sightings within the smoothing window of the latest (at least the latest), oldest first: the anchor's boxes (trackBox or box). */
   recent: Array<{ t: number; box: NormalisedBox }>;
+  /** The latest sighting came with a trackBox: the anchor is its, unsmoothed. */
+  filtered: boolean;
   /** The box's velocity (its centre's, normalised units per ms), smoothed over sightings. */
   velocity: NormalisedPoint;
   /** By rule index. */
@@ -51,6 +60,7 @@ export function newMemory(o: TrackedObject, box: NormalisedBox, t: number): Trac
     lastSeenMs: t,
     last: o,
     recent: [{ t, box }],
+    filtered: o.trackBox !== undefined,
     velocity: [0, 0],
     lines: [],
     zones: [],
@@ -66,13 +76,15 @@ export function see(m: TrackMemory, o: TrackedObject, box: NormalisedBox, t: num
     m.velocity = [(m.velocity[0] + (x1 - x0) / dt) / 2, (m.velocity[1] + (y1 - y0) / dt) / 2];
   }
   m.last = o;
+  m.filtered = o.trackBox !== undefined;
   m.lastSeenMs = Math.max(m.lastSeenMs, t);
   m.recent.push({ t, box });
   while (m.recent.length > 1 && (t - m.recent[0]!.t > smoothingMs || m.recent.length > MAX_RECENT)) m.recent.shift();
 }
 
-/** The mean of the recent boxes: the track's box, smoothed. */
+/** The box the anchor is taken from: the latest trackBox as is, or the mean of the recent detection boxes. */
 export function smoothedBox(m: TrackMemory): NormalisedBox {
+  if (m.filtered) return m.recent.at(-1)!.box;
   const sum: NormalisedBox = [0, 0, 0, 0];
   for (const r of m.recent) for (let k = 0; k < 4; k++) sum[k]! += r.box[k]!;
   const n = m.recent.length;

@@ -43,8 +43,11 @@ const down: CameraRules = { lines: [{ name: 'door', from: [0.5, 0.2], to: [0.5, 
 const up: CameraRules = { lines: [{ name: 'door', from: [0.5, 0.8], to: [0.5, 0.2] }], zones: [] };
 const summary = (events: RuleEvent[]) => events.map((e) => `${e.rule}:${e.type === 'line_cross' ? e.direction : e.type}:${e.trackId}`);
 
-/** Deterministic noise in [-1, 1]. */
-const noise = (f: number, k = 1) => Math.sin(f * 12.9898 * k + 78.233) * 0.9;
+/** Deterministic noise in [-1, 1), a different value each frame (a hash of f). */
+const noise = (f: number, k = 1) => {
+  const h = Math.sin(f * 12.9898 * k + 78.233) * 43758.5453;
+  return 2 * (h - Math.floor(h)) - 1;
+};
 
 describe('RuleEngine: lines', () => {
   it('gives the direction by the side() sign, for a line drawn either way', () => {
@@ -57,7 +60,7 @@ describe('RuleEngine: lines', () => {
   });
 
   it('an event carries the camera, rule, track, label, score, box and the frame that triggered it', () => {
-    const path = walk([0.3, 0.6], [0.7, 0.6], 21); // 0.02 a frame: the anchor is 0.01 past the line at frame 10.5
+    const path = walk([0.3, 0.6], [0.7, 0.6], 21); // 0.02 a frame. The band is 8% of the 0.05-wide box (0.004): the mean of the last 90 ms (frames f-2..f, x(f-1)) is that far past the line from frame 12
     const [event] = play(new RuleEngine('gate-2', up), 21, (f) => [person(7, path(f), { score: 0.8 - f / 100 })]);
     expect(event).toEqual({
       camera: 'gate-2',
@@ -66,11 +69,11 @@ describe('RuleEngine: lines', () => {
       direction: 'in',
       trackId: 7,
       label: 'person',
-      score: 0.8 - 11 / 100,
-      box: person(7, path(11)).box,
-      capturedAt: 11 * FRAME_MS,
-      detectedAt: EPOCH + 11 * FRAME_MS + 7,
-      frame: 11,
+      score: 0.8 - 12 / 100,
+      box: person(7, path(12)).box,
+      capturedAt: 12 * FRAME_MS,
+      detectedAt: EPOCH + 12 * FRAME_MS + 7,
+      frame: 12,
     });
     expect(Object.keys(play(new RuleEngine('c', up), 21, (f) => [person(7, path(f))])[0]!)).not.toContain('undefined');
   });
@@ -87,15 +90,15 @@ describe('RuleEngine: lines', () => {
   });
 
   it('counts a box jittering on the line once', () => {
-    // The band is a tenth of the box across the line (32 px of 640: 0.005). Walks to the line, stands on it 3 s
-    // shaking by up to ±0.0045, walks on.
+    // The band is 8% of the box across the line (32 px of 640: 0.004). Walks to the line, stands on it 3 s
+    // shaking by up to ±0.0035, walks on.
     const at =
       (amplitude: number) =>
       (f: number): NormalisedPoint =>
         f < 20 ? [0.3 + f * 0.01, 0.6] : f < 95 ? [0.5 + amplitude * noise(f), 0.6] : [0.5 + (f - 95) * 0.01, 0.6];
-    expect(summary(play(new RuleEngine('cam', up), 130, (f) => [person(1, at(0.0045)(f))]))).toEqual(['door:in:1']);
-    // Shaking by three times as much: a band of three tenths of the box takes it.
-    const wide = new RuleEngine('cam', up, { bandBoxFraction: 0.3 });
+    expect(summary(play(new RuleEngine('cam', up), 130, (f) => [person(1, at(0.0035)(f))]))).toEqual(['door:in:1']);
+    // Shaking by four times as much: a band of a third of the box takes it.
+    const wide = new RuleEngine('cam', up, { bandBoxFraction: 0.33 });
     expect(summary(play(wide, 130, (f) => [person(1, at(0.014)(f))]))).toEqual(['door:in:1']);
     // Shaking more than the band, it would count again and again: what the band is for.
     expect(play(new RuleEngine('cam', up, { smoothingMs: 0 }), 130, (f) => [person(1, at(0.014)(f))]).length).toBeGreaterThan(3);
@@ -108,6 +111,23 @@ describe('RuleEngine: lines', () => {
       'door:in:1',
       'door:out:1',
     ]);
+  });
+
+  it("takes the anchor from the tracker's own box when given (as is), and reports the detection's box", () => {
+    // The detections shake by ±0.04 about the line while the tracker's box walks steadily across it.
+    const steady = walk([0.3, 0.6], [0.7, 0.6], 41);
+    const scene = (f: number) => {
+      const p = steady(f);
+      const detection = person(1, [p[0] + 0.04 * noise(f), p[1]]);
+      return [{ ...detection, trackBox: person(1, p).box }];
+    };
+    const events = play(new RuleEngine('cam', up), 41, scene);
+    // 0.01 a frame; the band 0.004: the tracker's box is past it at frame 21 (x 0.51), exactly then.
+    expect(events.map((e) => [e.direction, e.frame])).toEqual([['in', 21]]);
+    expect(events[0]!.box).toEqual(scene(21)[0]!.box);
+    // The same detections alone, unsmoothed, count more than once.
+    const alone = play(new RuleEngine('cam', up, { smoothingMs: 0 }), 41, (f) => scene(f).map(({ trackBox: _, ...o }) => o));
+    expect(alone.length).toBeGreaterThan(1);
   });
 
   it('counts a track lost for a while and found again once, whether lost before or after the line', () => {
@@ -233,9 +253,9 @@ describe('RuleEngine: zones', () => {
   };
 
   it('enters and leaves once with a box jittering on the edge', () => {
-    // Walks in from the left, stands on the left edge shaking ±0.0045 (the band: 0.005), goes in, comes out to the right.
+    // Walks in from the left, stands on the left edge shaking ±0.0035 (the band: 0.004), goes in, comes out to the right.
     const at = (f: number): NormalisedPoint =>
-      f < 20 ? [0.2 + f * 0.01, 0.6] : f < 60 ? [0.4 + 0.0045 * noise(f), 0.6] : f < 120 ? [0.4 + (f - 60) * 0.01, 0.6] : [0.8, 0.6];
+      f < 20 ? [0.2 + f * 0.01, 0.6] : f < 60 ? [0.4 + 0.0035 * noise(f), 0.6] : f < 120 ? [0.4 + (f - 60) * 0.01, 0.6] : [0.8, 0.6];
     expect(summary(play(new RuleEngine('cam', zoneRules), 130, (f) => [person(1, at(f))]))).toEqual([
       'desk:zone_enter:1',
       'desk:zone_leave:1',

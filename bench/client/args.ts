@@ -207,7 +207,7 @@ export function buildProgram(): Command {
       'Sightline benchmark client: sends image frames to a gateway over WebSocket or HTTP and reports ' +
         'full-process latency, network-only latency, server/inference time, throughput and bytes per frame.',
     )
-    .addOption(new Option('--url <url>', 'gateway base URL (ws:// is accepted too)').default(DEFAULTS.url).argParser(baseUrl))
+    .option('--url <url>', 'gateway base URL (ws:// is accepted too)', baseUrl, DEFAULTS.url)
     .addOption(
       new Option(
         '--transport <transport>',
@@ -229,16 +229,11 @@ export function buildProgram(): Command {
         .choices(CLIENT_CODECS)
         .default(DEFAULTS.codec),
     )
-    .addOption(
-      new Option('--bitrate <kbps>', `video codecs: target bitrate in kbit/s (default ${DEFAULTS.bitrateKbps})`).argParser(
-        integer(10, 100_000),
-      ),
-    )
-    .addOption(
-      new Option(
-        '--keyframe-interval <n>',
-        `video codecs: frames from one keyframe to the next (default ${DEFAULTS.keyframeInterval}; the first frame is always one)`,
-      ).argParser(integer(1, 10_000)),
+    .option('--bitrate <kbps>', `video codecs: target bitrate in kbit/s (default ${DEFAULTS.bitrateKbps})`, integer(10, 100_000))
+    .option(
+      '--keyframe-interval <n>',
+      `video codecs: frames from one keyframe to the next (default ${DEFAULTS.keyframeInterval}; the first frame is always one)`,
+      integer(1, 10_000),
     )
     .addOption(
       new Option(
@@ -251,89 +246,62 @@ export function buildProgram(): Command {
         .choices(MODES)
         .default(DEFAULTS.mode),
     )
-    .addOption(new Option('--in-flight <k>', 'frames in flight per connection in pipelined mode').argParser(integer(1, 1024)))
-    .addOption(
-      new Option(
-        '--rate <fps>',
-        'open loop: each client sends FPS frames per second on one persistent WebSocket on a fixed schedule ' +
-          '(frame i at start + i/FPS, like a camera), never waiting for answers; latency counts from the scheduled ' +
-          'send time, so a stalled gateway cannot hide its stalls (coordinated omission). Replaces --mode',
-      ).argParser(decimal(0, 1000, true)),
+    .option('--in-flight <k>', 'frames in flight per connection in pipelined mode', integer(1, 1024))
+    .option(
+      '--rate <fps>',
+      'open loop: each client sends FPS frames per second on one persistent WebSocket on a fixed schedule ' +
+        '(frame i at start + i/FPS, like a camera), never waiting for answers; latency counts from the scheduled ' +
+        'send time, so a stalled gateway cannot hide its stalls (coordinated omission). Replaces --mode',
+      decimal(0, 1000, true),
     )
-    .addOption(
-      new Option('--clients <n>', 'concurrent clients, each with its own connection(s)')
-        .default(DEFAULTS.clients)
-        .argParser(integer(1, 1000)),
+    .option('--clients <n>', 'concurrent clients, each with its own connection(s)', integer(1, 1000), DEFAULTS.clients)
+    .option('--stagger <ms>', 'start client i at i x MS after the measured phase begins (0 = all together)', decimal(0), DEFAULTS.staggerMs)
+    .option('--frames <f>', `frames per client per repeat (default ${DEFAULTS.frames}; exclusive with --duration)`, integer(1))
+    .option(
+      '--duration <s>',
+      'seconds each client sends frames per repeat, instead of --frames',
+      decimal(0, Number.POSITIVE_INFINITY, true),
     )
-    .addOption(
-      new Option('--stagger <ms>', 'start client i at i x MS after the measured phase begins (0 = all together)')
-        .default(DEFAULTS.staggerMs)
-        .argParser(decimal(0)),
+    .option('--repeats <r>', 'repeat the whole run R times (fresh connections each time)', integer(1, 1000), DEFAULTS.repeats)
+    .option(
+      '--warmup <w>',
+      "frames per client sent before each repeat's measured phase and discarded from the statistics",
+      integer(0),
+      DEFAULTS.warmup,
     )
-    .addOption(
-      new Option('--frames <f>', `frames per client per repeat (default ${DEFAULTS.frames}; exclusive with --duration)`).argParser(
-        integer(1),
-      ),
+    .option('--image <file>', 'send this image (JPEG, PNG or WebP) for every frame')
+    .option('--dir <dir>', 'send the JPEG/PNG/WebP images of this folder, in name order, cycling')
+    .option(
+      '--video <file>',
+      'send frames of this video: .y4m is decoded natively, anything else needs ffmpeg on PATH ' +
+        '(apt-get install -y ffmpeg); frames are JPEG-encoded once before the run',
     )
-    .addOption(
-      new Option('--duration <s>', 'seconds each client sends frames per repeat, instead of --frames').argParser(
-        decimal(0, Number.POSITIVE_INFINITY, true),
-      ),
+    .option(
+      '--clip',
+      'send fixture photos as a moving clip (six photos, each panned and zoomed for 2 s at 25 fps, 640x480 or --resize), ' +
+        "made by the gateway's ffmpeg before the run: the same frames as JPEG or, with a video codec, as video",
     )
-    .addOption(
-      new Option('--repeats <r>', 'repeat the whole run R times (fresh connections each time)')
-        .default(DEFAULTS.repeats)
-        .argParser(integer(1, 1000)),
+    .option(
+      '--video-frames <n>',
+      `frames to take from --video (default ${DEFAULTS.videoFrames}) or --clip (default: all)`,
+      integer(1, 100_000),
     )
-    .addOption(
-      new Option('--warmup <w>', "frames per client sent before each repeat's measured phase and discarded from the statistics")
-        .default(DEFAULTS.warmup)
-        .argParser(integer(0)),
+    .option('--resize <WxH>', 'resize (cover + centre crop) and re-encode every input as JPEG once before the run, e.g. 240x180', size)
+    .option(
+      '--quality <q>',
+      `JPEG quality 1..100 for the re-encode (default ${DEFAULTS.quality} when --resize or --video is given)`,
+      integer(1, 100),
     )
-    .addOption(new Option('--image <file>', 'send this image (JPEG, PNG or WebP) for every frame'))
-    .addOption(new Option('--dir <dir>', 'send the JPEG/PNG/WebP images of this folder, in name order, cycling'))
-    .addOption(
-      new Option(
-        '--video <file>',
-        'send frames of this video: .y4m is decoded natively, anything else needs ffmpeg on PATH ' +
-          '(apt-get install -y ffmpeg); frames are JPEG-encoded once before the run',
-      ),
-    )
-    .addOption(
-      new Option(
-        '--clip',
-        'send fixture photos as a moving clip (six photos, each panned and zoomed for 2 s at 25 fps, 640x480 or --resize), ' +
-          "made by the gateway's ffmpeg before the run: the same frames as JPEG or, with a video codec, as video",
-      ),
-    )
-    .addOption(
-      new Option('--video-frames <n>', `frames to take from --video (default ${DEFAULTS.videoFrames}) or --clip (default: all)`).argParser(
-        integer(1, 100_000),
-      ),
-    )
-    .addOption(
-      new Option(
-        '--resize <WxH>',
-        'resize (cover + centre crop) and re-encode every input as JPEG once before the run, e.g. 240x180',
-      ).argParser(size),
-    )
-    .addOption(
-      new Option(
-        '--quality <q>',
-        `JPEG quality 1..100 for the re-encode (default ${DEFAULTS.quality} when --resize or --video is given)`,
-      ).argParser(integer(1, 100)),
-    )
-    .addOption(new Option('--model <name>', 'model to ask for (see GET /api/models); the gateway default when absent'))
-    .addOption(new Option('--threshold <0..1>', 'minimum detection score; the model default when absent').argParser(decimal(0, 1)))
-    .addOption(
-      new Option(
-        '--link <spec>',
-        `put an emulated link between client and gateway: a preset (${LINK_PRESET_NAMES.join(', ')}) or a custom ` +
-          'link such as bw=2mbit/10mbit,delay=40ms,jitter=5ms,queue=100ms (up/down; one-way delays), or a preset with ' +
-          'overrides (lte,jitter=10ms). A user-space TCP proxy applies it to every transport (no root needed); new ' +
-          'connections also pay one emulated handshake round trip before their first bytes. Loss needs the packet path ' +
-          '(a byte stream cannot lose a segment: see --link-path). See docs: Link lab',
-      ).argParser(linkSpec),
+    .option('--model <name>', 'model to ask for (see GET /api/models); the gateway default when absent')
+    .option('--threshold <0..1>', 'minimum detection score; the model default when absent', decimal(0, 1))
+    .option(
+      '--link <spec>',
+      `put an emulated link between client and gateway: a preset (${LINK_PRESET_NAMES.join(', ')}) or a custom ` +
+        'link such as bw=2mbit/10mbit,delay=40ms,jitter=5ms,queue=100ms (up/down; one-way delays), or a preset with ' +
+        'overrides (lte,jitter=10ms). A user-space TCP proxy applies it to every transport (no root needed); new ' +
+        'connections also pay one emulated handshake round trip before their first bytes. Loss needs the packet path ' +
+        '(a byte stream cannot lose a segment: see --link-path). See docs: Link lab',
+      linkSpec,
     )
     .addOption(
       new Option(
@@ -346,62 +314,45 @@ export function buildProgram(): Command {
         .choices(LINK_PATHS)
         .default('auto'),
     )
-    .addOption(
-      new Option('--link-seed <n>', "seed of the link's jitter draws, to replay a run (default: fresh, printed)").argParser(
-        integer(0, 2 ** 32 - 1),
-      ),
+    .option('--link-seed <n>', "seed of the link's jitter draws, to replay a run (default: fresh, printed)", integer(0, 2 ** 32 - 1))
+    .option(
+      '--delay <ms>',
+      'shorthand for --link delay=MSms: one-way delay added in EACH direction (round trip +2 x MS)',
+      decimal(0, 10_000),
     )
-    .addOption(
-      new Option('--delay <ms>', 'shorthand for --link delay=MSms: one-way delay added in EACH direction (round trip +2 x MS)').argParser(
-        decimal(0, 10_000),
-      ),
+    .option(
+      '--bandwidth <kbps>',
+      'shorthand for --link bw=KBPSkbit: caps each direction at this many kilobits/s',
+      decimal(8, Number.POSITIVE_INFINITY),
     )
-    .addOption(
-      new Option('--bandwidth <kbps>', 'shorthand for --link bw=KBPSkbit: caps each direction at this many kilobits/s').argParser(
-        decimal(8, Number.POSITIVE_INFINITY),
-      ),
+    .option(
+      '--ping-interval <ms>',
+      'WS serial/pipelined: ping every MS during the measured phase for network-only latency (3 pings are always ' +
+        'sent before it; 0 = only those). REST reports TCP connect time and TTFB minus server time instead; ' +
+        'short mode reports the connect + upgrade time',
+      integer(0),
     )
-    .addOption(
-      new Option(
-        '--ping-interval <ms>',
-        'WS serial/pipelined: ping every MS during the measured phase for network-only latency (3 pings are always ' +
-          'sent before it; 0 = only those). REST reports TCP connect time and TTFB minus server time instead; ' +
-          'short mode reports the connect + upgrade time',
-      ).argParser(integer(0)),
+    .option(
+      '--ignore-retry-after',
+      "WS: send as if the gateway's refusals carried no retryAfterMs (by default the next frame waits for it; an open-loop camera skips the frames due meanwhile)",
     )
-    .addOption(
-      new Option(
-        '--ignore-retry-after',
-        "WS: send as if the gateway's refusals carried no retryAfterMs (by default the next frame waits for it; an open-loop camera skips the frames due meanwhile)",
-      ),
+    .option('--timeout <ms>', 'a frame without an answer after MS counts as unanswered', integer(1), DEFAULTS.timeoutMs)
+    .option('--csv <file>', 'write every frame (warm-up frames flagged) to this CSV file')
+    .option('--json', 'print a one-line JSON summary on stdout and nothing else there (the table goes to stderr unless --quiet)')
+    .option('--chart <file>', 'write a latency chart (CDF and box plot per repeat): SVG, or PNG when the name ends in .png')
+    .option('--label <text>', 'name of this run in the output, CSV and JSON')
+    .option('--quiet', 'no table and no progress bar (errors still go to stderr)')
+    .option(
+      '--token <token>',
+      `access token of a gateway that asks for one: sent as "Authorization: Bearer" on the WebSocket upgrade and on ` +
+        `every HTTP request (default: $${TOKEN_ENV})`,
     )
-    .addOption(
-      new Option('--timeout <ms>', 'a frame without an answer after MS counts as unanswered')
-        .default(DEFAULTS.timeoutMs)
-        .argParser(integer(1)),
+    .option(
+      '--ca <file>',
+      'https:// gateways: trust this certificate (PEM), e.g. the self-signed one an exposed gateway keeps in ' +
+        '$SIGHTLINE_DATA_DIR/tls/cert.pem (default: ~/.local/share/sightline/tls/cert.pem)',
     )
-    .addOption(new Option('--csv <file>', 'write every frame (warm-up frames flagged) to this CSV file'))
-    .addOption(
-      new Option('--json', 'print a one-line JSON summary on stdout and nothing else there (the table goes to stderr unless --quiet)'),
-    )
-    .addOption(new Option('--chart <file>', 'write a latency chart (CDF and box plot per repeat): SVG, or PNG when the name ends in .png'))
-    .addOption(new Option('--label <text>', 'name of this run in the output, CSV and JSON'))
-    .addOption(new Option('--quiet', 'no table and no progress bar (errors still go to stderr)'))
-    .addOption(
-      new Option(
-        '--token <token>',
-        `access token of a gateway that asks for one: sent as "Authorization: Bearer" on the WebSocket upgrade and on ` +
-          `every HTTP request (default: $${TOKEN_ENV})`,
-      ),
-    )
-    .addOption(
-      new Option(
-        '--ca <file>',
-        'https:// gateways: trust this certificate (PEM), e.g. the self-signed one an exposed gateway keeps in ' +
-          '$SIGHTLINE_DATA_DIR/tls/cert.pem (default: ~/.local/share/sightline/tls/cert.pem)',
-      ),
-    )
-    .addOption(new Option('--insecure', 'https:// gateways: do not verify the certificate at all (warned on stderr; prefer --ca)'))
+    .option('--insecure', 'https:// gateways: do not verify the certificate at all (warned on stderr; prefer --ca)')
     .addHelpText(
       'after',
       `

@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { accessWarnings } from './access.ts';
 import { ArgsError, HelpShown, parseArgs, type BenchConfig } from './args.ts';
 import sharp from 'sharp';
-import { renderLatencyChart } from './chart-svg.ts';
+import { renderLatencyChart } from '../report.ts';
 import { writeCsv } from './csv.ts';
 import { InputError, loadInputs } from './inputs.ts';
 import { createProgress } from './progress.ts';

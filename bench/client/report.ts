@@ -4,6 +4,7 @@
  */
 import { formatLinkSpec, linkLabel } from '@sightline/shared/link';
 import { summarize, type Summary } from '@sightline/shared/stats';
+import { fmt, textTable } from '../report.ts';
 import { describeConfig } from './args.ts';
 import type { BenchResult, RepeatResult } from './run.ts';
 import { UNANSWERED, type ConnectionRecord, type FrameMeasurement, type NetKind, type NetSample } from './types.ts';
@@ -174,17 +175,23 @@ export function summarizeRepeat(r: RepeatResult, clients: number): RunSummary {
   return summarizeSamples(r.samples, r.net, r.wallMs, clients, r.repeat, r.connections);
 }
 
+/** Every repeat of one or more results (of one config) as one summary: percentiles over every measured frame, not averages. */
+export function summarizeResults(results: readonly BenchResult[]): RunSummary {
+  const repeats = results.flatMap((r) => r.repeats);
+  return summarizeSamples(
+    repeats.flatMap((r) => r.samples),
+    repeats.flatMap((r) => r.net),
+    repeats.reduce((a, r) => a + r.wallMs, 0),
+    results[0]!.config.clients,
+    'all',
+    repeats.flatMap((r) => r.connections),
+  );
+}
+
 export function summarizeBench(result: BenchResult): BenchSummary {
   const { config } = result;
   const repeats = result.repeats.map((r) => summarizeRepeat(r, config.clients));
-  const overall = summarizeSamples(
-    result.repeats.flatMap((r) => r.samples),
-    result.repeats.flatMap((r) => r.net),
-    result.repeats.reduce((a, r) => a + r.wallMs, 0),
-    config.clients,
-    'all',
-    result.repeats.flatMap((r) => r.connections),
-  );
+  const overall = summarizeResults([result]);
   const sizes = [...new Set(result.inputs.map((i) => `${i.width}x${i.height}`))];
   const warmupUnanswered = countOutcomes(result.repeats.flatMap((r) => r.samples.filter((s) => s.warmup))).unanswered;
   return {
@@ -216,28 +223,9 @@ export function summarizeBench(result: BenchResult): BenchSummary {
 // ---------------------------------------------------------------------------------------------------------
 // Text
 
-export function fmt(value: number, digits = 1): string {
-  if (!Number.isFinite(value)) return '-';
-  return value.toFixed(digits);
-}
-
 function fmtBytes(value: number): string {
   if (!Number.isFinite(value)) return '-';
   return Math.round(value).toLocaleString('en-US');
-}
-
-/** Right-aligned columns, first column left-aligned. */
-export function table(rows: string[][]): string {
-  const widths: number[] = [];
-  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
-  return rows
-    .map((row) =>
-      row
-        .map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!)))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n');
 }
 
 const NET_TITLES: Record<NetKind, string> = {
@@ -271,7 +259,7 @@ export function formatSummary(summary: BenchSummary): string {
   rows.push(statRow('  of which inference', o.inferenceMs));
   rows.push(statRow('  of which queue', o.queueMs));
   if (o.sendLagMs.count > 0) rows.push(statRow('send lag (behind schedule)', o.sendLagMs));
-  lines.push(table(rows));
+  lines.push(textTable(rows));
   if (o.network.connect && summary.link?.path === 'proxy') {
     lines.push('(TCP connect is to the local link proxy; its emulated handshake round trip shows in connect+upgrade / TTFB - server.)');
   }
@@ -318,7 +306,7 @@ export function formatSummary(summary: BenchSummary): string {
         String(r.counts.unanswered),
       ]);
     }
-    lines.push(table(per));
+    lines.push(textTable(per));
   }
   return lines.join('\n');
 }

@@ -12,40 +12,32 @@
  * --write puts the section in docs/runs/codecs.md (the `codecs` block) and the chart in docs/images/.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { probeVideoDecoding, VIDEO_CODECS, type VideoCodec } from '@sightline/gateway/video';
 import { WireClient } from '@sightline/harness/client';
 import { startGatewayProcess } from '@sightline/harness/process';
-import { DOCS_DIR, runsDoc, writeSection } from '../doc-section.ts';
+import { finishRun, IMAGES_DIR, publishSection, renderQualityChart, runsDoc, startRun, type QualitySeries } from '../report.ts';
 import { SLIDESHOW, slideshowClip, videoFileClip, type Clip } from './clips.ts';
 import { encodeImages, encodeVideo, framesOf, type Encoding } from './encodings.ts';
 import { DASHBOARD_JPEG_QUALITY, judgeGoals, LINK_IN_FLIGHT, LINKS, linkChoices, LOOPBACK_IN_TURNS, type LinkKey } from './goals.ts';
-import { renderQualityChart, type QualitySeries } from './quality-chart.ts';
 import { fetchRealVideo, REAL_VIDEO } from './real-video.ts';
 import { codecLabel, goalLines, renderReport, type ClipReport } from './report.ts';
 import { linkRow, pooledLinkRow, qualityRow, type LinkRow, type QualityRow } from './results.ts';
 import { keyframeSegments } from './segments.ts';
 import { runInTurns } from './turns-run.ts';
 import { runOverWire, socketUrl, type WireRun } from './wire-run.ts';
+import { measureDecoders } from './decoders.ts';
+import { list, positive as positiveOf } from '../cli.ts';
 
-const list = (value: string) =>
-  value
-    .split(',')
-    .map((item) => item.trim())
-    .filter(Boolean);
 const numbers = (value: string) => {
   const parsed = list(value).map(Number);
   if (parsed.length === 0 || parsed.some((n) => !(n > 0))) throw new InvalidArgumentError('a comma-separated list of positive numbers');
   return parsed;
 };
-const positive = (value: string) => {
-  const n = Number(value);
-  if (!(n > 0)) throw new InvalidArgumentError('a positive number');
-  return n;
-};
+const positive = positiveOf('number');
 const LINK_KEYS = LINKS.map((link) => link.key);
 /** A --video file's frames unless --frames says otherwise: each is held as RGB (0.9 MB at 640x480). */
 const USER_VIDEO_FRAMES = 300;
@@ -97,6 +89,12 @@ const program = new Command('bench:codecs')
     'the ffmpeg the gateway decodes with (SIGHTLINE_FFMPEG), which also encodes AV1; e.g. /usr/bin/ffmpeg, which has dav1d',
   )
   .option('--json <file>', 'also write every figure as JSON')
+  .option(
+    '--decoders',
+    "instead of the run through a gateway: each video decoder (the npm ffmpeg's, and --ffmpeg's, a comma-separated list here) and libjpeg-turbo on their own, per codec at --bitrates (default 1000 here): CPU ms/frame, latency, start-up, memory (formerly bench:decode-video)",
+  )
+  .option('--runs <n>', '--decoders: measurements of each row, interleaved; the median is printed', positive, 3)
+  .option('--loops <n>', '--decoders: passes over the clip in the CPU measurement', positive, 3)
   .option('--write', 'put the section in docs/runs/codecs.md and the chart in docs/images/codecs-quality.svg')
   .parse();
 
@@ -116,6 +114,9 @@ const options = program.opts<{
   ffmpeg?: string;
   json?: string;
   write?: boolean;
+  decoders?: boolean;
+  runs: number;
+  loops: number;
 }>();
 for (const codec of options.codecs)
   if (!(VIDEO_CODECS as readonly string[]).includes(codec)) program.error(`--codecs: ${codec} is not one of ${VIDEO_CODECS.join(', ')}`);
@@ -126,234 +127,257 @@ for (const key of options.links)
   if (!(LINK_KEYS as readonly string[]).includes(key)) program.error(`--links: ${key} is not one of ${LINK_KEYS.join(', ')}`);
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
-const DOC_CHART = join(DOCS_DIR, 'images', 'codecs-quality.svg');
+const DOC_CHART = join(IMAGES_DIR, 'codecs-quality.svg');
 const SCRATCH_CHART = join(REPO, 'bench-results', 'codecs-quality.svg');
 const frameCount = (own: number) => Math.max(2, Math.round(Math.min(own, options.frames ?? own) * options.scale));
 const progress = (text: string) => process.stderr.write(`${text}\n`);
 const f = (value: number, digits = 3) => (Number.isFinite(value) ? value.toFixed(digits) : '-');
 
-const notes: string[] = [];
-const encoder = await probeVideoDecoding();
-if (!encoder.available) throw new Error(`no ffmpeg to encode with: ${encoder.reason}`);
-const encoderPath = encoder.ffmpeg.path;
-const dir = mkdtempSync(join(tmpdir(), 'sightline-bench-codecs-'));
-const loadBefore = loadavg()[0]!;
-const gateway = await startGatewayProcess({ name: 'bench-codecs', env: options.ffmpeg ? { SIGHTLINE_FFMPEG: options.ffmpeg } : {} });
-
-try {
-  // ---- what the gateway decodes -----------------------------------------------------------------------
-  const probe = await WireClient.connect(gateway.url);
-  const hello = (await probe.hello()).message;
-  await probe.close();
-  const decoded = new Set(hello.type === 'hello' ? (hello.video?.codecs ?? []) : []);
-  const codecs = options.codecs.filter((codec): codec is VideoCodec => decoded.has(codec as VideoCodec));
-  for (const codec of options.codecs.filter((c) => !decoded.has(c as VideoCodec))) {
-    notes.push(
-      `${codecLabel(codec)} not measured: the gateway's ffmpeg does not decode it` +
-        (codec === 'av1'
-          ? " (AV1 needs dav1d, which the npm-shipped ffmpeg 4.1 lacks: `--ffmpeg /usr/bin/ffmpeg` where Debian's is installed)"
-          : '') +
-        '.',
-    );
-  }
-  const gatewayDescription = `ffmpeg ${options.ffmpeg ?? `${encoder.ffmpeg.version} (${encoder.ffmpeg.source})`} decoding ${[...decoded].join(', ') || 'no video'}, default model`;
-
-  // ---- the clips ----------------------------------------------------------------------------------------
-  const clips: Clip[] = [];
-  const slideshowFrames = frameCount(SLIDESHOW.photos.length * SLIDESHOW.framesPerPhoto);
-  progress(`making the slideshow (${slideshowFrames} frames)`);
-  clips.push(await slideshowClip(encoderPath, dir, slideshowFrames));
-  if (options.realVideo) {
-    try {
-      const file = options.video ?? (await fetchRealVideo(dir));
-      const title = options.video
-        ? `${options.video}`
-        : `${REAL_VIDEO.name}.mp4 from ${REAL_VIDEO.package}: street scenes, already H.264-compressed once`;
-      const frames = frameCount(options.video ? USER_VIDEO_FRAMES : REAL_VIDEO.frames);
-      progress(`reading the real video (${options.video ? 'up to ' : ''}${frames} frames)`);
-      clips.push(
-        await videoFileClip({ ffmpegPath: encoderPath, file, dir, name: options.video ? 'video' : REAL_VIDEO.name, title, frames }),
-      );
-    } catch (error) {
-      notes.push(`The real video was not run: ${(error as Error).message.split('\n')[0]}.`);
-      progress(`real video skipped: ${(error as Error).message}`);
-    }
-  }
-
-  // ---- quality for bytes ---------------------------------------------------------------------------------
-  const runEncoding = async (clip: Clip, encoding: Encoding, url = socketUrl(gateway.url), link?: { inFlight: number; fps: number }) =>
-    runOverWire({
-      url,
-      encoding,
-      width: clip.width,
-      height: clip.height,
-      gatewayPid: gateway.pid!,
-      ...(link ? { inFlight: link.inFlight, paceFps: link.fps } : {}),
+if (options.decoders) {
+  const dir = mkdtempSync(join(tmpdir(), 'sightline-bench-decoders-'));
+  try {
+    const bitrates = program.getOptionValueSource('bitrates') === 'default' ? [1000] : options.bitrates;
+    const ffmpeg = options.ffmpeg?.split(',').filter(Boolean) ?? [];
+    const codecs = options.codecs as VideoCodec[];
+    const out = await measureDecoders({
+      runs: options.runs,
+      loops: options.loops,
+      codecs,
+      bitrates,
+      ffmpeg,
+      json: options.json !== undefined,
+      dir,
     });
-  const clipReports: ClipReport[] = [];
-  let linkEncodings: Encoding[] = [];
-  for (const [index, clip] of clips.entries()) {
-    const truthEncoding = await encodeImages(clip, { png: true });
-    const truth = await runEncoding(clip, truthEncoding);
-    const facts = (encoding: Encoding) => ({ ...encoding, payloadBytes: encoding.payloads.map((p) => p.byteLength) });
-    const rows: QualityRow[] = [qualityRow(clip.name, facts(truthEncoding), truth.frames, truth.frames, undefined)];
-    const truthBoxes = truth.frames.reduce((sum, frame) => sum + frame.detections.length, 0);
-    progress(`${clip.name}: the source frames as PNG give ${truthBoxes} detections in ${truth.frames.length} frames`);
-    const encodings: Array<() => Promise<Encoding>> = [
-      ...options.qualities.map((quality) => () => encodeImages(clip, { jpegQuality: quality })),
-      ...codecs.flatMap((codec) =>
-        options.bitrates.map(
-          (bitrateKbps) => () =>
-            encodeVideo({
-              // libaom's realtime mode is not in the npm ffmpeg 4.1: AV1 is encoded by the ffmpeg that decodes it.
-              ffmpegPath: codec === 'av1' && options.ffmpeg ? options.ffmpeg : encoderPath,
-              clip,
-              codec,
-              bitrateKbps,
-              keyframeInterval: options.keyframeInterval,
-            }),
-        ),
-      ),
-    ];
-    const kept: Encoding[] = [];
-    for (const encode of encodings) {
-      const encoding = await encode();
-      const run = await runEncoding(clip, encoding);
-      const row = qualityRow(clip.name, facts(encoding), run.frames, truth.frames, run.decoder);
-      rows.push(row);
-      progress(
-        `${clip.name} ${codecLabel(encoding.codec)} ${encoding.setting}: ${Math.round(row.bytesMean)} B/frame, mAP ${f(row.agreement.map)}, ` +
-          `labels ${f(row.agreement.labelMatch * 100, 1)}%` +
-          (run.decoder ? `, decoder ${f(run.decoder.cpuMsPerFrame, 2)} ms/frame, ${f(run.decoder.peakRssMB, 1)} MB` : ''),
-      );
-      // The first clip (the slideshow, 640x480) is the one the links run: its encodings are kept for them.
-      if (index === 0) kept.push(encoding);
-    }
-    if (index === 0) linkEncodings = kept;
-    clipReports.push({ name: clip.name, title: clip.title, frames: clip.frames.length, rows });
+    if (options.json) writeFileSync(options.json, `${out}\n`);
+    else console.log(out);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
+} else {
+  await runThroughGateway();
+}
 
-  // ---- on the links ----------------------------------------------------------------------------------------
-  const linkClip = clips[0]!;
-  const slideshowRows = clipReports[0]!.rows.filter((row) => row.codec !== 'png');
-  const choices = linkChoices(slideshowRows);
-  const linkFrameCount = Math.min(linkClip.frames.length, frameCount(options.linkFrames));
-  const linkRows: LinkRow[] = [];
-  const linkSlices = choices.map((choice) => {
-    // The link runs' frames of this encoding, and those cut at keyframes into the interleaved parts.
-    const encoding = framesOf(
-      linkEncodings.find((e) => e.codec === choice.codec && e.level === choice.level)!,
-      0,
-      linkFrameCount,
-    );
-    const parts = keyframeSegments(encoding.keys, options.linkRounds).map(([start, end]) => framesOf(encoding, start, end));
-    return { choice, encoding, parts };
-  });
-  for (const link of LINKS.filter((l) => options.links.includes(l.key as LinkKey))) {
-    // The runs of each encoding (by index) at each frames-in-flight setting (by index), one per part.
-    const runs = linkSlices.map(() => options.inFlight.map((): WireRun[] => []));
-    const rounds = Math.max(...linkSlices.map((s) => s.parts.length));
-    // Round by round, every encoding's part r before any part r + 1: the machine's drift weighs on all alike.
-    for (let round = 0; round < rounds; round++) {
-      for (const [slice, { parts }] of linkSlices.entries()) {
-        const part = parts[round];
-        if (!part) continue;
+async function runThroughGateway(): Promise<void> {
+  const notes: string[] = [];
+  const encoder = await probeVideoDecoding();
+  if (!encoder.available) throw new Error(`no ffmpeg to encode with: ${encoder.reason}`);
+  const encoderPath = encoder.ffmpeg.path;
+  const dir = mkdtempSync(join(tmpdir(), 'sightline-bench-codecs-'));
+  const start = startRun();
+  const gateway = await startGatewayProcess({ name: 'bench-codecs', env: options.ffmpeg ? { SIGHTLINE_FFMPEG: options.ffmpeg } : {} });
+
+  try {
+    // ---- what the gateway decodes -----------------------------------------------------------------------
+    const probe = await WireClient.connect(gateway.url);
+    const hello = (await probe.hello()).message;
+    await probe.close();
+    const decoded = new Set(hello.type === 'hello' ? (hello.video?.codecs ?? []) : []);
+    const codecs = options.codecs.filter((codec): codec is VideoCodec => decoded.has(codec as VideoCodec));
+    for (const codec of options.codecs.filter((c) => !decoded.has(c as VideoCodec))) {
+      notes.push(
+        `${codecLabel(codec)} not measured: the gateway's ffmpeg does not decode it` +
+          (codec === 'av1'
+            ? " (AV1 needs dav1d, which the npm-shipped ffmpeg 4.1 lacks: `--ffmpeg /usr/bin/ffmpeg` where Debian's is installed)"
+            : '') +
+          '.',
+      );
+    }
+    const gatewayDescription = `ffmpeg ${options.ffmpeg ?? `${encoder.ffmpeg.version} (${encoder.ffmpeg.source})`} decoding ${[...decoded].join(', ') || 'no video'}, default model`;
+
+    // ---- the clips ----------------------------------------------------------------------------------------
+    const clips: Clip[] = [];
+    const slideshowFrames = frameCount(SLIDESHOW.photos.length * SLIDESHOW.framesPerPhoto);
+    progress(`making the slideshow (${slideshowFrames} frames)`);
+    clips.push(await slideshowClip(encoderPath, dir, slideshowFrames));
+    if (options.realVideo) {
+      try {
+        const file = options.video ?? (await fetchRealVideo(dir));
+        const title = options.video
+          ? `${options.video}`
+          : `${REAL_VIDEO.name}.mp4 from ${REAL_VIDEO.package}: street scenes, already H.264-compressed once`;
+        const frames = frameCount(options.video ? USER_VIDEO_FRAMES : REAL_VIDEO.frames);
+        progress(`reading the real video (${options.video ? 'up to ' : ''}${frames} frames)`);
+        clips.push(
+          await videoFileClip({ ffmpegPath: encoderPath, file, dir, name: options.video ? 'video' : REAL_VIDEO.name, title, frames }),
+        );
+      } catch (error) {
+        notes.push(`The real video was not run: ${(error as Error).message.split('\n')[0]}.`);
+        progress(`real video skipped: ${(error as Error).message}`);
+      }
+    }
+
+    // ---- quality for bytes ---------------------------------------------------------------------------------
+    const runEncoding = async (clip: Clip, encoding: Encoding, url = socketUrl(gateway.url), link?: { inFlight: number; fps: number }) =>
+      runOverWire({
+        url,
+        encoding,
+        width: clip.width,
+        height: clip.height,
+        gatewayPid: gateway.pid!,
+        ...(link ? { inFlight: link.inFlight, paceFps: link.fps } : {}),
+      });
+    const clipReports: ClipReport[] = [];
+    let linkEncodings: Encoding[] = [];
+    for (const [index, clip] of clips.entries()) {
+      const truthEncoding = await encodeImages(clip, { png: true });
+      const truth = await runEncoding(clip, truthEncoding);
+      const facts = (encoding: Encoding) => ({ ...encoding, payloadBytes: encoding.payloads.map((p) => p.byteLength) });
+      const rows: QualityRow[] = [qualityRow(clip.name, facts(truthEncoding), truth.frames, truth.frames, undefined)];
+      const truthBoxes = truth.frames.reduce((sum, frame) => sum + frame.detections.length, 0);
+      progress(`${clip.name}: the source frames as PNG give ${truthBoxes} detections in ${truth.frames.length} frames`);
+      const encodings: Array<() => Promise<Encoding>> = [
+        ...options.qualities.map((quality) => () => encodeImages(clip, { jpegQuality: quality })),
+        ...codecs.flatMap((codec) =>
+          options.bitrates.map(
+            (bitrateKbps) => () =>
+              encodeVideo({
+                // libaom's realtime mode is not in the npm ffmpeg 4.1: AV1 is encoded by the ffmpeg that decodes it.
+                ffmpegPath: codec === 'av1' && options.ffmpeg ? options.ffmpeg : encoderPath,
+                clip,
+                codec,
+                bitrateKbps,
+                keyframeInterval: options.keyframeInterval,
+              }),
+          ),
+        ),
+      ];
+      const kept: Encoding[] = [];
+      for (const encode of encodings) {
+        const encoding = await encode();
+        const run = await runEncoding(clip, encoding);
+        const row = qualityRow(clip.name, facts(encoding), run.frames, truth.frames, run.decoder);
+        rows.push(row);
+        progress(
+          `${clip.name} ${codecLabel(encoding.codec)} ${encoding.setting}: ${Math.round(row.bytesMean)} B/frame, mAP ${f(row.agreement.map)}, ` +
+            `labels ${f(row.agreement.labelMatch * 100, 1)}%` +
+            (run.decoder ? `, decoder ${f(run.decoder.cpuMsPerFrame, 2)} ms/frame, ${f(run.decoder.peakRssMB, 1)} MB` : ''),
+        );
+        // The first clip (the slideshow, 640x480) is the one the links run: its encodings are kept for them.
+        if (index === 0) kept.push(encoding);
+      }
+      if (index === 0) linkEncodings = kept;
+      clipReports.push({ name: clip.name, title: clip.title, frames: clip.frames.length, rows });
+    }
+
+    // ---- on the links ----------------------------------------------------------------------------------------
+    const linkClip = clips[0]!;
+    const slideshowRows = clipReports[0]!.rows.filter((row) => row.codec !== 'png');
+    const choices = linkChoices(slideshowRows);
+    const linkFrameCount = Math.min(linkClip.frames.length, frameCount(options.linkFrames));
+    const linkRows: LinkRow[] = [];
+    const linkSlices = choices.map((choice) => {
+      // The link runs' frames of this encoding, and those cut at keyframes into the interleaved parts.
+      const encoding = framesOf(
+        linkEncodings.find((e) => e.codec === choice.codec && e.level === choice.level)!,
+        0,
+        linkFrameCount,
+      );
+      const parts = keyframeSegments(encoding.keys, options.linkRounds).map(([start, end]) => framesOf(encoding, start, end));
+      return { choice, encoding, parts };
+    });
+    for (const link of LINKS.filter((l) => options.links.includes(l.key as LinkKey))) {
+      // The runs of each encoding (by index) at each frames-in-flight setting (by index), one per part.
+      const runs = linkSlices.map(() => options.inFlight.map((): WireRun[] => []));
+      const rounds = Math.max(...linkSlices.map((s) => s.parts.length));
+      // Round by round, every encoding's part r before any part r + 1: the machine's drift weighs on all alike.
+      for (let round = 0; round < rounds; round++) {
+        for (const [slice, { parts }] of linkSlices.entries()) {
+          const part = parts[round];
+          if (!part) continue;
+          for (const [setting, inFlight] of options.inFlight.entries()) {
+            // The slideshow's own frame rate: on a link a stream is a camera's, never faster than it films.
+            runs[slice]![setting]!.push(
+              await runEncoding(linkClip, part, socketUrl(gateway.url, link.spec), { inFlight, fps: SLIDESHOW.fps }),
+            );
+          }
+        }
+      }
+      for (const [slice, { choice }] of linkSlices.entries()) {
         for (const [setting, inFlight] of options.inFlight.entries()) {
-          // The slideshow's own frame rate: on a link a stream is a camera's, never faster than it films.
-          runs[slice]![setting]!.push(
-            await runEncoding(linkClip, part, socketUrl(gateway.url, link.spec), { inFlight, fps: SLIDESHOW.fps }),
+          const row = pooledLinkRow(link, choice, runs[slice]![setting]!, inFlight);
+          linkRows.push(row);
+          progress(
+            `${link.name} ${codecLabel(choice.codec)} ${choice.setting}, ${inFlight} in flight: ` +
+              `${f(row.detectionsPerSecond, 1)} detections/s, p50 ${f(row.latencyP50, 1)} ms`,
           );
         }
       }
     }
-    for (const [slice, { choice }] of linkSlices.entries()) {
-      for (const [setting, inFlight] of options.inFlight.entries()) {
-        const row = pooledLinkRow(link, choice, runs[slice]![setting]!, inFlight);
-        linkRows.push(row);
+
+    // ---- on loopback in turns: JPEG q80 and each video codec, frame by frame, for the loopback goal ----------
+    const turnRows: LinkRow[] = [];
+    if (options.links.includes('loopback')) {
+      const inTurns = linkSlices.filter(({ choice }) => choice.codec !== 'jpeg' || choice.level === DASHBOARD_JPEG_QUALITY);
+      const runs = await runInTurns({
+        url: socketUrl(gateway.url),
+        encodings: inTurns.map(({ encoding }) => encoding),
+        width: linkClip.width,
+        height: linkClip.height,
+        slotsPerSecond: SLIDESHOW.fps,
+      });
+      for (const [index, { choice }] of inTurns.entries()) {
+        const row = linkRow(LOOPBACK_IN_TURNS, choice, runs[index]!.frames, runs[index]!.steadyMs);
+        turnRows.push(row);
         progress(
-          `${link.name} ${codecLabel(choice.codec)} ${choice.setting}, ${inFlight} in flight: ` +
-            `${f(row.detectionsPerSecond, 1)} detections/s, p50 ${f(row.latencyP50, 1)} ms`,
+          `loopback in turns ${codecLabel(choice.codec)} ${choice.setting}: p50 ${f(row.latencyP50, 1)} ms, p95 ${f(row.latencyP95, 1)} ms`,
         );
       }
     }
-  }
 
-  // ---- on loopback in turns: JPEG q80 and each video codec, frame by frame, for the loopback goal ----------
-  const turnRows: LinkRow[] = [];
-  if (options.links.includes('loopback')) {
-    const inTurns = linkSlices.filter(({ choice }) => choice.codec !== 'jpeg' || choice.level === DASHBOARD_JPEG_QUALITY);
-    const runs = await runInTurns({
-      url: socketUrl(gateway.url),
-      encodings: inTurns.map(({ encoding }) => encoding),
-      width: linkClip.width,
-      height: linkClip.height,
-      slotsPerSecond: SLIDESHOW.fps,
+    // ---- the report ----------------------------------------------------------------------------------------
+    const goals = judgeGoals(slideshowRows, linkRows, turnRows);
+    const series: QualitySeries[] = clipReports.flatMap((clip, clipIndex) => {
+      const codecsOfClip = [...new Set(clip.rows.map((r) => r.codec))].filter((codec) => codec !== 'png');
+      return codecsOfClip.map((codec) => ({
+        name: `${codecLabel(codec)}, ${clip.name}`,
+        colorIndex: ['jpeg', ...VIDEO_CODECS].indexOf(codec),
+        dashed: clipIndex > 0,
+        points: clip.rows
+          .filter((r) => r.codec === codec)
+          .map((r) => ({ bytes: r.bytesMean, agreement: r.agreement.map, label: codec === 'jpeg' ? r.setting : `${r.level}k` })),
+      }));
     });
-    for (const [index, { choice }] of inTurns.entries()) {
-      const row = linkRow(LOOPBACK_IN_TURNS, choice, runs[index]!.frames, runs[index]!.steadyMs);
-      turnRows.push(row);
-      progress(
-        `loopback in turns ${codecLabel(choice.codec)} ${choice.setting}: p50 ${f(row.latencyP50, 1)} ms, p95 ${f(row.latencyP95, 1)} ms`,
+    const chart = renderQualityChart(series, 'Detection agreement for bytes: JPEG qualities and video bitrates');
+    const chartFile = options.write ? DOC_CHART : SCRATCH_CHART;
+    mkdirSync(dirname(chartFile), { recursive: true });
+    writeFileSync(chartFile, `${chart}\n`);
+
+    const argv = process.argv.slice(2);
+    const thisRun = `pnpm bench:codecs${argv.length ? ` ${argv.join(' ')}` : ''}`;
+    const commands = [thisRun];
+    if (thisRun !== 'pnpm bench:codecs --write') commands.push('pnpm bench:codecs --write    # the full run');
+    const context = finishRun(start);
+    const markdown = renderReport({
+      commands,
+      context,
+      gateway: gatewayDescription,
+      keyframeInterval: options.keyframeInterval,
+      clips: clipReports,
+      linkClip: linkClip.name,
+      linkFrames: linkFrameCount,
+      linkChoices: choices,
+      links: linkRows,
+      loopbackTurns: turnRows,
+      goals,
+      chart: relative(dirname(runsDoc('codecs')), DOC_CHART),
+      notes,
+    });
+    console.log(markdown);
+    console.log('');
+    for (const line of goalLines(goals)) console.log(line);
+    console.log(`\nchart: ${chartFile}`);
+    if (options.json) {
+      writeFileSync(
+        options.json,
+        JSON.stringify({ commands, context, clips: clipReports, links: linkRows, loopbackTurns: turnRows, choices, goals, notes }, null, 2),
       );
+      console.log(`figures: ${options.json}`);
     }
+    if (options.write) {
+      publishSection('codecs', markdown);
+    }
+  } finally {
+    await gateway.stop();
+    rmSync(dir, { recursive: true, force: true });
   }
-
-  // ---- the report ----------------------------------------------------------------------------------------
-  const goals = judgeGoals(slideshowRows, linkRows, turnRows);
-  const series: QualitySeries[] = clipReports.flatMap((clip, clipIndex) => {
-    const codecsOfClip = [...new Set(clip.rows.map((r) => r.codec))].filter((codec) => codec !== 'png');
-    return codecsOfClip.map((codec) => ({
-      name: `${codecLabel(codec)}, ${clip.name}`,
-      colorIndex: ['jpeg', ...VIDEO_CODECS].indexOf(codec),
-      dashed: clipIndex > 0,
-      points: clip.rows
-        .filter((r) => r.codec === codec)
-        .map((r) => ({ bytes: r.bytesMean, agreement: r.agreement.map, label: codec === 'jpeg' ? r.setting : `${r.level}k` })),
-    }));
-  });
-  const chart = renderQualityChart(series, 'Detection agreement for bytes: JPEG qualities and video bitrates');
-  const chartFile = options.write ? DOC_CHART : SCRATCH_CHART;
-  mkdirSync(dirname(chartFile), { recursive: true });
-  writeFileSync(chartFile, `${chart}\n`);
-
-  const argv = process.argv.slice(2);
-  const thisRun = `pnpm bench:codecs${argv.length ? ` ${argv.join(' ')}` : ''}`;
-  const commands = [thisRun];
-  if (thisRun !== 'pnpm bench:codecs --write') commands.push('pnpm bench:codecs --write    # the full run');
-  const machine =
-    `${cpus()[0]?.model ?? 'unknown CPU'}, ${availableParallelism()} cores, Node ${process.version}, ` +
-    `1-minute load average ${loadBefore.toFixed(2)} before and ${loadavg()[0]!.toFixed(2)} after`;
-  const markdown = renderReport({
-    commands,
-    date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
-    machine,
-    gateway: gatewayDescription,
-    keyframeInterval: options.keyframeInterval,
-    clips: clipReports,
-    linkClip: linkClip.name,
-    linkFrames: linkFrameCount,
-    linkChoices: choices,
-    links: linkRows,
-    loopbackTurns: turnRows,
-    goals,
-    chart: relative(dirname(runsDoc('codecs')), DOC_CHART),
-    notes,
-  });
-  console.log(markdown);
-  console.log('');
-  for (const line of goalLines(goals)) console.log(line);
-  console.log(`\nchart: ${chartFile}`);
-  if (options.json) {
-    writeFileSync(
-      options.json,
-      JSON.stringify({ commands, machine, clips: clipReports, links: linkRows, loopbackTurns: turnRows, choices, goals, notes }, null, 2),
-    );
-    console.log(`figures: ${options.json}`);
-  }
-  if (options.write) {
-    console.log(`wrote the codecs section of ${writeSection('codecs', markdown)}`);
-  }
-} finally {
-  await gateway.stop();
-  rmSync(dir, { recursive: true, force: true });
 }

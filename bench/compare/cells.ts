@@ -3,6 +3,7 @@
  * WebSocket, stop-and-wait, 150 frames a half) and six such clients together, each half long enough (15 s)
  * for a burst of load from elsewhere to be a small part of it. The argv is the benchmark client's, one half.
  */
+import { commandLine } from '../report.ts';
 
 /** What every cell sends: the fixture photos at 640x480, as the matrix's section 4 does. */
 export const COMMON_ARGV: readonly string[] = ['--resize', '640x480', '--transport', 'ws', '--codec', 'msgpack', '--warmup', '3'];
@@ -47,4 +48,19 @@ export function halfArgv(cell: CellSpec, serverName: string, url: string, scale:
     ...lengthArgv(cell, scale),
     '--quiet',
   ];
+}
+
+/** The printed commands: one `pnpm bench` line per cell and server (one half), servers by their variables; `checkout`: run from there. */
+export function halfCommands(
+  servers: ReadonlyArray<{ name: string; variable: string; url: string; checkout?: string | undefined }>,
+  options: { repeats: number; scale: number; cells?: readonly CellSpec[] },
+): string[] {
+  const urlNames = new Map(servers.map((s) => [s.url, s.variable]));
+  const suffix = options.repeats > 1 ? `   # x${options.repeats}, interleaved` : '';
+  return (options.cells ?? CELLS).flatMap((cell) =>
+    servers.map((s) => {
+      const command = commandLine('pnpm bench', halfArgv(cell, s.name, s.url, options.scale), urlNames);
+      return `${s.checkout ? `(cd ${s.checkout} && ${command})` : command}${suffix}`;
+    }),
+  );
 }

@@ -2,30 +2,19 @@
  * The generated section of one comparison: what ran where, the tables, the ratios, and the exact commands.
  * Pure: everything measured or looked up is passed in, so the same run always gives the same text.
  */
+import { commandLine, commandsBlock, contextLines, runWarnings, sectionHead, type RunContext } from '../report.ts';
 import type { BenchClient } from './bench-client.ts';
 import { CELLS, lengthArgv, type CellSpec } from './cells.ts';
-import { COMPARE_DEFAULTS, WEBRTC_DEFAULT_LINKS, type CompareOptions } from './options.ts';
+import { COMPARE_DEFAULTS, PRESET_FLAGS, WEBRTC_DEFAULT_LINKS, type CompareOptions } from './options.ts';
 import { abLines, engineLines } from './ratios.ts';
 import { engineTable, measureTable, type ServerResults } from './tables.ts';
 
-export interface RunContext {
-  /** ISO date of the run. */
-  date: string;
-  cpu: string;
-  cores: number;
-  ramGiB: number;
-  node: string;
-  /** 1-minute load averages before and after. */
-  loadBefore: number;
-  loadAfter: number;
-  minutes: number;
-  /** ab: the two checkouts, as `describeCheckout` puts them. */
-  checkouts?: { before: string; after: string };
-}
+/** Where and when, and for an A/B the two checkouts, as `describeCheckout` puts them. */
+export type CompareContext = RunContext & { checkouts?: { before: string; after: string } | undefined };
 
 export interface CompareReport {
   options: CompareOptions;
-  context: RunContext;
+  context: CompareContext;
   servers: readonly ServerResults[];
   /** The client that drove each server, in the servers' order. */
   clients: ReadonlyArray<Pick<BenchClient, 'description' | 'protocol'>>;
@@ -40,34 +29,24 @@ export interface CompareReport {
   cells?: readonly CellSpec[];
 }
 
-/** A word as a shell needs it: quoted when it holds anything but plain characters. */
-export function shellWord(word: string): string {
-  return /^[\w./:=,@+-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
-}
-
-/** The command that produced the section, as a reader would retype it. */
-export function invocation(options: CompareOptions): string {
-  const words = ['pnpm bench:compare', '--preset', options.preset];
-  if (options.before !== undefined) words.push('--before', options.before);
-  if (options.before !== undefined && options.client !== 'same') words.push('--client', options.client);
-  if (options.repeats !== 2) words.push('--repeats', String(options.repeats));
-  if (options.scale !== 1) words.push('--scale', String(options.scale));
-  if (options.preset === 'naive' && options.hog !== COMPARE_DEFAULTS.hog) words.push('--hog', String(options.hog));
-  if (options.threads !== 2) words.push('--threads', String(options.threads));
-  if (options.workers !== 2) words.push('--workers', String(options.workers));
-  if (options.preset === 'webrtc') {
-    if (options.links.join('|') !== WEBRTC_DEFAULT_LINKS.join('|')) for (const link of options.links) words.push('--link', shellWord(link));
-    if (options.durationS !== undefined) words.push('--duration', String(options.durationS));
-    if (options.fps !== COMPARE_DEFAULTS.fps) words.push('--fps', String(options.fps));
-    if (options.linkPath !== undefined) words.push('--link-path', options.linkPath);
+/** The command that produced the section, as a reader would retype it: only the options that differ from their defaults. */
+export function invocation(o: CompareOptions): string {
+  const words = ['--preset', o.preset];
+  const add = (flag: string, value: unknown, fallback: unknown) => {
+    if (value !== undefined && value !== fallback) words.push(flag, String(value));
+  };
+  add('--before', o.before, undefined);
+  if (o.before !== undefined) add('--client', o.client, 'same');
+  add('--repeats', o.repeats, COMPARE_DEFAULTS.repeats);
+  add('--scale', o.scale, COMPARE_DEFAULTS.scale);
+  add('--threads', o.threads, COMPARE_DEFAULTS.threads);
+  add('--workers', o.workers, COMPARE_DEFAULTS.workers);
+  for (const { key, flag, presets } of PRESET_FLAGS) {
+    if (key === 'before' || key === 'framesDir' || !presets.includes(o.preset)) continue;
+    if (key !== 'links') add(flag, o[key], key === 'remoteWorkers' ? o.workers : (COMPARE_DEFAULTS as Record<string, unknown>)[key]);
+    else if (o.links.join('|') !== WEBRTC_DEFAULT_LINKS.join('|')) for (const link of o.links) words.push('--link', link);
   }
-  if (options.preset === 'engine') {
-    if (options.maxBatch !== 4) words.push('--max-batch', String(options.maxBatch));
-    if (options.remoteWorkers !== options.workers) words.push('--remote-workers', String(options.remoteWorkers));
-    if (options.tritonMaxBatch !== 8) words.push('--triton-max-batch', String(options.tritonMaxBatch));
-    if (options.queueDelayUs !== 0) words.push('--queue-delay-us', String(options.queueDelayUs));
-  }
-  return words.join(' ');
+  return commandLine('pnpm bench:compare', words);
 }
 
 function cellsSentence(cells: readonly CellSpec[], scale: number): string {
@@ -79,23 +58,17 @@ function cellsSentence(cells: readonly CellSpec[], scale: number): string {
     .join('; ');
 }
 
-/** Where and when the run happened, and warnings about it (a scaled run, a busy machine). */
-export function contextLines(r: Pick<CompareReport, 'context' | 'options'>): string[] {
-  const { context: c, options: o } = r;
-  const busy = Math.max(c.loadBefore, c.loadAfter) > 1.5 * c.cores;
+/** Where and when the run happened, what every server was given (`details`, by default the threads and workers), and a scaled run said. */
+export function compareContext(r: Pick<CompareReport, 'context' | 'options'>, details?: readonly string[]): string[] {
+  const o = r.options;
   return [
-    `- Date: ${c.date}`,
-    `- CPU: ${c.cpu}, ${c.cores} cores available, ${c.ramGiB.toFixed(1)} GiB RAM; Node ${c.node}`,
-    `- Every server: ${o.threads} intra-op thread(s); gateways: ${o.workers} inference worker(s); all on loopback with the client.`,
-    `- 1-minute load average before / after the run: ${c.loadBefore.toFixed(2)} / ${c.loadAfter.toFixed(2)} (on ${c.cores} cores)`,
+    contextLines(
+      r.context,
+      details ?? [
+        `Every server: ${o.threads} intra-op thread(s); gateways: ${o.workers} inference worker(s); all on loopback with the client.`,
+      ],
+    ),
     ...(o.scale !== 1 ? ['', `**Scaled run (--scale ${o.scale}): shorter halves, noisier numbers.**`] : []),
-    ...(busy
-      ? [
-          '',
-          `**Warning: the machine was busy (load average up to ${Math.max(c.loadBefore, c.loadAfter).toFixed(1)} on ${c.cores} cores): ` +
-            'absolute figures are inflated by other processes; the interleaved ratios are more robust. Re-run on a quiet machine.**',
-        ]
-      : []),
   ];
 }
 
@@ -125,10 +98,8 @@ export function clientSentence(r: Pick<CompareReport, 'servers' | 'clients'>): s
 function abIntro(r: CompareReport, cells: readonly CellSpec[]): string[] {
   const { options: o, context: c } = r;
   return [
-    '## A/B of a gateway change',
-    '',
-    `Generated by \`${invocation(o)}\` (bench/compare/main.ts) in ${c.minutes.toFixed(1)} minutes; every number comes from`,
-    'this one run. Two gateways as child processes with the same settings, on free loopback ports: *before* from',
+    ...sectionHead('A/B of a gateway change', invocation(o), 'bench/compare/main.ts', c.minutes),
+    'Two gateways as child processes with the same settings, on free loopback ports: *before* from',
     `\`${o.before}\` (${c.checkouts?.before ?? 'unknown commit'}) and *after* from this checkout's \`gateway/\` (${c.checkouts?.after ?? 'unknown commit'}).`,
     `Stop-and-wait clients, each its own WebSocket, MessagePack, 640x480 JPEG (the fixture photos, quality 80); ${cellsSentence(cells, o.scale)}.`,
     `Every cell ran in ${o.repeats} halves per server, round-robin over the servers (before, after, before, after, ...), the`,
@@ -140,10 +111,13 @@ function abIntro(r: CompareReport, cells: readonly CellSpec[]): string[] {
 function engineIntro(r: CompareReport, cells: readonly CellSpec[]): string[] {
   const { options: o, context: c } = r;
   return [
-    '## Serving engine: local inference vs Triton, batching, and the OpenCV peer',
-    '',
-    `Generated by \`${invocation(o)}\` (bench/compare/main.ts) in ${c.minutes.toFixed(1)} minutes; every number comes from`,
-    'this one run. Five servers as child processes on free loopback ports, all up throughout (idle when not measured):',
+    ...sectionHead(
+      'Serving engine: local inference vs Triton, batching, and the OpenCV peer',
+      invocation(o),
+      'bench/compare/main.ts',
+      c.minutes,
+    ),
+    'Five servers as child processes on free loopback ports, all up throughout (idle when not measured):',
     `the gateway inferring in its own workers with \`SIGHTLINE_MAX_BATCH\` 1 and ${o.maxBatch}; the gateway with`,
     '`SIGHTLINE_INFERENCE_URL` on a real Triton of its own (deploy/triton/serve.py, CPU, same model and threads), once with',
     `dynamic batching (up to ${o.tritonMaxBatch} frames a run, at most ${o.queueDelayUs} µs of waiting for company) and once with batching off`,
@@ -171,7 +145,7 @@ export function compareSection(r: CompareReport): string {
   return [
     ...(engine ? engineIntro(r, cells) : abIntro(r, cells)),
     '',
-    ...contextLines(r),
+    ...compareContext(r),
     '',
     ...(r.notMeasured ?? []).flatMap((n) => [`**Not measured:** ${n}.`, '']),
     measureTable(r.servers, cells),
@@ -181,15 +155,7 @@ export function compareSection(r: CompareReport): string {
     ...(engine ? engineLines(r.servers) : abLines(r.servers)),
     ...(engineRows ? ['', ...ENGINE_NOTE, '', engineRows] : []),
     '',
-    '<details><summary>Exact commands (the comparison runs these in process against the servers it started)</summary>',
-    '',
-    '```sh',
-    ...r.setup,
-    ...r.commands,
-    '```',
-    '',
-    '</details>',
-    ...(r.unanswered ? ['', `**Warning: ${r.unanswered} frame(s) went unanswered during this run.**`] : []),
-    ...(r.failures.length ? ['', `**Warning: clients failed during this run: ${r.failures.join('; ')}.**`] : []),
+    commandsBlock([...r.setup, ...r.commands], 'the comparison runs these in process against the servers it started'),
+    ...runWarnings(r.unanswered, r.failures),
   ].join('\n');
 }

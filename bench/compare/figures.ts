@@ -2,7 +2,7 @@
  * One server's figures on one cell: its halves' samples pooled (percentiles over every measured frame, not
  * averages of halves), then the columns of the comparison table. Pure: benchmark results in, numbers out.
  */
-import { summarizeSamples, type RunSummary } from '../client/report.ts';
+import { summarizeResults, type RunSummary } from '../client/report.ts';
 import type { BenchResult } from '../client/run.ts';
 
 /** The refusals a gateway gives when it is full: shed on receipt past its latency budget, or past maxPending. */
@@ -22,16 +22,8 @@ export interface CellFigures {
 /** Pools the measured frames of every half (as the matrix's Runner.interleaved pools its rounds). */
 export function poolHalves(results: readonly BenchResult[]): CellFigures {
   if (results.length === 0) throw new Error('no halves to pool');
-  const repeats = results.flatMap((r) => r.repeats);
-  const samples = repeats.flatMap((r) => r.samples);
-  const summary = summarizeSamples(
-    samples,
-    repeats.flatMap((r) => r.net),
-    repeats.reduce((a, r) => a + r.wallMs, 0),
-    results[0]!.config.clients,
-    'all',
-    repeats.flatMap((r) => r.connections),
-  );
+  const samples = results.flatMap((r) => r.repeats.flatMap((repeat) => repeat.samples));
+  const summary = summarizeResults(results);
   const waited = samples.filter((s) => !s.warmup && s.outcome !== 'ok' && s.outcome !== 'held' && s.retryAfterMs !== undefined).length;
   return { summary, halves: results.length, held: waited + summary.counts.held };
 }
@@ -40,10 +32,10 @@ export function overloaded(o: RunSummary): { dropped: number; error: number } {
   return { dropped: o.reasons['dropped:overloaded'] ?? 0, error: o.reasons['error:overloaded'] ?? 0 };
 }
 
-/** What else was not detected, by outcome and reason ("dropped:superseded 3, unanswered 1"), or "none". */
-export function otherNotDetected(o: RunSummary): string {
+/** What else was not detected (the reasons but `left`), by outcome and reason ("dropped:superseded 3, unanswered 1"), or "none". */
+export function otherNotDetected(o: RunSummary, left: readonly string[] = OVERLOAD_REASONS): string {
   const parts = Object.entries(o.reasons)
-    .filter(([reason]) => !(OVERLOAD_REASONS as readonly string[]).includes(reason))
+    .filter(([reason]) => !left.includes(reason))
     .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
     .map(([reason, n]) => `${reason} ${n}`);
   if (o.counts.unanswered) parts.push(`unanswered ${o.counts.unanswered}`);

@@ -7,9 +7,9 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { parseLinkSpec } from '@sightline/shared/link';
-import { runsDoc } from '../doc-section.ts';
+import { runsDoc } from '../report.ts';
 import { type CliOutput, parseWithoutExit, SILENT_OUTPUT } from '../client/parse-without-exit.ts';
-import { callerPath } from '../reliability/scenario-options.ts';
+import { callerPath } from '../cli.ts';
 
 export const PRESETS = ['ab', 'engine', 'naive', 'webrtc'] as const;
 export type Preset = (typeof PRESETS)[number];
@@ -131,9 +131,7 @@ function buildProgram(): Command {
         .choices(PRESETS)
         .makeOptionMandatory(),
     )
-    .addOption(
-      new Option('--before <dir>', "ab (and optionally naive): the older checkout's gateway/ folder (e.g. a git worktree, installed)"),
-    )
+    .option('--before <dir>', "ab (and optionally naive): the older checkout's gateway/ folder (e.g. a git worktree, installed)")
     .addOption(
       new Option(
         '--client <which>',
@@ -142,70 +140,51 @@ function buildProgram(): Command {
         .choices(CLIENT_MODES)
         .default('same'),
     )
-    .addOption(
-      new Option('--repeats <n>', `halves every cell runs in per server, round-robin over the servers (at most ${MAX_REPEATS})`)
-        .default(COMPARE_DEFAULTS.repeats)
-        .argParser(integer(1, MAX_REPEATS)),
+    .option(
+      '--repeats <n>',
+      `halves every cell runs in per server, round-robin over the servers (at most ${MAX_REPEATS})`,
+      integer(1, MAX_REPEATS),
+      COMPARE_DEFAULTS.repeats,
     )
-    .addOption(
-      new Option('--scale <x>', 'multiplies the frames and seconds of every half (0.05: a smoke run)')
-        .default(COMPARE_DEFAULTS.scale)
-        .argParser(scaleOf),
+    .option('--scale <x>', 'multiplies the frames and seconds of every half (0.05: a smoke run)', scaleOf, COMPARE_DEFAULTS.scale)
+    .option('--threads <n>', 'onnxruntime intra-op threads of every server', integer(1, 256), COMPARE_DEFAULTS.threads)
+    .option('--workers <n>', 'gateway inference workers (SIGHTLINE_WORKERS)', integer(1, 256), COMPARE_DEFAULTS.workers)
+    .option('--max-batch <n>', 'engine: SIGHTLINE_MAX_BATCH of the batching local gateway', integer(2, 64), COMPARE_DEFAULTS.maxBatch)
+    .option(
+      '--remote-workers <n>',
+      'engine: SIGHTLINE_WORKERS of the gateways in front of Triton; each has one request at Triton at a time, which bounds what Triton can batch (default: --workers)',
+      integer(1, 256),
     )
-    .addOption(
-      new Option('--threads <n>', 'onnxruntime intra-op threads of every server')
-        .default(COMPARE_DEFAULTS.threads)
-        .argParser(integer(1, 256)),
+    .option(
+      '--triton-max-batch <n>',
+      "engine: Triton's dynamic batching limit on the batching remote row",
+      integer(2, 64),
+      COMPARE_DEFAULTS.tritonMaxBatch,
     )
-    .addOption(
-      new Option('--workers <n>', 'gateway inference workers (SIGHTLINE_WORKERS)')
-        .default(COMPARE_DEFAULTS.workers)
-        .argParser(integer(1, 256)),
+    .option(
+      '--queue-delay-us <us>',
+      "engine: Triton's longest wait for a batch to fill, microseconds",
+      integer(0, 1_000_000),
+      COMPARE_DEFAULTS.queueDelayUs,
     )
-    .addOption(
-      new Option('--max-batch <n>', 'engine: SIGHTLINE_MAX_BATCH of the batching local gateway')
-        .default(COMPARE_DEFAULTS.maxBatch)
-        .argParser(integer(2, 64)),
+    .option(
+      '--hog <n>',
+      "naive: busy loops (node -e 'for(;;){}') running during the busy cells; 0 runs the idle cells only",
+      integer(0, 64),
+      COMPARE_DEFAULTS.hog,
     )
-    .addOption(
-      new Option(
-        '--remote-workers <n>',
-        'engine: SIGHTLINE_WORKERS of the gateways in front of Triton; each has one request at Triton at a time, which bounds what Triton can batch (default: --workers)',
-      ).argParser(integer(1, 256)),
+    .option('--frames-dir <dir>', 'naive: write the frames the Python client sends here and keep them (default: a temporary folder)')
+    .option(
+      '--link <spec>',
+      `webrtc: a link to measure on, e.g. lte, 3g, 'lte,loss=2%' (repeat for more; none is loopback; default: ${WEBRTC_DEFAULT_LINKS.join(' / ')})`,
+      linkSpec,
     )
-    .addOption(
-      new Option('--triton-max-batch <n>', "engine: Triton's dynamic batching limit on the batching remote row")
-        .default(COMPARE_DEFAULTS.tritonMaxBatch)
-        .argParser(integer(2, 64)),
+    .option(
+      '--duration <s>',
+      "webrtc: instead of the cells, a long run of each video-track row (Sightline's, the peer's in both modes) for this many seconds, latency per minute",
+      integer(10, 24 * 3600),
     )
-    .addOption(
-      new Option('--queue-delay-us <us>', "engine: Triton's longest wait for a batch to fill, microseconds")
-        .default(COMPARE_DEFAULTS.queueDelayUs)
-        .argParser(integer(0, 1_000_000)),
-    )
-    .addOption(
-      new Option('--hog <n>', "naive: busy loops (node -e 'for(;;){}') running during the busy cells; 0 runs the idle cells only")
-        .default(COMPARE_DEFAULTS.hog)
-        .argParser(integer(0, 64)),
-    )
-    .addOption(
-      new Option('--frames-dir <dir>', 'naive: write the frames the Python client sends here and keep them (default: a temporary folder)'),
-    )
-    .addOption(
-      new Option(
-        '--link <spec>',
-        `webrtc: a link to measure on, e.g. lte, 3g, 'lte,loss=2%' (repeat for more; none is loopback; default: ${WEBRTC_DEFAULT_LINKS.join(' / ')})`,
-      ).argParser(linkSpec),
-    )
-    .addOption(
-      new Option(
-        '--duration <s>',
-        "webrtc: instead of the cells, a long run of each video-track row (Sightline's, the peer's in both modes) for this many seconds, latency per minute",
-      ).argParser(integer(10, 24 * 3600)),
-    )
-    .addOption(
-      new Option('--fps <n>', 'webrtc: the camera frame rate of every row').default(COMPARE_DEFAULTS.fps).argParser(integer(1, 120)),
-    )
+    .option('--fps <n>', 'webrtc: the camera frame rate of every row', integer(1, 120), COMPARE_DEFAULTS.fps)
     .addOption(
       new Option(
         '--link-path <path>',
@@ -216,7 +195,7 @@ function buildProgram(): Command {
       '--write',
       "replace the preset's section of --out (between <!-- ab:begin --> / <!-- engine:begin --> / <!-- naive:begin --> / <!-- webrtc:begin --> (webrtc-long with --duration) and its end marker)",
     )
-    .addOption(new Option('--out <file>', 'markdown file --write updates (default: docs/runs/<preset>.md)'))
+    .option('--out <file>', 'markdown file --write updates (default: docs/runs/<preset>.md)')
     .addHelpText(
       'after',
       [
@@ -235,13 +214,26 @@ function buildProgram(): Command {
     .allowExcessArguments(false);
 }
 
-const ENGINE_ONLY = ['maxBatch', 'remoteWorkers', 'tritonMaxBatch', 'queueDelayUs'] as const;
-const FLAG: Record<(typeof ENGINE_ONLY)[number], string> = {
-  maxBatch: '--max-batch',
-  remoteWorkers: '--remote-workers',
-  tritonMaxBatch: '--triton-max-batch',
-  queueDelayUs: '--queue-delay-us',
-};
+/**
+ * The options only some presets take, as data: given to another preset an option is refused, naming the presets it
+ * is for; the section's command line names it when it differs from its default.
+ */
+export const PRESET_FLAGS: ReadonlyArray<{ key: keyof CompareOptions; flag: string; presets: readonly Preset[] }> = [
+  { key: 'before', flag: '--before', presets: ['ab', 'naive'] },
+  { key: 'hog', flag: '--hog', presets: ['naive'] },
+  { key: 'framesDir', flag: '--frames-dir', presets: ['naive'] },
+  { key: 'links', flag: '--link', presets: ['webrtc'] },
+  { key: 'durationS', flag: '--duration', presets: ['webrtc'] },
+  { key: 'fps', flag: '--fps', presets: ['webrtc'] },
+  { key: 'linkPath', flag: '--link-path', presets: ['webrtc'] },
+  { key: 'maxBatch', flag: '--max-batch', presets: ['engine'] },
+  { key: 'remoteWorkers', flag: '--remote-workers', presets: ['engine'] },
+  { key: 'tritonMaxBatch', flag: '--triton-max-batch', presets: ['engine'] },
+  { key: 'queueDelayUs', flag: '--queue-delay-us', presets: ['engine'] },
+];
+
+/** commander's name of an option's value, where it differs from the option's key. */
+const OPTION_NAME: Partial<Record<keyof CompareOptions, string>> = { links: 'link', durationS: 'duration' };
 
 export function parseCompareArgs(argv: readonly string[], output: CliOutput = SILENT_OUTPUT): CompareOptions {
   const program = buildProgram();
@@ -263,28 +255,14 @@ export function parseCompareArgs(argv: readonly string[], output: CliOutput = SI
   >();
   const given = (key: string) => program.getOptionValueSource(key) === 'cli';
   const problems: string[] = [];
-  let before: string | undefined;
+  for (const { key, flag, presets } of PRESET_FLAGS)
+    if (!presets.includes(o.preset) && given(OPTION_NAME[key] ?? key)) problems.push(`${flag} is for --preset ${presets.join(' or ')}`);
   if (o.preset === 'ab' && o.before === undefined)
     problems.push('--preset ab needs --before <dir>: the gateway/ folder of the older checkout');
-  if (o.before !== undefined) {
-    if (o.preset === 'engine') problems.push('--before is for --preset ab or naive');
-    before = callerPath(o.before);
-    if (!existsSync(join(before, 'src', 'main.ts'))) problems.push(`--before ${o.before}: not a gateway package (no src/main.ts)`);
-  }
-  if (o.preset !== 'engine') for (const key of ENGINE_ONLY) if (given(key)) problems.push(`${FLAG[key]} is for --preset engine`);
+  const before = o.before === undefined ? undefined : callerPath(o.before);
+  if (before !== undefined && !existsSync(join(before, 'src', 'main.ts')))
+    problems.push(`--before ${o.before}: not a gateway package (no src/main.ts)`);
   if (given('client') && before === undefined) problems.push('--client is for --preset ab (or naive with --before)');
-  if (o.preset !== 'naive')
-    for (const flag of ['hog', 'framesDir'] as const)
-      if (given(flag)) problems.push(`--${flag === 'hog' ? 'hog' : 'frames-dir'} is for --preset naive`);
-  if (o.preset !== 'webrtc')
-    for (const [key, flag] of [
-      ['link', '--link'],
-      ['duration', '--duration'],
-      ['fps', '--fps'],
-      ['linkPath', '--link-path'],
-    ] as const)
-      if (given(key)) problems.push(`${flag} is for --preset webrtc`);
-  if (o.preset === 'webrtc' && before !== undefined) problems.push('--before is for --preset ab or naive');
   if (problems.length) throw new CompareArgsError(problems.join('; '));
   const { link, duration, linkPath, ...rest } = o;
   return {

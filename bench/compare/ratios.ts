@@ -4,9 +4,9 @@
  * a remote engine costs at one client). Pure: pooled figures in, markdown bullets out.
  */
 import type { RunSummary } from '../client/report.ts';
-import { ms, ratio } from '../matrix/markdown.ts';
 import { ISSUE_TARGETS, type Targets } from '../matrix/peer-comparison.ts';
 import type { ServerResults } from './tables.ts';
+import { ms, ratio } from '../report.ts';
 
 const one = (s: ServerResults): RunSummary => s.cells.one.summary;
 const six = (s: ServerResults): RunSummary => s.cells.six.summary;

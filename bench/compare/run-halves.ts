@@ -7,7 +7,7 @@
  * The matrix's Runner runs a cell the same way, but hands back only summaries (percentiles cannot be pooled
  * from those) and fixes its own order (A B C, C B A); this keeps the raw results for the round-robin order.
  */
-import { countOutcomes, fmt } from '../client/report.ts';
+import { countOutcomes } from '../client/report.ts';
 import type { BenchResult } from '../client/run.ts';
 import type { FrameInput } from '../client/types.ts';
 import type { BenchClient } from './bench-client.ts';
@@ -16,6 +16,7 @@ import { poolHalves } from './figures.ts';
 import { interleavedSteps } from './schedule.ts';
 import type { RunningServer } from './start-servers.ts';
 import { addCounters, counterDelta, readEngineCounters, ZERO_COUNTERS, type EngineCounters } from './triton-metrics.ts';
+import { fmt } from '../report.ts';
 
 export interface Measured {
   /** [cell][server]: the server's halves of that cell, in the order they ran. */

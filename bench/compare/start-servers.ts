@@ -65,31 +65,44 @@ async function startOne(plan: ServerPlan, log: (line: string) => void): Promise<
   };
 }
 
-export interface Started {
-  running: RunningServer[];
-  /** Peers left out, with the reason. */
-  notStarted: Array<{ plan: ServerPlan; reason: string }>;
-}
-
-/** The plans' servers, started and healthy, in the plans' order; on a gateway's failure the started ones are stopped and the error thrown. */
-export async function startServers(plans: readonly ServerPlan[], log: (line: string) => void): Promise<Started> {
-  const started: Started = { running: [], notStarted: [] };
+/**
+ * Starts each plan in turn (they would compete for the cores while loading models), in the plans' order. A plan that
+ * is `optional` (a peer) and cannot start is left out, with the reason; any other's failure stops the ones already up
+ * and is thrown: the comparison is about it.
+ */
+export async function startInTurn<P extends { name: string }, S extends { stop(): Promise<unknown> }>(
+  plans: readonly P[],
+  start: (plan: P) => Promise<S>,
+  optional: (plan: P) => boolean,
+  log: (line: string) => void,
+): Promise<{ running: S[]; notStarted: Array<{ plan: P; reason: string }> }> {
+  const started = { running: [] as S[], notStarted: [] as Array<{ plan: P; reason: string }> };
   try {
     for (const plan of plans) {
       try {
-        started.running.push(await startOne(plan, log));
+        started.running.push(await start(plan));
       } catch (error) {
-        if (plan.kind !== 'peer') throw error;
+        if (!optional(plan)) throw error;
         const reason = error instanceof Error ? error.message.slice(0, 500) : String(error);
         log(`${plan.name} did not start, measured without it: ${reason}`);
         started.notStarted.push({ plan, reason });
       }
     }
   } catch (error) {
-    await stopServers(started.running);
+    await Promise.allSettled(started.running.map((s) => s.stop()));
     throw error;
   }
   return started;
+}
+
+/** The plans' servers, started and healthy, in the plans' order (see startInTurn). */
+export function startServers(plans: readonly ServerPlan[], log: (line: string) => void) {
+  return startInTurn(
+    plans,
+    (plan) => startOne(plan, log),
+    (plan) => plan.kind === 'peer',
+    log,
+  );
 }
 
 export async function stopServers(servers: readonly RunningServer[]): Promise<void> {

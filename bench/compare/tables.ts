@@ -2,12 +2,11 @@
  * The comparison's tables, in markdown: every server on every cell with the same columns, and for the rows
  * whose model ran on Triton the engine's own share of the gateway's inference time. Pure.
  */
-import { fmt } from '../client/report.ts';
-import { int, mdTable, ms, pct } from '../matrix/markdown.ts';
 import type { CellKey, CellSpec } from './cells.ts';
 import { otherNotDetected, overloaded, type CellFigures } from './figures.ts';
 import type { Role } from './plans.ts';
 import { engineFigures, type EngineCounters } from './triton-metrics.ts';
+import { fmt, int, mdTable, ms, pct } from '../report.ts';
 
 /** One server's pooled figures on every cell, and what its engine counted (remote rows). */
 export interface ServerResults {

@@ -29,6 +29,7 @@ import {
   type OutputTensor,
   type Placement,
 } from '@sightline/shared/model';
+import { contextLines, finishRun, mdTable, startRun } from '../report.ts';
 
 const program = new Command('bench:decode')
   .description('Median decode time (threshold + NMS) of each YOLO layout beside the SSD decoder, on the same real output.')
@@ -170,6 +171,7 @@ function measure(
   };
 }
 
+const start = startRun();
 const session = await ort.InferenceSession.create(`${SSD_DIR}${ssdManifest.file}`, { intraOpNumThreads: 1 });
 const rows: Row[] = [];
 for (const photo of options.photos.split(',')) {
@@ -215,9 +217,16 @@ if (options.json) {
   console.log(JSON.stringify({ runs, rows }, null, 2));
 } else {
   console.log(`decode = output decoder (threshold pass) + class-aware NMS + boxes to the image; median of ${runs} runs, one thread\n`);
-  console.log('| photo | decoder | output | threshold | candidates | detections | median ms |');
-  console.log('|---|---|---|---|---|---|---|');
-  for (const r of rows) {
-    console.log(`| ${r.photo} | ${r.what} | ${r.shape} | ${r.threshold} | ${r.candidates} | ${r.detections} | ${r.medianMs.toFixed(3)} |`);
-  }
+  console.log(`${contextLines(finishRun(start))}\n`);
+  const header = ['photo', 'decoder', 'output', 'threshold', 'candidates', 'detections', 'median ms'];
+  const cells = rows.map((r) => [
+    r.photo,
+    r.what,
+    r.shape,
+    String(r.threshold),
+    String(r.candidates),
+    String(r.detections),
+    r.medianMs.toFixed(3),
+  ]);
+  console.log(mdTable(header, cells, 7));
 }

@@ -1,7 +1,7 @@
 /** The fuzz run as text: cases and outcomes per category, failures grouped by what went wrong, and the totals. */
-import { table } from '../client/report.ts';
 import { mb } from '../reliability/process-stats.ts';
 import type { CaseRecord, FuzzReport } from './run-fuzz.ts';
+import { textTable } from '../report.ts';
 
 /** Failures that went wrong the same way, with one example to replay. */
 export interface FailureGroup {
@@ -45,7 +45,7 @@ export function formatFuzzReport(report: FuzzReport): string {
   for (const [category, s] of Object.entries(report.byCategory)) {
     rows.push([category, String(s.cases), String(s.failed), (s.ms / s.cases).toFixed(1), topOutcomes(s.outcomes)]);
   }
-  lines.push(table(rows));
+  lines.push(textTable(rows));
   lines.push('');
   lines.push(
     `passed ${report.passed}, failed ${report.failed}; unanswered ${report.unanswered}, internal errors ${report.internalErrors}, ` +

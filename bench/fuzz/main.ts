@@ -3,21 +3,21 @@
  * Starts the gateway itself from --gateway-dir (default: this repository's), or uses one at --url.
  * Exit 0 when every case was answered correctly and the gateway is alive, 1 otherwise.
  */
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import { CATEGORIES, type Category } from './fuzz-case.ts';
 import { formatFuzzReport, groupFailures } from './fuzz-report.ts';
 import { DEFAULT_MAX_MESSAGES_PER_SECOND, runFuzz } from './run-fuzz.ts';
 import { openTarget } from '../reliability/gateway-under-test.ts';
-import { markdownTable, provenance, writeReliabilitySection } from '../reliability/reliability-doc.ts';
 import { mb } from '../reliability/process-stats.ts';
-import { callerPath } from '../reliability/scenario-options.ts';
+import { callerPath } from '../cli.ts';
+import { figuresSection, publishSection } from '../report.ts';
 
 const program = new Command('bench:fuzz')
   .description('Seeded malformed input (WebSocket both codecs, HTTP, raw TCP) against a gateway; every answer judged.')
   .option('--cases <n>', 'cases to send', '1000')
   .option('--seed <n>', 'seed of the case generator', '1')
   .option('--start <index>', 'first case index (replay one: --start I --cases 1)', '0')
-  .addOption(new Option('--categories <list>', `comma-separated subset of: ${CATEGORIES.join(', ')}`))
+  .option('--categories <list>', `comma-separated subset of: ${CATEGORIES.join(', ')}`)
   .option('--timeout <ms>', 'a case without an answer in this time fails', '5000')
   .option('--idle <s>', 'seconds of rest before the last memory reading', '10')
   .option(
@@ -103,17 +103,10 @@ try {
         (g) => `- ${g.count} x ${g.category}, got ${g.got}: ${g.problem} (e.g. #${g.example.index} "${g.example.name}")`,
       ),
     ];
-    writeReliabilitySection(
+    const command = `pnpm bench:fuzz --cases ${cases} --seed ${report.seed} --write`;
+    publishSection(
       'fuzz',
-      [
-        '## Fuzz',
-        '',
-        provenance(`pnpm bench:fuzz --cases ${cases} --seed ${report.seed} --write`, target.label),
-        '',
-        markdownTable(['category', 'cases', 'failed', 'outcomes'], rows),
-        '',
-        ...totals,
-      ].join('\n'),
+      [figuresSection('Fuzz', command, target.label, rows, ['category', 'cases', 'failed', 'outcomes']), '', ...totals].join('\n'),
     );
   }
   exitCode = report.failed === 0 && report.aliveAtEnd && !report.crashed ? 0 : 1;

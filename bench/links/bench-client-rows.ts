@@ -5,7 +5,7 @@
  * --link and --link-path): the printed commands are exactly what ran.
  */
 import type { HelloMessage } from '@sightline/shared/protocol';
-import { benchCommand } from '../compare/commands.ts';
+import { commandLine } from '../report.ts';
 import { parseArgs, type BenchConfig } from '../client/args.ts';
 import { loadInputs } from '../client/inputs.ts';
 import { runBenchmark } from '../client/run.ts';
@@ -52,7 +52,8 @@ export function roundArgv(row: { transport: ClientTransport; codec: string }, co
 
 /** The printed form of a round: the gateway by its variable; the packet path needs root. */
 export function roundCommand(argv: readonly string[], path: CellContext['path']): string {
-  const command = benchCommand(
+  const command = commandLine(
+    'pnpm bench',
     ['--url', `$${GATEWAY_VARIABLE}`, ...argv, '--quiet'],
     new Map([[`$${GATEWAY_VARIABLE}`, GATEWAY_VARIABLE]]),
   );

@@ -1,8 +1,8 @@
 /**
- * The links table as two charts (bench/client/chart-svg.ts): detections per second, and latency (p50 bar,
+ * The links table as two charts (the report kit's): detections per second, and latency (p50 bar,
  * p95 whisker, log scale), a group per link and a bar per transport row.
  */
-import { renderGroupedBars, type BarGroup } from '../client/chart-svg.ts';
+import { renderGroupedBars, type BarGroup } from '../report.ts';
 import { figuresOf } from './measurement.ts';
 import type { CellOutcome } from './runner.ts';
 

@@ -4,10 +4,14 @@
  * rounds. A cell that fails (the gateway cannot decode its codec, a connection cannot be made) is reported
  * with the reason and the run goes on.
  */
-import { fmt } from '../client/report.ts';
 import type { CellContext, CellMeasurement, FrameSource, LinkEntry, LinkPathKind, Measure, TransportRow } from './cell.ts';
 import { figuresOf, pool } from './measurement.ts';
 import { cellSeed, roundOrder, type PlannedCell } from './plan.ts';
+import type { HelloMessage } from '@sightline/shared/protocol';
+import { freshSeed } from '@sightline/shared/link';
+import { probeGateway, withGateway } from '../cli.ts';
+import { packetLinkUnavailable } from '../link/packet/packet-link.ts';
+import { finishRun, fmt, gatewaySetup, startRun, type RunContext } from '../report.ts';
 
 export interface CellOutcome {
   link: LinkEntry;
@@ -83,5 +87,64 @@ export async function runCells(planned: readonly PlannedCell[], settings: RunSet
     const failed = failures.get(cell);
     if (failed !== undefined) outcome.failed = failed;
     return outcome;
+  });
+}
+
+export interface LinksRunOptions {
+  url: string | undefined;
+  threads: number;
+  workers: number;
+  seed: number | undefined;
+  rounds: number;
+  timeoutMs: number;
+}
+
+export interface LinksRunResult {
+  outcomes: CellOutcome[];
+  context: RunContext;
+  /** What ran, for the context's list: the gateway, the packet path, the seeds. */
+  details: string[];
+  /** The gateway's start command and variable, then every round's command. */
+  commands: string[];
+}
+
+/**
+ * A run of `bench:links` or `bench:links-seeds` from start to end: the gateway (started here, or --url), its hello
+ * (one throwaway run), the cells `plan` makes run in interleaved rounds, and where and when it all ran.
+ */
+export async function runOnGateway(
+  options: LinksRunOptions,
+  plan: (hello: HelloMessage | undefined, packetUnavailable: string | undefined) => PlannedCell[],
+  settings: Pick<RunSettings, 'measure' | 'warmup' | 'frames'> & { describe: string },
+  log: (line: string) => void,
+): Promise<LinksRunResult> {
+  const packetUnavailable = packetLinkUnavailable();
+  const baseSeed = options.seed ?? freshSeed();
+  const start = startRun();
+  return withGateway(options, log, async (gateway) => {
+    const hello = await probeGateway(gateway.url);
+    const planned = plan(hello, packetUnavailable);
+    const skipped = planned.filter((c) => 'skip' in c.choice).length;
+    log(`base seed ${baseSeed}; ${planned.length} cells (${skipped} skipped), ${options.rounds} round(s)${settings.describe}`);
+    const outcomes = await runCells(planned, {
+      ...settings,
+      gatewayUrl: gateway.url,
+      rounds: options.rounds,
+      timeoutMs: options.timeoutMs,
+      baseSeed,
+      log,
+    });
+    const g = gateway.settings;
+    const model = hello?.defaultModel ? `, model ${hello.defaultModel}` : '';
+    return {
+      outcomes,
+      context: finishRun(start),
+      details: [
+        `Gateway: ${g ? `a child process of the run, SIGHTLINE_THREADS=${g.threads} SIGHTLINE_WORKERS=${g.workers}` : 'given by --url'}${model}`,
+        `Packet path: ${packetUnavailable === undefined ? 'available (root)' : `not available (${packetUnavailable})`}`,
+        `Link seeds derive from ${baseSeed} (\`--seed ${baseSeed}\` replays every jitter and loss draw)`,
+      ],
+      commands: [...gatewaySetup(g, gateway.url), ...outcomes.flatMap((o) => o.measurement?.commands ?? [])],
+    };
   });
 }

@@ -2,10 +2,10 @@
  * The links table and what it says: one row per link x transport row, the comparisons between rows of the
  * same link, and the cells that did not run with why. Pure: outcomes in, markdown out.
  */
-import { mdTable } from '../matrix/markdown.ts';
 import type { LinkPathKind } from './cell.ts';
 import { figuresOf, type CellFigures } from './measurement.ts';
 import type { CellOutcome } from './runner.ts';
+import { mdTable } from '../report.ts';
 
 const PATH_NAMES: Record<LinkPathKind, string> = {
   loopback: 'none',

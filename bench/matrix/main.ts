@@ -13,9 +13,7 @@
  * Starts its own gateway child process (and the Python peers) on free ports and stops them after. Every cell runs the benchmark
  * client in-process from the same argv `pnpm bench` would parse; the exact commands are listed in the output.
  */
-import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
-import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { availableParallelism } from 'node:os';
 import { Command, InvalidArgumentError } from 'commander';
 import { DEFAULT_CONFIG } from '@sightline/gateway';
 import { startGatewayProcess, type GatewayProcess, type ServerProcess } from '@sightline/harness/process';
@@ -23,16 +21,30 @@ import type { HelloMessage, ModelsResponse } from '@sightline/shared/protocol';
 import { benchModelSpec } from '../bare/model-specs.ts';
 import { EDGE_STUDY, EDGE_STUDY_DELAYS_MS } from '../edge-study.ts';
 import { parseArgs } from '../client/args.ts';
-import { runsDoc, writeSection } from '../doc-section.ts';
-import { loadInputs } from '../client/inputs.ts';
 import { PEERS, peerCommand, setupPythonPeers, startPythonPeer, type PythonPeer } from '../baselines/fastapi-process.ts';
-import { fmt } from '../client/report.ts';
-import { fetchModels, runBenchmark } from '../client/run.ts';
+import { fetchModels } from '../client/run.ts';
+import { commandArgv, positive, probeGateway, runIfEntry, stopOnSignal } from '../cli.ts';
 import { loadAccess } from '../client/access.ts';
 import { ORT_NODE_VERSION } from './bare-limits.ts';
-import { droppedNote, int, mdTable, ms, pct, ratio } from './markdown.ts';
 import { Runner, type Cell, type Pooled } from './runner.ts';
 import { sectionClients } from './section-clients.ts';
+import {
+  commandsBlock,
+  contextLines,
+  finishRun,
+  fmt,
+  gatewaySetup,
+  int,
+  mdTable,
+  ms,
+  pct,
+  ratio,
+  runsDoc,
+  runWarnings,
+  sectionHead,
+  startRun,
+  writeSection,
+} from '../report.ts';
 
 // The models the gateway it starts serves: the gateway's own default folder.
 const MODELS_DIR = DEFAULT_CONFIG.modelsDir;
@@ -66,16 +78,12 @@ function parseMatrixArgs(argv: string[]): MatrixOptions {
       if (s.some((x) => ![1, 2, 3, 4].includes(x))) throw new InvalidArgumentError('sections are 1, 2, 3 and 4.');
       return s;
     })
-    .option('--threads <n>', 'onnxruntime intra-op threads for the gateway and the bare loops (default: cores)', (v: string) => {
-      const n = Number(v);
-      if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('a positive integer.');
-      return n;
-    })
-    .option('--workers <n>', 'gateway inference workers: frames inferred side by side when they queue up (default: cores)', (v: string) => {
-      const n = Number(v);
-      if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('a positive integer.');
-      return n;
-    })
+    .option('--threads <n>', 'onnxruntime intra-op threads for the gateway and the bare loops (default: cores)', positive('integer'))
+    .option(
+      '--workers <n>',
+      'gateway inference workers: frames inferred side by side when they queue up (default: cores)',
+      positive('integer'),
+    )
     .option('--peers <list>', 'Python peers in section 4: comma-separated subset of baseline,opencv (default: both)', (v: string) => {
       const peers = v.split(',').map((x) => x.trim());
       if (peers.some((p) => !(p in PEERS))) throw new InvalidArgumentError(`peers are ${Object.keys(PEERS).join(' and ')}.`);
@@ -274,7 +282,8 @@ async function sectionPatterns(runner: Runner): Promise<string> {
       fmt(o.wallMs / 1000, 2),
       fmt(o.throughputFps, 1),
       `${ms(o.latency.mean)} / ${ms(o.latency.p50)} / ${ms(o.latency.p95)}`,
-      ms(o.queueMs.mean) + droppedNote(cell.summary),
+      ms(o.queueMs.mean) +
+        (o.counts.errors || o.counts.unanswered ? ` (errors ${o.counts.errors}, unanswered ${o.counts.unanswered})` : ''),
     ];
   });
   return [
@@ -309,28 +318,6 @@ async function sectionPatterns(runner: Runner): Promise<string> {
 // ---------------------------------------------------------------------------------------------------------
 // Document
 
-function machineInfo(
-  threads: number,
-  workers: number,
-  hello: HelloMessage | undefined,
-  models: ModelsResponse | undefined,
-  loadBefore: number[],
-  loadAfter: number[],
-): string {
-  const cpu = cpus()[0]?.model ?? 'unknown CPU';
-  const limits = hello?.limits;
-  return [
-    `- Date: ${new Date().toISOString().replace(/\.\d+Z$/, 'Z')}`,
-    `- CPU: ${cpu}, ${availableParallelism()} cores available, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM`,
-    `- Node ${process.version}, onnxruntime-node ${ORT_NODE_VERSION}`.trimEnd(),
-    `- Gateway: default model \`${models?.defaultModel ?? '?'}\`, ${threads} intra-op thread(s) for a frame inferred alone, ${workers} inference worker(s) side by side when frames queue up` +
-      (limits ? `, per connection ${limits.maxInFlight} in flight + queue ${limits.queueLength}` : ''),
-    '- Everything on loopback: client, link proxy and gateway share the machine.',
-    `- 1-minute load average before / after the run: ${loadBefore[0]!.toFixed(2)} / ${loadAfter[0]!.toFixed(2)} ` +
-      `(on ${availableParallelism()} cores; well above the matrix's own ~2 means other processes competed for the CPU)`,
-  ].join('\n');
-}
-
 /** The peers that could be started: a peer that cannot (no python3, no PyPI) is left out, said on stderr. */
 async function startPeers(peers: readonly PythonPeer[], threads: number): Promise<Array<{ peer: PythonPeer; server: ServerProcess }>> {
   if (peers.length === 0) return [];
@@ -357,18 +344,15 @@ async function startPeers(peers: readonly PythonPeer[], threads: number): Promis
 }
 
 async function main(): Promise<number> {
-  const options = parseMatrixArgs(process.argv.slice(2).filter((a, i) => !(i === 0 && a === '--')));
-  const started = performance.now();
-  const loadBefore = loadavg();
+  const options = parseMatrixArgs(commandArgv());
+  const start = startRun();
   process.stderr.write(`starting gateway (${options.threads} thread(s), ${options.workers} worker(s))...\n`);
   const gateway = await startGatewayProcess({
     env: { SIGHTLINE_THREADS: String(options.threads), SIGHTLINE_WORKERS: String(options.workers) },
   });
-  // Interrupted: do not leave the gateway or the baseline behind.
+  // Interrupted: do not leave the gateway or the peers behind.
   const children: Array<GatewayProcess | ServerProcess> = [gateway];
-  const onSignal = () => void Promise.allSettled(children.map((c) => c.stop())).finally(() => process.exit(130));
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const unlisten = stopOnSignal(() => children);
   const runner = new Runner(gateway, options.scale);
   const sections: string[] = [];
   let hello: HelloMessage | undefined;
@@ -378,11 +362,7 @@ async function main(): Promise<number> {
     // With SIGHTLINE_TOKEN exported, the gateway (which inherits it) asks for it: read it as the client does.
     models = await fetchModels(gateway.url, loadAccess(parseArgs(['--url', gateway.url])));
     // One throwaway run: load the client's modules and the gateway's code paths before anything is measured.
-    const probe = await runBenchmark(
-      parseArgs(['--url', gateway.url, '--frames', '5', '--resize', '240x180', '--quiet']),
-      await loadInputs({ source: { kind: 'default' }, resize: { width: 240, height: 180 } }),
-    );
-    hello = probe.hello;
+    hello = await probeGateway(gateway.url, ['--frames', '5']);
     if (options.sections.has(1)) sections.push(await sectionDelay(runner));
     if (options.sections.has(2)) sections.push(await sectionCodec(runner));
     if (options.sections.has(3)) sections.push(await sectionPatterns(runner));
@@ -390,7 +370,7 @@ async function main(): Promise<number> {
       const peers = await startPeers(options.peers, options.threads);
       children.push(...peers.map((p) => p.server));
       try {
-        for (const { peer, server } of peers) runner.urlNames.set(server.url, `"$${PEER_VARIABLES[peer]}"`);
+        for (const { peer, server } of peers) runner.urlNames.set(server.url, PEER_VARIABLES[peer]);
         startedPeers = peers.map((p) => p.peer);
         sections.push(
           await sectionClients(runner, {
@@ -407,57 +387,49 @@ async function main(): Promise<number> {
       }
     }
   } finally {
+    unlisten();
     await gateway.stop();
   }
-  const minutes = (performance.now() - started) / 60_000;
-  const loadAfter = loadavg();
+  const context = finishRun(start);
+  const limits = hello?.limits;
   const block = [
-    '## Benchmark matrix',
+    ...sectionHead(
+      'Benchmark matrix',
+      `pnpm bench:matrix${options.scale !== 1 ? ' --quick' : ''}`,
+      'bench/matrix/main.ts',
+      context.minutes,
+    ),
+    'Sections 1, 2 and 4 run each variant in two interleaved halves (A B C, then C B A) and pool the samples, so a',
+    'burst of load from elsewhere hits every variant alike; latencies are full process (client encode to decoded reply), in ms.',
     '',
-    `Generated by \`pnpm bench:matrix${options.scale !== 1 ? ' --quick' : ''}\` (bench/matrix/main.ts) in ${minutes.toFixed(1)} minutes; every`,
-    'number below comes from this one run. Regenerate rather than edit. Sections 1, 2 and 4 run each variant in two',
-    'interleaved halves (A B C, then C B A) and pool the samples, so a burst of load from elsewhere hits every variant',
-    'alike; latencies are full process (client encode to decoded reply), in ms.',
-    '',
-    machineInfo(options.threads, options.workers, hello, models, loadBefore, loadAfter),
+    contextLines(context, [
+      `onnxruntime-node ${ORT_NODE_VERSION}`,
+      `Gateway: default model \`${models?.defaultModel ?? '?'}\`, ${options.threads} intra-op thread(s) for a frame inferred alone, ${options.workers} inference worker(s) side by side when frames queue up` +
+        (limits ? `, per connection ${limits.maxInFlight} in flight + queue ${limits.queueLength}` : ''),
+      'Everything on loopback: client, link proxy and gateway share the machine.',
+    ]),
     options.scale !== 1 ? '\n**Quick run: a fifth of the frames; numbers are noisier than a full run.**' : '',
-    Math.max(loadBefore[0]!, loadAfter[0]!) > 1.5 * availableParallelism()
-      ? `\n**Warning: the machine was busy (load average up to ${Math.max(loadBefore[0]!, loadAfter[0]!).toFixed(1)} on ${availableParallelism()} cores): ` +
-        'absolute latencies and frames/s are inflated by other processes; ratios measured within a section are more robust. Re-run on a quiet machine.**'
-      : '',
     '',
     sections.join('\n\n'),
     '',
-    '<details><summary>Exact commands (the matrix runs these in-process against the gateway it started)</summary>',
-    '',
-    '```sh',
-    `# gateway: cd gateway && PORT=8080 SIGHTLINE_THREADS=${options.threads} SIGHTLINE_WORKERS=${options.workers} node --import tsx src/main.ts`,
-    'GATEWAY=http://127.0.0.1:8080',
-    ...(startedPeers.length ? ['# Python peers: bench/baselines/fastapi/setup.sh, then'] : []),
-    ...startedPeers.flatMap((peer, i) => [
-      `# ${peerCommand(peer, options.threads, String(8090 + i))}`,
-      `${PEER_VARIABLES[peer]}=http://127.0.0.1:${8090 + i}`,
-    ]),
-    ...runner.commands,
-    '```',
-    '',
-    '</details>',
-    runner.unanswered ? `\n**Warning: ${runner.unanswered} frame(s) went unanswered during this run.**` : '',
-    runner.failures.length ? `\n**Warning: clients failed during this run: ${runner.failures.join('; ')}.**` : '',
+    commandsBlock(
+      [
+        ...gatewaySetup(options),
+        ...(startedPeers.length ? ['# Python peers: bench/baselines/fastapi/setup.sh, then'] : []),
+        ...startedPeers.flatMap((peer, i) => [
+          `# ${peerCommand(peer, options.threads, String(8090 + i))}`,
+          `${PEER_VARIABLES[peer]}=http://127.0.0.1:${8090 + i}`,
+        ]),
+        ...runner.commands,
+      ],
+      'the matrix runs these in-process against the gateway it started',
+    ),
+    ...runWarnings(runner.unanswered, runner.failures),
   ].join('\n');
   writeSection('matrix', block, options.out);
-  process.stderr.write(`wrote ${options.out} (${minutes.toFixed(1)} min)\n`);
+  process.stderr.write(`wrote ${options.out} (${context.minutes.toFixed(1)} min)\n`);
   for (const f of runner.failures) process.stderr.write(`client failure: ${f}\n`);
   return runner.unanswered || runner.failures.length ? 1 : 0;
 }
 
-const isEntry = process.argv[1] !== undefined && fileURLToPath(import.meta.url) === resolve(process.argv[1]);
-if (isEntry) {
-  main().then(
-    (code) => process.exit(code),
-    (error: unknown) => {
-      process.stderr.write(`matrix failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-      process.exit(1);
-    },
-  );
-}
+runIfEntry(import.meta.url, 'matrix', main);

@@ -7,7 +7,7 @@
  * the strongest peer overall is the one best on most of the three (ties: the 6-client frames/s).
  */
 import type { RunSummary } from '../client/report.ts';
-import { ms, ratio } from './markdown.ts';
+import { ms, ratio } from '../report.ts';
 
 export interface ServerFigures {
   name: string;

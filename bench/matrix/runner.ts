@@ -6,9 +6,10 @@
 import type { GatewayProcess } from '@sightline/harness/process';
 import { parseArgs } from '../client/args.ts';
 import { loadInputs } from '../client/inputs.ts';
-import { fmt, summarizeBench, summarizeSamples, type BenchSummary } from '../client/report.ts';
+import { summarizeBench, summarizeResults, type BenchSummary } from '../client/report.ts';
 import { runBenchmark, type BenchResult } from '../client/run.ts';
 import type { FrameInput } from '../client/types.ts';
+import { commandLine, fmt } from '../report.ts';
 
 export interface Cell {
   argv: string[];
@@ -56,8 +57,7 @@ export class Runner {
   readonly urlNames = new Map<string, string>();
 
   private command(argv: string[]): string {
-    const words = argv.map((a) => this.urlNames.get(a) ?? (/^[\w./:=,-]+$/.test(a) ? a : `'${a}'`));
-    return `pnpm bench ${argv.includes('--url') ? '' : '--url "$GATEWAY" '}${words.join(' ')}`;
+    return commandLine(argv.includes('--url') ? 'pnpm bench' : 'pnpm bench --url "$GATEWAY"', argv, this.urlNames);
   }
 
   /**
@@ -80,14 +80,7 @@ export class Runner {
     }
     return results.map((chunks, i) => {
       const first = summarizeBench(chunks[0]!);
-      const overall = summarizeSamples(
-        chunks.flatMap((c) => c.repeats.flatMap((r) => r.samples)),
-        chunks.flatMap((c) => c.repeats.flatMap((r) => r.net)),
-        chunks.reduce((a, c) => a + c.repeats.reduce((b, r) => b + r.wallMs, 0), 0),
-        first.clients,
-        'all',
-        chunks.flatMap((c) => c.repeats.flatMap((r) => r.connections)),
-      );
+      const overall = summarizeResults(chunks);
       const ok = chunks.every((c) => summarizeBench(c).ok);
       return { argv: chunkArgv(variants[i]!), summary: { ...first, overall, ok }, runs: chunks.length };
     });

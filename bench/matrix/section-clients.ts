@@ -8,11 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ModelSpec } from '@sightline/gateway';
 import { spreadStaggerMs } from '../client/pacing.ts';
-import { fmt, type RunSummary } from '../client/report.ts';
+import { type RunSummary } from '../client/report.ts';
+import { otherNotDetected } from '../compare/figures.ts';
 import { bestLimit, limitShape, measureBareLimits, type BareLimit, type Runtime } from './bare-limits.ts';
-import { mdTable, ms } from './markdown.ts';
 import { comparisonLines, type ServerFigures } from './peer-comparison.ts';
 import type { Pooled, Runner } from './runner.ts';
+import { fmt, mdTable, ms } from '../report.ts';
 
 /** The open-loop cell: six cameras at 30 frames/s, more than two cores can detect on this model. */
 export const OPEN_LOOP = { clients: 6, fps: 30 };
@@ -36,13 +37,7 @@ export function answeredFps(o: RunSummary): number {
 }
 
 /** What was not detected, by outcome and reason, e.g. "dropped:superseded 12, unanswered 1"; "none" when all were. */
-export function notDetected(o: RunSummary): string {
-  const parts = Object.entries(o.reasons)
-    .sort((a, b) => b[1] - a[1])
-    .map(([reason, n]) => `${reason} ${n}`);
-  if (o.counts.unanswered) parts.push(`unanswered ${o.counts.unanswered}`);
-  return parts.length ? parts.join(', ') : 'none';
-}
+export const notDetected = (o: RunSummary) => otherNotDetected(o, []);
 
 function writeFrames(frames: readonly Uint8Array[]): string {
   const dir = mkdtempSync(join(tmpdir(), 'sightline-matrix-frames-'));

@@ -11,16 +11,16 @@
  */
 import { Command } from 'commander';
 import { DETECT_PATH } from '@sightline/shared/protocol';
-import { fmt } from '../client/report.ts';
 import { pacedLoop } from '../client/transports/ws-paced.ts';
 import { WsConnection } from '../client/transports/ws-connection.ts';
 import type { FrameInput, FrameReport, Recorder, Workload } from '../client/types.ts';
 import { httpProbe } from '../fuzz/http-probe.ts';
 import { OwnedGateway } from './gateway-under-test.ts';
 import { countBy, formatCounts } from './load-stats.ts';
-import { markdownTable, provenance, writeReliabilitySection } from './reliability-doc.ts';
 import { cameraFrame, largeImage } from './scenario-frames.ts';
-import { callerPath, num } from './scenario-options.ts';
+import { num } from './scenario-options.ts';
+import { callerPath } from '../cli.ts';
+import { figuresSection, fmt, publishSection } from '../report.ts';
 
 const program = new Command('bench:drain')
   .description('SIGTERM under load, R times: what every frame, request and connection got, and how long the gateway took to exit.')
@@ -234,10 +234,7 @@ else
 if (o.write) {
   const name = o.stalledReader ? 'drain-stalled' : 'drain';
   const command = `pnpm bench:drain --repeats ${repeats} --clients ${clients} --fps ${fps}${o.stalledReader ? ' --stalled-reader' : ''} --write`;
-  const title = o.stalledReader ? '## Drain with a client that stopped reading' : '## Drain: SIGTERM under load';
-  writeReliabilitySection(
-    name,
-    [title, '', provenance(command, label), '', markdownTable(['figure', 'value'], summaryRows(runs))].join('\n'),
-  );
+  const title = o.stalledReader ? 'Drain with a client that stopped reading' : 'Drain: SIGTERM under load';
+  publishSection(name, figuresSection(title, command, label, summaryRows(runs)));
 }
 process.exit(0);

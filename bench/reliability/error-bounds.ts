@@ -9,9 +9,9 @@ import { DETECT_PATH, JSON_CONTENT_TYPE, MSGPACK_CONTENT_TYPE, type Codec } from
 import { nextAnswer, observe, openGreeted } from '../fuzz/answers.ts';
 import { httpProbe } from '../fuzz/http-probe.ts';
 import { encodeValue } from '../fuzz/wire-input.ts';
-import { markdownTable, provenance, writeReliabilitySection } from './reliability-doc.ts';
 import { cameraFrame } from './scenario-frames.ts';
 import { num, targetFrom, withTargetOptions, type TargetOptions } from './scenario-options.ts';
+import { figuresSection, publishSection } from '../report.ts';
 
 const program = withTargetOptions(
   new Command('bench:error-bounds')
@@ -94,12 +94,7 @@ try {
   else console.log(rows.map(([k, v]) => `${k}: ${v}`).join('\n'));
   if (o.write) {
     const command = `pnpm bench:error-bounds --key-bytes ${keyBytes} --flood ${flood} --write`;
-    writeReliabilitySection(
-      'error-bounds',
-      ['## Error replies and logs stay bounded', '', provenance(command, target.label), '', markdownTable(['figure', 'value'], rows)].join(
-        '\n',
-      ),
-    );
+    publishSection('error-bounds', figuresSection('Error replies and logs stay bounded', command, target.label, rows));
   }
 } catch (error) {
   exitCode = 1;

@@ -1,5 +1,5 @@
 /** Options every reliability scenario shares: which gateway (its own from a folder, or one at a URL), and the output. */
-import { resolve } from 'node:path';
+import { callerPath } from '../cli.ts';
 import { Option, type Command } from 'commander';
 import { openTarget, type GatewayTarget } from './gateway-under-test.ts';
 
@@ -13,24 +13,17 @@ export interface TargetOptions {
 
 export function withTargetOptions(command: Command, { write = true }: { write?: boolean } = {}): Command {
   command
-    .addOption(
-      new Option(
-        '--gateway-dir <dir>',
-        "start the gateway from this package folder (node --import tsx src/main.ts); default: this repository's gateway/",
-      ),
+    .option(
+      '--gateway-dir <dir>',
+      "start the gateway from this package folder (node --import tsx src/main.ts); default: this repository's gateway/",
     )
     .addOption(
       new Option('--url <url>', 'use a gateway already running here instead (no memory figures unless --pid)').conflicts('gatewayDir'),
     )
-    .addOption(new Option('--pid <pid>', "with --url: the gateway's process id, for its memory"))
+    .option('--pid <pid>', "with --url: the gateway's process id, for its memory")
     .option('--json', 'print the figures as one JSON object');
   if (write) command.option('--write', "also replace this scenario's section of its docs/runs/ file");
   return command;
-}
-
-/** A path as the user meant it: `pnpm bench:*` runs in bench/, and pnpm keeps the caller's folder in INIT_CWD. */
-export function callerPath(path: string): string {
-  return resolve(process.env.INIT_CWD ?? process.cwd(), path);
 }
 
 export function targetFrom(options: TargetOptions, env: Record<string, string> = {}): Promise<GatewayTarget> {

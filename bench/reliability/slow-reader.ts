@@ -10,15 +10,14 @@ import { Command } from 'commander';
 import { WireClient } from '@sightline/harness/client';
 import { METRICS_PATH } from '@sightline/shared/protocol';
 import { summarize } from '@sightline/shared/stats';
-import { fmt } from '../client/report.ts';
 import { WsConnection } from '../client/transports/ws-connection.ts';
 import type { FrameInput } from '../client/types.ts';
 import { maxGap } from './load-stats.ts';
 import { mb } from './process-stats.ts';
-import { markdownTable, provenance, writeReliabilitySection } from './reliability-doc.ts';
 import { startRssSampler } from './rss-sampler.ts';
 import { cameraFrame } from './scenario-frames.ts';
 import { num, targetFrom, withTargetOptions, type TargetOptions } from './scenario-options.ts';
+import { figuresSection, fmt, publishSection } from '../report.ts';
 
 const program = withTargetOptions(
   new Command('bench:slow-reader')
@@ -214,10 +213,7 @@ try {
   else console.log(rows.map(([k, v]) => `${k}: ${v}`).join('\n'));
   if (o.write) {
     const command = `pnpm bench:slow-reader --variant ${o.variant} --rate ${rate} --episode ${episodeMs / 1000} --write`;
-    writeReliabilitySection(
-      `slow-reader-${o.variant}`,
-      [`## Slow reader (${o.variant})`, '', provenance(command, target.label), '', markdownTable(['figure', 'value'], rows)].join('\n'),
-    );
+    publishSection(`slow-reader-${o.variant}`, figuresSection(`Slow reader (${o.variant})`, command, target.label, rows));
   }
 } catch (error) {
   exitCode = 1;

@@ -17,20 +17,18 @@ import { Command } from 'commander';
 import { summarize, type Summary } from '@sightline/shared/stats';
 import { parseArgs } from '../client/args.ts';
 import { spreadStaggerMs } from '../client/pacing.ts';
-import { fmt } from '../client/report.ts';
 import { runBenchmark, type BenchResult } from '../client/run.ts';
 import { UNANSWERED, type FrameMeasurement } from '../client/types.ts';
 import { formatFuzzReport, groupFailures } from '../fuzz/fuzz-report.ts';
 import { runFuzz, type FuzzReport } from '../fuzz/run-fuzz.ts';
-import { measureBesideServerTime, type BesideTiming } from './beside-server-time.ts';
 import { cameraFigures, type CameraReport } from './camera-figures.ts';
-import { measureIdleServerTime, type IdleTiming } from './idle-server-time.ts';
+import { measureServerTime, type ServerTiming } from './server-time.ts';
 import { countBy, formatCounts, shareRatio, windowFigures } from './load-stats.ts';
 import { mb } from './process-stats.ts';
-import { markdownTable, provenance, writeReliabilitySection } from './reliability-doc.ts';
 import { startRssSampler, type RssSample } from './rss-sampler.ts';
 import { cameraFrame } from './scenario-frames.ts';
 import { num, targetFrom, withTargetOptions, type TargetOptions } from './scenario-options.ts';
+import { figuresSection, fmt, publishSection } from '../report.ts';
 
 const WINDOW_MS = 10_000;
 /** Issue 29, point 3: detected frames' p95 over the service time beside another, and detected per camera largest / smallest. */
@@ -169,32 +167,13 @@ const verdict = (met: boolean) => (met ? 'met' : 'NOT met');
 /** A largest / smallest ratio; infinite when a camera got none. */
 const shareText = (ratio: number) => (ratio === Number.POSITIVE_INFINITY ? 'inf' : fmt(ratio, 2));
 
-function besideLine(beside: BesideTiming): string {
-  return (
-    `service time of a frame beside another (${beside.clients} naive stop-and-wait clients side by side, idle gateway): server time p50 ${fmt(beside.serverMs.p50)} ms ` +
-    `(p95 ${fmt(beside.serverMs.p95)}), round trip p50 ${fmt(beside.latencyMs.p50)} ms (${beside.frames} frames${beside.notDetected ? `, ${beside.notDetected} not detected` : ''})`
-  );
-}
-
-function goalLines(load: LoadFigures, beside: BesideTiming): string[] {
-  const ratio = load.latency.p95 / beside.serverMs.p50;
+/** Per fair window, the largest and smallest detected counts: the detail behind the fairness row. */
+function fairnessLine(load: LoadFigures): string {
   const c = load.cameras;
-  return [
-    `p95 of detected frames / service time beside another: ${fmt(load.latency.p95, 0)} / ${fmt(beside.serverMs.p50)} ms = ${fmt(ratio, 2)}x (goal <= ${GOALS.p95OverBeside}x: ${verdict(ratio <= GOALS.p95OverBeside)})`,
-    `detected per camera, largest / smallest: over the run ${shareText(c.detected.ratio)} (${c.detected.max} / ${c.detected.min}); per ${fairWindowS}-s window ${c.windows
-      .map((w) => `${fmt(w.fromS, 0)}-${fmt(w.toS, 0)} s ${shareText(w.detected.ratio)} (${w.detected.max} / ${w.detected.min})`)
-      .join(', ')} (goal <= ${GOALS.fairRatio} in every window: ${verdict(c.worstWindowRatio <= GOALS.fairRatio)})`,
-  ];
-}
-
-function uplinkLine(load: LoadFigures): string {
-  const c = load.cameras;
-  const held = c.cameras.reduce((a, f) => a + f.held, 0);
-  return (
-    `uplink per camera: sent min ${c.sent.min} / mean ${fmt(c.sent.mean, 1)} / max ${c.sent.max} frames (${fmt(c.sentPerS.mean, 2)} frames/s each on average, ${hint}), ` +
-    `refused min ${c.refused.min} / mean ${fmt(c.refused.mean, 1)} / max ${c.refused.max} (${fmt(c.refused.mean / load.durationS, 2)}/s each on average)` +
-    (held ? `; held by retryAfterMs (never sent) ${held}` : '')
+  const windows = c.windows.map(
+    (w) => `${fmt(w.fromS, 0)}-${fmt(w.toS, 0)} s ${shareText(w.detected.ratio)} (${w.detected.max} / ${w.detected.min})`,
   );
+  return `detected per camera, largest / smallest: over the run ${shareText(c.detected.ratio)} (${c.detected.max} / ${c.detected.min}); per window ${windows.join(', ')}`;
 }
 
 /** One line per camera: what it sent and got. */
@@ -209,45 +188,38 @@ function cameraTable(load: LoadFigures): string {
   return [header, ...rows].join('\n');
 }
 
-function loadText(load: LoadFigures, idle: IdleTiming, beside: BesideTiming): string {
-  const ratio = load.latency.p95 / idle.serverMs.p50;
+/** What only the terminal gets, beside the section's figures: where the time went, the first window, the clients' view, each camera. */
+function details(load: LoadFigures, idle: ServerTiming, beside: ServerTiming): string[] {
+  const after = load.latencyAfterFirstWindow;
+  const { serverMs, queueMs, inferenceMs } = load.server;
+  const p50p95 = (x: Summary) => `${fmt(x.p50, 0)} / ${fmt(x.p95, 0)}`;
   return [
-    `single frame on the idle gateway: server time p50 ${fmt(idle.serverMs.p50)} ms (p95 ${fmt(idle.serverMs.p95)}), round trip p50 ${fmt(idle.latencyMs.p50)} ms (${idle.frames} frames, stop-and-wait)`,
-    besideLine(beside),
-    `load: ${load.clients} clients x ${load.fps} fps for ${load.durationS} s, open loop (${o.together ? 'all in step' : 'schedules spread over a frame interval'}, ${hint}), 640x480 JPEG, half MessagePack / half JSON: offered ${fmt(load.offeredFps, 0)} frames/s`,
-    `frames sent ${load.sent.toLocaleString('en-US')}, answered ${load.answered.toLocaleString('en-US')}, unanswered ${load.unanswered.toLocaleString('en-US')}` +
-      (load.held ? `; held by retryAfterMs (due, never sent) ${load.held.toLocaleString('en-US')}` : ''),
-    `outcomes: ${formatCounts(load.outcomes)}`,
-    `detected ${fmt(load.detectedFps, 1)} frames/s; latency of detected frames from their scheduled send: p50 ${fmt(load.latency.p50, 0)} ms, p95 ${fmt(load.latency.p95, 0)} ms, p99 ${fmt(load.latency.p99, 0)} ms, max ${fmt(load.latency.max, 0)} ms`,
-    `inside the gateway, detected frames p50 / p95 (ms): server ${fmt(load.server.serverMs.p50, 0)} / ${fmt(load.server.serverMs.p95, 0)}, ` +
-      `queue ${fmt(load.server.queueMs.p50, 0)} / ${fmt(load.server.queueMs.p95, 0)}, model run ${fmt(load.server.inferenceMs.p50, 0)} / ${fmt(load.server.inferenceMs.p95, 0)}; ` +
+    `single frame on the idle gateway: server time p50 ${fmt(idle.serverMs.p50)} ms (p95 ${fmt(idle.serverMs.p95)}), round trip p50 ${fmt(idle.latencyMs.p50)} ms (${idle.frames} frames); ` +
+      `beside another: p50 ${fmt(beside.serverMs.p50)} ms (p95 ${fmt(beside.serverMs.p95)}), round trip p50 ${fmt(beside.latencyMs.p50)} ms (${beside.frames} frames${beside.notDetected ? `, ${beside.notDetected} not detected` : ''})`,
+    `schedules ${o.together ? 'all in step' : 'spread over a frame interval'}; latency max ${fmt(load.latency.max, 0)} ms`,
+    `inside the gateway, detected frames p50 / p95 (ms): server ${p50p95(serverMs)}, queue ${p50p95(queueMs)}, model run ${p50p95(inferenceMs)}; ` +
       `the rest of the p95 is outside it (sockets, both event loops, the client's send lag)`,
-    `after the first ${WINDOW_MS / 1000} s (every connection's first frame is queued, however many connect at once): detected frames' p50 ${fmt(load.latencyAfterFirstWindow.p50, 0)} ms, ` +
-      `p95 ${fmt(load.latencyAfterFirstWindow.p95, 0)} ms = ${fmt(load.latencyAfterFirstWindow.p95 / beside.serverMs.p50, 2)}x the service time beside another`,
-    `p95 / single-frame server time: ${fmt(ratio, 1)}x`,
-    ...goalLines(load, beside),
-    uplinkLine(load),
-    `p95 per ${WINDOW_MS / 1000}-s window (ms): ${load.p95ByWindow.map((v) => fmt(v, 0)).join(', ')}`,
-    `detected per client: min ${load.perClientDetected.min}, max ${load.perClientDetected.max}, largest/smallest ${fmt(load.perClientDetected.ratio, 2)}; by codec: ${formatCounts(load.detectedByCodec)}`,
-    `client send lag (behind schedule): p99 ${fmt(load.sendLag.p99, 1)} ms, max ${fmt(load.sendLag.max, 1)} ms; WS ping RTT during load p50 ${fmt(load.pingRtt.p50, 1)} ms, p99 ${fmt(load.pingRtt.p99, 0)} ms`,
+    `after the first ${WINDOW_MS / 1000} s (every connection's first frame is queued, however many connect at once): detected frames' p50 ${fmt(after.p50, 0)} ms, ` +
+      `p95 ${fmt(after.p95, 0)} ms = ${fmt(after.p95 / beside.serverMs.p50, 2)}x the service time beside another`,
+    fairnessLine(load),
+    `detected by codec: ${formatCounts(load.detectedByCodec)}; send lag max ${fmt(load.sendLag.max, 1)} ms; WS ping RTT during load p50 ${fmt(load.pingRtt.p50, 1)} ms, p99 ${fmt(load.pingRtt.p99, 0)} ms`,
     load.clientFailures.length
       ? `client failures: ${load.clientFailures.slice(0, 5).join('; ')}${load.clientFailures.length > 5 ? ` (+${load.clientFailures.length - 5})` : ''}`
       : 'no client lost its connection',
     '',
     cameraTable(load),
-  ].join('\n');
+  ];
 }
 
-function docBlock(
-  label: string,
+/** The figures, each a row of the section's table (the terminal prints them too). */
+function figureRows(
   load: LoadFigures,
-  idle: IdleTiming,
-  beside: BesideTiming,
+  idle: ServerTiming,
+  beside: ServerTiming,
   rss: readonly RssSample[],
   logs: { lines: number; stackLines: number } | undefined,
   fuzz: FuzzReport | undefined,
-): string {
-  const command = `pnpm bench:soak --clients ${clients} --duration ${durationS} --fps ${fps}${o.together ? ' --together' : ''}${o.ignoreRetryAfter ? ' --ignore-retry-after' : ''}${fairWindowS !== 60 ? ` --fair-window ${fairWindowS}` : ''}${fuzz ? ` --fuzz-cases ${fuzz.cases} --seed ${fuzz.seed}` : ' --skip-fuzz'} --write`;
+): string[][] {
   const rows: string[][] = [
     ['offered', `${load.clients} clients x ${load.fps} fps = ${fmt(load.offeredFps, 0)} frames/s for ${load.durationS} s (${hint})`],
     ['frames sent / answered / unanswered', `${load.sent} / ${load.answered} / ${load.unanswered}`],
@@ -304,7 +276,7 @@ function docBlock(
     for (const g of groupFailures(fuzz.failures).slice(0, 10))
       rows.push([`fuzz failure: ${g.category}`, `${g.count} x got ${g.got}: ${g.problem} (e.g. #${g.example.index} "${g.example.name}")`]);
   }
-  return ['## Soak: overload, then hostile input', '', provenance(command, label), '', markdownTable(['figure', 'value'], rows)].join('\n');
+  return rows;
 }
 
 const target = await targetFrom(o);
@@ -313,9 +285,9 @@ let exitCode = 0;
 try {
   const frame = await cameraFrame();
   process.stderr.write(`gateway ${target.label} at ${target.url}; measuring one frame on the idle gateway...\n`);
-  const idle = await measureIdleServerTime(target.url, frame);
+  const idle = await measureServerTime(target.url, frame);
   process.stderr.write('measuring frames processed beside another (two naive stop-and-wait clients)...\n');
-  const beside = await measureBesideServerTime(target.url, frame, { frames: besideFrames });
+  const beside = await measureServerTime(target.url, frame, { clients: 2, frames: besideFrames });
   const logsBefore = target.owned ? { ...target.owned.tally } : undefined;
 
   rss.phase('load');
@@ -378,16 +350,26 @@ try {
       ? { lines: target.owned.tally.lines - logsBefore.lines, stackLines: target.owned.tally.stackLines - logsBefore.stackLines }
       : undefined;
 
+  const rows = figureRows(load, idle, beside, rss.samples, logs, fuzz);
   if (o.json) {
     console.log(JSON.stringify({ gateway: target.label, idle, beside, load, rss: rss.samples, logs, fuzz }));
   } else {
-    console.log(`gateway: ${target.label}\n`);
-    console.log(loadText(load, idle, beside));
-    console.log(`gateway RSS (every 5 s): ${rssLine(rss.samples) || '- (no pid)'}`);
-    if (logs) console.log(`gateway log during load and fuzz: ${logs.lines} lines, ${logs.stackLines} with stack traces`);
+    console.log([`gateway: ${target.label}`, '', ...rows.map(([k, v]) => `${k}: ${v}`), ...details(load, idle, beside)].join('\n'));
     if (fuzz) console.log(`\n${formatFuzzReport(fuzz)}`);
   }
-  if (o.write) writeReliabilitySection('soak', docBlock(target.label, load, idle, beside, rss.samples, logs, fuzz));
+  if (o.write) {
+    const flags = [
+      `--clients ${clients} --duration ${durationS} --fps ${fps}`,
+      o.together ? '--together' : '',
+      o.ignoreRetryAfter ? '--ignore-retry-after' : '',
+    ];
+    flags.push(
+      fairWindowS !== 60 ? `--fair-window ${fairWindowS}` : '',
+      fuzz ? `--fuzz-cases ${fuzz.cases} --seed ${fuzz.seed}` : '--skip-fuzz',
+    );
+    const command = ['pnpm bench:soak', ...flags.filter(Boolean), '--write'].join(' ');
+    publishSection('soak', figuresSection('Soak: overload, then hostile input', command, target.label, rows));
+  }
   if (load.unanswered > 0 || (fuzz && (fuzz.failed > 0 || !fuzz.aliveAtEnd))) exitCode = 1;
 } finally {
   rss.stop();

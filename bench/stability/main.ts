@@ -7,17 +7,17 @@
  * Bounded: at most an hour of load, loopback unless --url says otherwise; the server it started is stopped.
  */
 import { availableParallelism } from 'node:os';
-import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { startGatewayProcess, type GatewayProcess, type ServerProcess } from '@sightline/harness/process';
 import { PEERS, setupPythonPeers, startPythonPeer, type PythonPeer } from '../baselines/fastapi-process.ts';
 import { parseArgs } from '../client/args.ts';
 import { loadInputs } from '../client/inputs.ts';
 import { spreadStaggerMs } from '../client/pacing.ts';
-import { fmt, summarizeBench, table } from '../client/report.ts';
+import { summarizeBench } from '../client/report.ts';
 import { runBenchmark } from '../client/run.ts';
 import { p95Drift, windowFigures, type WindowFigures } from '../reliability/load-stats.ts';
+import { contextLines, finishRun, fmt, startRun, textTable } from '../report.ts';
+import { commandArgv, runIfEntry, stopOnSignal } from '../cli.ts';
 
 const SERVERS = ['sightline', ...(Object.keys(PEERS) as PythonPeer[])] as const;
 type ServerName = (typeof SERVERS)[number];
@@ -50,11 +50,11 @@ function positive(max: number) {
 export function parseStabilityArgs(argv: readonly string[]): StabilityOptions {
   const program = new Command('pnpm bench:stability')
     .description('Open-loop load for minutes; p95 per window of scheduled send time, and the last window over the first.')
-    .addOption(new Option('--minutes <m>', 'minutes of load (at most 60)').default(5).argParser(positive(60)))
-    .addOption(new Option('--window <s>', 'seconds per window (the target compares minutes)').default(60).argParser(positive(3600)))
-    .addOption(new Option('--clients <n>', 'cameras, each its own WebSocket').default(6).argParser(positive(100)))
-    .addOption(new Option('--fps <f>', 'frames per second per camera').default(30).argParser(positive(240)))
-    .addOption(new Option('--resize <WxH>', 'frame size (the fixture photos, re-encoded at quality 80)').default('640x480'))
+    .option('--minutes <m>', 'minutes of load (at most 60)', positive(60), 5)
+    .option('--window <s>', 'seconds per window (the target compares minutes)', positive(3600), 60)
+    .option('--clients <n>', 'cameras, each its own WebSocket', positive(100), 6)
+    .option('--fps <f>', 'frames per second per camera', positive(240), 30)
+    .option('--resize <WxH>', 'frame size (the fixture photos, re-encoded at quality 80)', '640x480')
     .addOption(new Option('--codec <codec>', 'wire codec').choices(['msgpack', 'json']).default('msgpack'))
     .addOption(
       new Option('--server <name>', 'the server to start: the gateway, or a Python peer (bench/baselines/fastapi)')
@@ -62,15 +62,11 @@ export function parseStabilityArgs(argv: readonly string[]): StabilityOptions {
         .default('sightline'),
     )
     .addOption(new Option('--url <url>', 'measure a server already running here instead of starting one').conflicts('server'))
-    .addOption(new Option('--token <token>', 'with --url: access token (default: $SIGHTLINE_TOKEN)'))
-    .addOption(new Option('--ca <file>', 'with an https:// --url: trust this certificate'))
-    .addOption(new Option('--insecure', 'with an https:// --url: do not verify the certificate'))
-    .addOption(
-      new Option('--threads <n>', 'intra-op threads (and gateway workers) of the server started')
-        .default(availableParallelism())
-        .argParser(positive(256)),
-    )
-    .addOption(new Option('--target <ratio>', 'the largest last / first p95 that passes').default(1.2).argParser(positive(100)))
+    .option('--token <token>', 'with --url: access token (default: $SIGHTLINE_TOKEN)')
+    .option('--ca <file>', 'with an https:// --url: trust this certificate')
+    .option('--insecure', 'with an https:// --url: do not verify the certificate')
+    .option('--threads <n>', 'intra-op threads (and gateway workers) of the server started', positive(256), availableParallelism())
+    .option('--target <ratio>', 'the largest last / first p95 that passes', positive(100), 1.2)
     .option('--json', 'print the figures as one JSON object')
     .allowExcessArguments(false);
   program.parse([...argv], { from: 'user' });
@@ -109,19 +105,18 @@ function report(name: string, options: StabilityOptions, windows: readonly Windo
     `${name}: open loop, ${options.clients} clients x ${options.fps} fps offered, ${options.resize} ${options.codec}, ${options.minutes} min; ` +
       'latency of detected frames from the scheduled send time',
     '',
-    table(rows),
+    textTable(rows),
     '',
     `p95 last / first window: ${fmt(drift, 2)}x (target at most ${options.target}x: ${verdict})`,
   ].join('\n');
 }
 
-async function main(argv: readonly string[]): Promise<number> {
-  const options = parseStabilityArgs(argv);
+async function main(): Promise<number> {
+  const options = parseStabilityArgs(commandArgv());
+  const start = startRun();
   process.stderr.write(options.url ? `measuring ${options.url}\n` : `starting ${options.server}...\n`);
   const server = await startServer(options);
-  const onSignal = () => void server.stop().finally(() => process.exit(130));
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const unlisten = stopOnSignal(() => [server]);
   try {
     const config = parseArgs([
       '--url',
@@ -173,23 +168,15 @@ async function main(argv: readonly string[]): Promise<number> {
         }) + '\n',
       );
     } else {
-      process.stdout.write(report(server.name, options, windows, drift) + '\n');
+      process.stdout.write(`${contextLines(finishRun(start))}\n\n${report(server.name, options, windows, drift)}\n`);
     }
     const failures = result.repeats.flatMap((r) => r.clientFailures);
     for (const f of failures) process.stderr.write(`warning: ${f}\n`);
     return summary.ok ? 0 : 1;
   } finally {
+    unlisten();
     await server.stop();
   }
 }
 
-const isEntry = process.argv[1] !== undefined && fileURLToPath(import.meta.url) === resolve(process.argv[1]);
-if (isEntry) {
-  main(process.argv.slice(2).filter((a, i) => !(i === 0 && a === '--'))).then(
-    (code) => process.exit(code),
-    (error: unknown) => {
-      process.stderr.write(`stability failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-      process.exit(1);
-    },
-  );
-}
+runIfEntry(import.meta.url, 'stability', main);

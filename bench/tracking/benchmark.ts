@@ -15,7 +15,7 @@ import { DEFAULT_NOISE, makeNoisyDetections } from './noisy-detections.ts';
 import { groundTruthPath, runBaselines, score, trackingPython, type BaselineJob, type ScoreJob } from './python-tools.ts';
 import { BASELINE_SETTINGS, BASELINES, renderReport, type RunKey, type TrackingReport } from './report.ts';
 import { measureUpdateSpeed } from './update-speed.ts';
-import { writeSection } from '../doc-section.ts';
+import { finishRun, publishSection, startRun } from '../report.ts';
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
@@ -37,6 +37,7 @@ const seeds = o.seeds.split(',').map(Number);
 if (seeds.some((s) => !Number.isInteger(s) || s < 0)) program.error('--seeds: integers >= 0, comma-separated');
 
 const run = promisify(execFile);
+const start = startRun();
 const env = await trackingPython();
 mkdirSync(o.outDir, { recursive: true });
 
@@ -101,10 +102,9 @@ const report: TrackingReport = {
     perRun: Object.fromEntries(SEQUENCES.flatMap((s) => seeds.map((seed) => [`${s} seed ${seed}`, scores.runs[runName(key, s, seed)]!]))),
   })),
   speed: measureUpdateSpeed(50, 3000),
+  context: finishRun(start),
 };
 const { console: text, markdown } = renderReport(report);
 process.stdout.write(`${text}\n`);
 writeFileSync(join(o.outDir, 'report.json'), JSON.stringify(report, null, 2));
-if (o.write) {
-  process.stdout.write(`\nwrote the Tracking section of ${writeSection('tracking', markdown)}\n`);
-}
+if (o.write) publishSection('tracking', markdown);

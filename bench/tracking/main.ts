@@ -3,10 +3,10 @@
  * (`@sightline/shared/tracking`) over a MOTChallenge det.txt, MOTChallenge results out.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { Command } from 'commander';
 import { detectionsByFrame, formatMotResults, parseMot } from './mot-file.ts';
 import { runTracker } from './run-tracker.ts';
+import { callerPath } from '../cli.ts';
 
 // Typed, so that program.error (never returns) narrows like a throw.
 const program: Command = new Command('track')
@@ -27,7 +27,6 @@ const program: Command = new Command('track')
   .option('--last-frame <n>', 'last frame of the sequence (default: the last frame with a detection)')
   .parse();
 /** Paths are the caller's: pnpm runs scripts in the package folder and names the caller's in INIT_CWD. */
-const callerPath = (path: string) => resolve(process.env.INIT_CWD ?? process.cwd(), path);
 
 const o = program.opts<{
   det: string;

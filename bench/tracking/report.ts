@@ -6,6 +6,7 @@ import { DEFAULT_TRACKER_OPTIONS } from '@sightline/shared/tracking';
 import { DEFAULT_NOISE } from './noisy-detections.ts';
 import type { BaselineTracker, MotMetrics } from './python-tools.ts';
 import type { UpdateSpeed } from './update-speed.ts';
+import { contextLines, mdTable, textTable, type RunContext } from '../report.ts';
 
 export const BASELINES: readonly BaselineTracker[] = ['sort', 'bytetrack', 'ocsort'];
 
@@ -40,6 +41,8 @@ export interface TrackingReport {
     perRun: Record<string, MotMetrics>;
   }>;
   speed: UpdateSpeed;
+  /** Where and when it ran; absent in a report made without a run (the tests'). */
+  context?: RunContext | undefined;
 }
 
 const NAMES: Record<TrackerName, string> = {
@@ -97,17 +100,6 @@ function rows(report: TrackingReport): string[][] {
 
 const HEAD = ['tracker', 'lag (frames)', 'IDF1', 'MOTA', 'ID switches', 'false positives', 'misses'];
 
-function markdownTable(head: string[], body: string[][], rightFrom = 1): string {
-  const align = head.map((_, i) => (i >= rightFrom ? '---:' : '---'));
-  return [head, align, ...body].map((r) => `| ${r.join(' | ')} |`).join('\n');
-}
-
-function textTable(head: string[], body: string[][]): string {
-  const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => r[i]!.length)));
-  const line = (r: string[]) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
-  return [line(head), ...body.map(line)].join('\n');
-}
-
 function perSequence(report: TrackingReport): { head: string[]; body: string[][] } {
   const sequences = Object.keys(report.runs[0]?.perSequence ?? {});
   const head = ['tracker', 'lag', ...sequences.flatMap((s) => [`${s} IDF1`, `${s} MOTA`])];
@@ -128,9 +120,9 @@ export function renderReport(report: TrackingReport): { console: string; markdow
   const goalLines = checked.map((g) => `${g.met ? 'met' : 'NOT met'}: ${g.text}`);
   const console = [
     `seeds ${report.seeds.join(', ')}; both sequences and every seed pooled:`,
-    textTable(HEAD, table),
+    textTable([HEAD, ...table]),
     '',
-    textTable(seq.head, seq.body),
+    textTable([seq.head, ...seq.body]),
     '',
     ...goalLines,
     speedLine(report.speed),
@@ -157,7 +149,7 @@ export function renderReport(report: TrackingReport): { console: string; markdow
 \`trackers\` 2.6.1, all on the same detections, scored by motmetrics 1.4.0 (IoU >= 0.5 to count as a match). The
 ground truths are TUD-Campus (71 frames, 8 people) and TUD-Stadtmitte (179 frames, 10 people), both 640x480 at 25
 frames per second, as the motmetrics wheel ships them.
-
+${report.context ? `\n${contextLines(report.context)}\n` : ''}
 **Detections.** Made from the ground truth by a seeded noise model (\`noisy-detections.ts\`; seeds
 ${report.seeds.join(', ')}: the same files on every run): each box's centre jittered by ${pct(n.centreJitter)} of its width /
 height and its size by ${pct(n.sizeJitter)}; ${pct(n.missRate)} of objects missed at random; spells of about
@@ -179,11 +171,11 @@ ${o.confirmAfterMs} ms, drawn ${o.maxCoastMs} ms after its last detection, dropp
 
 Both sequences and all seeds pooled (motmetrics' overall figures):
 
-${markdownTable(HEAD, table, 1)}
+${mdTable(HEAD, table)}
 
 Per sequence:
 
-${markdownTable(seq.head, seq.body, 1)}
+${mdTable(seq.head, seq.body)}
 
 Goals of issue 20:
 

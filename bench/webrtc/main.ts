@@ -6,22 +6,14 @@
  *   pnpm bench:webrtc --url http://127.0.0.1:8080 --transport webrtc-track --duration 20
  *   pnpm bench:webrtc --url http://127.0.0.1:8092 --transport webrtc-dc --link 'lte,loss=2%'
  */
-import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { parseLinkSpec } from '@sightline/shared/link';
-import { mdTable } from '../matrix/markdown.ts';
 import { FIGURES_HEADER, figuresCells, windowsTable } from './report.ts';
 import { runWebRtcCell, WEBRTC_CELL_DEFAULTS, WEBRTC_TRANSPORTS, type WebRtcCellOptions, type WebRtcTransport } from './run-cell.ts';
+import { mdTable } from '../report.ts';
+import { commandArgv, positive, runIfEntry } from '../cli.ts';
 
-function positive(integer: boolean) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n)))
-      throw new InvalidArgumentError(`a positive ${integer ? 'integer' : 'number'}.`);
-    return n;
-  };
-}
+const positiveOf = (integer: boolean) => positive(integer ? 'integer' : 'number');
 
 function linkSpec(value: string): string {
   try {
@@ -54,26 +46,26 @@ export function webrtcProgram(): Command {
         .default('relay'),
     )
     .option('--bind <address>', "the only address the sender's ICE gathers: 127.0.0.1, or a packet link's host end", '127.0.0.1')
-    .option('--duration <s>', 'measured seconds, after the warm-up', positive(false), 20)
+    .option('--duration <s>', 'measured seconds, after the warm-up', positiveOf(false), 20)
     .option(
       '--warmup <s>',
       'seconds before the measurement (connection, first keyframe, first inference)',
-      positive(false),
+      positiveOf(false),
       WEBRTC_CELL_DEFAULTS.warmupS,
     )
-    .option('--fps <n>', 'camera frame rate', positive(true), WEBRTC_CELL_DEFAULTS.fps)
+    .option('--fps <n>', 'camera frame rate', positiveOf(true), WEBRTC_CELL_DEFAULTS.fps)
     .option(
       '--window <n>',
       'webrtc-dc: frames awaiting a reply at most (1: stop-and-wait at the camera ticks); a frame is no longer awaited after an RTO-like timeout that follows the replies',
-      positive(true),
+      positiveOf(true),
       WEBRTC_CELL_DEFAULTS.window,
     )
     .option(
       '--timeout <ms>',
       `a frame with no reply this long after it went out is lost, and a reply after it late (default: ${WEBRTC_CELL_DEFAULTS.dcTimeoutMs} on the data channel, ${WEBRTC_CELL_DEFAULTS.trackTimeoutMs} on the track)`,
-      positive(true),
+      positiveOf(true),
     )
-    .option('--every <s>', 'width of the latency windows', positive(false), WEBRTC_CELL_DEFAULTS.windowS)
+    .option('--every <s>', 'width of the latency windows', positiveOf(false), WEBRTC_CELL_DEFAULTS.windowS)
     .option('--token <token>', 'Bearer token for WHIP')
     .option('--json', 'print the result as JSON (without the per-frame samples)')
     .allowExcessArguments(false);
@@ -114,8 +106,8 @@ export function cellOptionsFrom(o: CliOptions): WebRtcCellOptions {
   };
 }
 
-async function main(argv: readonly string[]): Promise<number> {
-  const program = webrtcProgram().parse(argv, { from: 'user' });
+async function main(): Promise<number> {
+  const program = webrtcProgram().parse(commandArgv(), { from: 'user' });
   const o = program.opts<CliOptions>();
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const result = await runWebRtcCell({ ...cellOptionsFrom(o), log });
@@ -138,13 +130,4 @@ async function main(argv: readonly string[]): Promise<number> {
   return 0;
 }
 
-const isEntry = process.argv[1] !== undefined && fileURLToPath(import.meta.url) === resolve(process.argv[1]);
-if (isEntry) {
-  main(process.argv.slice(2).filter((a, i) => !(i === 0 && a === '--'))).then(
-    (code) => process.exit(code),
-    (error: unknown) => {
-      process.stderr.write(`bench:webrtc failed: ${error instanceof Error ? error.message : String(error)}\n`);
-      process.exit(1);
-    },
-  );
-}
+runIfEntry(import.meta.url, 'bench:webrtc', main);

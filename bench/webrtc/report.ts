@@ -1,7 +1,6 @@
 /** A WebRTC run as text: its figures in one table row, and its latency per window. Pure. */
-import { fmt } from '../client/report.ts';
-import { int, mdTable, ms } from '../matrix/markdown.ts';
 import type { PeriodFigures } from './figures.ts';
+import { fmt, int, mdTable, ms } from '../report.ts';
 
 export const kbit = (bytesPerS: number) => fmt((bytesPerS * 8) / 1000, 0);
 

@@ -12,10 +12,9 @@
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { HEALTH_PATH } from '@sightline/shared/protocol';
 import { webRtcPeerEnv, WEBRTC_PEER_NAMES, type WebRtcPeerMode } from '../baselines/webrtc-process.ts';
 import type { PacketLink } from '../link/packet/packet-link.ts';
-import { DEFAULT_GATEWAY_DIR } from '../reliability/gateway-under-test.ts';
+import { DEFAULT_GATEWAY_DIR, healthy } from '../reliability/gateway-under-test.ts';
 
 const PEER_DIR = fileURLToPath(new URL('../baselines/webrtc/', import.meta.url));
 const OUTPUT_TAIL_CHARS = 8000;
@@ -51,16 +50,6 @@ function stopChild(child: ChildProcess, graceMs = 10_000): Promise<void> {
   });
 }
 
-async function healthy(url: string): Promise<boolean> {
-  try {
-    const response = await fetch(`${url}${HEALTH_PATH}`, { signal: AbortSignal.timeout(3000) });
-    const body = (await response.json()) as { ok?: unknown };
-    return response.status === 200 && body.ok === true;
-  } catch {
-    return false;
-  }
-}
-
 /** Runs `spec` inside the link's namespace; resolves once its /healthz answers ok through the link. */
 export async function startInLink(link: PacketLink, spec: StartSpec): Promise<ServerInLink> {
   const child = link.spawn(spec.command, spec.args, {
@@ -75,7 +64,7 @@ export async function startInLink(link: PacketLink, spec: StartSpec): Promise<Se
   const url = `http://${link.namespaceAddress}:${spec.port}`;
   const server: ServerInLink = { name: spec.name, url, output: () => tail, stop: () => stopChild(child) };
   const deadline = Date.now() + (spec.startTimeoutMs ?? 180_000);
-  while (!(await healthy(url))) {
+  while (!(await healthy(url, 3000))) {
     if (child.exitCode !== null || child.signalCode !== null) {
       throw new Error(`${spec.name} exited (code ${child.exitCode}, signal ${child.signalCode}) before it was healthy:\n${tail}`);
     }

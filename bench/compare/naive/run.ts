@@ -5,9 +5,10 @@
  * process on the inputs prepared once; the Python client as a child process on the same frames, written to
  * a folder. Says on stderr how each half went.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { PythonEnv } from '@sightline/harness/process';
-import { runNaiveClient, type NaiveClientReport } from '../../baselines/naive-client.ts';
-import { fmt } from '../../client/report.ts';
+import { naiveClientCommand, runNaiveClient, type NaiveClientReport } from '../../baselines/naive-client.ts';
 import type { BenchResult } from '../../client/run.ts';
 import type { FrameInput } from '../../client/types.ts';
 import type { BenchClient } from '../bench-client.ts';
@@ -15,7 +16,9 @@ import { interleavedSteps } from '../schedule.ts';
 import type { RunningServer } from '../start-servers.ts';
 import { benchHalfArgv, halfSeconds, NAIVE_WARMUP, type NaiveCell } from './cells.ts';
 import { benchFigures, pythonFigures, refusedShare, type NaiveFigures } from './figures.ts';
-import { startHogs } from './hog.ts';
+import { commandLine, fmt } from '../../report.ts';
+import type { CompareOptions } from '../options.ts';
+import { startHogs, withHogsCommand } from './hog.ts';
 
 /** A frame without a reply after this long counts as unanswered (s), as the benchmark client's default. */
 export const NAIVE_TIMEOUT_S = 30;
@@ -107,4 +110,44 @@ export async function runNaiveHalves(
   );
   const unanswered = figures.flat().reduce((sum, f) => sum + f.unanswered, 0);
   return { figures, unanswered, failures, pythonClient: python.flat(2)[0]?.client };
+}
+
+const EXTENSION: Record<string, string> = { 'image/jpeg': 'jpg', 'image/png': 'png', 'image/webp': 'webp' };
+
+/** Writes the frames as files, in the order the benchmark client sends them (the Python client sends by name). */
+export function writeFrames(dir: string, inputs: readonly FrameInput[]): void {
+  mkdirSync(dir, { recursive: true });
+  inputs.forEach((input, i) => {
+    const base = input.name.replace(/\.[^.]*$/, '').replace(/[^\w.-]/g, '_');
+    writeFileSync(join(dir, `${String(i).padStart(3, '0')}-${base}.${EXTENSION[input.contentType] ?? 'img'}`), input.bytes);
+  });
+}
+
+/** One command per cell and server (one half), servers named by their variables, frames by $FRAMES. */
+export function naiveCommands(
+  cells: readonly NaiveCell[],
+  servers: ReadonlyArray<{ name: string; variable: string; url: string; client: Pick<BenchClient, 'protocol' | 'checkout'> }>,
+  options: Pick<CompareOptions, 'scale' | 'repeats' | 'hog'>,
+): string[] {
+  const urlNames = new Map(servers.map((s) => [s.url, s.variable]));
+  const suffix = options.repeats > 1 ? `   # x${options.repeats}, interleaved` : '';
+  return cells.flatMap((cell) =>
+    servers.map((s) => {
+      let command: string;
+      if (cell.client === 'bench') {
+        command = commandLine('pnpm bench', benchHalfArgv(cell, s.name, s.url, options.scale, s.client.protocol), urlNames);
+        if (s.client.checkout) command = `(cd ${s.client.checkout} && ${command})`;
+      } else {
+        command = naiveClientCommand({
+          url: `"$${s.variable}"`,
+          clients: cell.clients,
+          durationS: halfSeconds(cell, options.scale),
+          warmup: NAIVE_WARMUP,
+          timeoutS: NAIVE_TIMEOUT_S,
+          framesDir: '"$FRAMES"',
+        });
+      }
+      return withHogsCommand(command, cell.load === 'hog' ? options.hog : 0) + suffix;
+    }),
+  );
 }

@@ -8,6 +8,7 @@
 import { isTransparent, parseLinkSpec, type LinkProfile } from '@sightline/shared/link';
 import { PacketLink, packetLinkUnavailable } from '../../link/packet/packet-link.ts';
 import type { Clip } from '../../webrtc/clip.ts';
+import type { CompareOptions } from '../options.ts';
 import { runWebRtcCell, WEBRTC_CELL_DEFAULTS, type WebRtcCellResult } from '../../webrtc/run-cell.ts';
 import { rowName, type WebRtcRow } from './rows.ts';
 import { startLoopbackServers, startServersInLink, type ServerSet, type ServerSettings } from './servers.ts';
@@ -162,3 +163,13 @@ export async function runWebRtcLinks(settings: RunSettings): Promise<LinkResults
 export const HALF_S = 20;
 export const LONG_RUN_WINDOW_S = 60;
 export { WEBRTC_CELL_DEFAULTS };
+
+/** The marker of the section each form writes, so the cells and the long run can both stay in the document. */
+export function sectionName(options: Pick<CompareOptions, 'durationS'>): string {
+  return options.durationS === undefined ? 'webrtc' : 'webrtc-long';
+}
+
+/** Measured seconds of each half: 20 s scaled, at least 2. */
+export function halfSeconds(scale: number): number {
+  return Math.max(2, Math.round(HALF_S * scale * 10) / 10);
+}

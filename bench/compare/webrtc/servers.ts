@@ -8,6 +8,7 @@ import { startGatewayProcess } from '@sightline/harness/process';
 import { startWebRtcPeer } from '../../baselines/webrtc-process.ts';
 import type { PacketLink } from '../../link/packet/packet-link.ts';
 import { startGatewayInLink, startPeerInLink } from '../../webrtc/servers-in-link.ts';
+import { startInTurn } from '../start-servers.ts';
 import { WEBRTC_SERVERS, type WebRtcServerKey } from './rows.ts';
 
 export interface ServerSet {
@@ -35,33 +36,20 @@ async function startAll(
   start: (key: WebRtcServerKey) => Promise<{ url: string; stop(): Promise<void> }>,
   log: (line: string) => void,
 ): Promise<ServerSet> {
-  const stops: Array<() => Promise<void>> = [];
-  const set: ServerSet = {
-    urls: {},
-    notStarted: [],
-    stop: async () => {
-      await Promise.allSettled(stops.map((stop) => stop()));
-    },
-  };
-  try {
-    for (const plan of WEBRTC_SERVERS) {
+  const { running, notStarted } = await startInTurn(
+    WEBRTC_SERVERS,
+    async (plan) => {
       log(`starting ${plan.name}...`);
-      try {
-        const server = await start(plan.key);
-        set.urls[plan.key] = server.url;
-        stops.push(() => server.stop());
-      } catch (error) {
-        if (plan.key === 'gateway') throw error;
-        const reason = error instanceof Error ? error.message.slice(0, 500) : String(error);
-        log(`${plan.name} did not start, measured without it: ${reason}`);
-        set.notStarted.push({ key: plan.key, reason });
-      }
-    }
-  } catch (error) {
-    await set.stop();
-    throw error;
-  }
-  return set;
+      return { key: plan.key, ...(await start(plan.key)) };
+    },
+    (plan) => plan.key !== 'gateway',
+    log,
+  );
+  return {
+    urls: Object.fromEntries(running.map((s) => [s.key, s.url])),
+    notStarted: notStarted.map(({ plan, reason }) => ({ key: plan.key, reason })),
+    stop: async () => void (await Promise.allSettled(running.map((s) => s.stop()))),
+  };
 }
 
 export function startLoopbackServers(settings: ServerSettings, log: (line: string) => void): Promise<ServerSet> {

@@ -12,6 +12,7 @@ import { DatagramLink, DeliveryPump, lossRateOf, parseLinkSpec, realTimers } fro
 import { packetLinkUnavailable } from '../packet/packet-link.ts';
 import { binomialTolerance, bulkThroughput, echoRoundTrips, median, udpDelivery } from './measure.ts';
 import { startPath, type PathKind } from './paths.ts';
+import { mdTable, provenance } from '../../report.ts';
 
 const WIRE_PER_PAYLOAD = 1500 / 1448;
 
@@ -165,24 +166,17 @@ async function bufferbloat(): Promise<void> {
 async function main(): Promise<void> {
   const out = process.argv.includes('--out') ? process.argv[process.argv.indexOf('--out') + 1] : undefined;
   if (!root) console.error(`packet paths skipped: ${packetLinkUnavailable()}`);
-  const started = new Date();
   await throughput();
   await roundTrips();
   await losses();
   await bufferbloat();
   const lines = [
-    `Measured by \`pnpm bench:link-fidelity\` on ${started.toISOString()} (${process.platform}, Node ${process.version}, load average ${(
-      await import('node:os')
-    )
-      .loadavg()
-      .map((x) => x.toFixed(2))
-      .join(' / ')} at the end).`,
+    provenance('pnpm bench:link-fidelity', ` (${process.platform})`),
     '',
-    '| quantity | link | path | setting | measured | tolerance | holds |',
-    '| --- | --- | --- | --- | --- | --- | --- |',
-    ...rows.map(
-      (r) =>
-        `| ${r.quantity} | \`${r.link}\` | ${r.path} | ${r.setting} | ${r.measured} | ${r.tolerance} | ${r.holds ? 'yes' : '**no**'} |`,
+    mdTable(
+      ['quantity', 'link', 'path', 'setting', 'measured', 'tolerance', 'holds'],
+      rows.map((r) => [r.quantity, `\`${r.link}\``, r.path, r.setting, r.measured, r.tolerance, r.holds ? 'yes' : '**no**']),
+      7,
     ),
   ];
   console.log(lines.join('\n'));

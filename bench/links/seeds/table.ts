@@ -5,10 +5,10 @@
  */
 import { TCP_MSS } from '@sightline/shared/link';
 import { EDGE_STUDY } from '../../edge-study.ts';
-import { mdTable } from '../../matrix/markdown.ts';
 import { figuresOf, type CellFigures } from '../measurement.ts';
 import type { CellOutcome } from '../runner.ts';
 import type { SeedLink, SeedVariant } from './plan.ts';
+import { mdTable } from '../../report.ts';
 
 /** "About 2x": within 10% of it. */
 export const ABOUT_2X = { low: 1.8, high: 2.2 } as const;

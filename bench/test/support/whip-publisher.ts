@@ -1,13 +1,14 @@
 /**
- * Starts the aiortc WHIP publisher (python/whip_publisher.py) in the peer's venv and reads its JSON events:
- * a real WebRTC implementation, not written here, publishing to the Python WebRTC peer.
+ * Starts the aiortc sender (webrtc/python/webrtc_sender.py, the one the benchmark and the gateway's tests publish
+ * with) in the peer's venv as a WHIP publisher (`--url`) and reads its JSON events: a real WebRTC implementation,
+ * not written here, publishing to the Python WebRTC peer.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { webRtcPeerEnv } from '../../baselines/webrtc-process.ts';
 
-const SCRIPT = fileURLToPath(new URL('python/whip_publisher.py', import.meta.url));
+const SCRIPT = fileURLToPath(new URL('../../webrtc/python/webrtc_sender.py', import.meta.url));
 
 export interface PublisherEvent {
   event: string;

@@ -1,13 +1,13 @@
 /**
- * Starts the aiortc WHIP publisher (test/support/python/whip_client.py) in the `aiortc` venv and reads its
- * JSON events: the independent WebRTC peer of the gateway's WebRTC tests.
+ * Starts the aiortc sender (bench/webrtc/python/webrtc_sender.py, the one the benchmarks publish with too) as a WHIP
+ * publisher in the `aiortc` venv and reads its JSON events: the independent WebRTC peer of the gateway's WebRTC tests.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { ensurePythonEnv } from '@sightline/harness/process';
 
-const SCRIPT = fileURLToPath(new URL('python/whip_client.py', import.meta.url));
+const SCRIPT = fileURLToPath(new URL('../../../bench/webrtc/python/webrtc_sender.py', import.meta.url));
 const REQUIREMENTS = fileURLToPath(new URL('../../../bench/baselines/webrtc/requirements.txt', import.meta.url));
 export const PHOTOS = ['dog', 'horses', 'kite'].map((name) =>
   fileURLToPath(new URL(`../../../shared/fixtures/photos/${name}.jpg`, import.meta.url)),

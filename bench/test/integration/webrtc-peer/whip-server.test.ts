@@ -1,6 +1,6 @@
 /**
  * The Python WebRTC peer (baselines/webrtc/whip_server.py) as the benchmark starts it, a child process on
- * loopback, driven by aiortc publishers (python/whip_publisher.py): a VP8 track of the fixture photos comes back
+ * loopback, driven by the aiortc sender as a WHIP publisher (webrtc/python/webrtc_sender.py): a VP8 track of the fixture photos comes back
  * as `detections` on the `detections` channel with the right labels, each naming its frame by the RTP
  * timestamp it carried (across a wrap of the 32-bit clock), in both modes; the frame protocol on a `frames`
  * channel; WHIP's refusals; the peer bound, and a vanished peer cleaned up with its UDP sockets. Nothing here
@@ -149,15 +149,15 @@ describe('the aiortc WHIP peer', () => {
   it(
     'speaks the frame protocol on a `frames` data channel: hello, then a detections reply per frame',
     async () => {
-      const publisher = await publish('latest', ['--frames', ...PHOTOS.map((name) => photoPath(`${name}.jpg`))]);
-      const replies = (events: readonly PublisherEvent[]) => events.filter((e) => e.event === 'frame-reply');
-      const events = await publisher.until((e) => replies(e).length >= 1 + PHOTOS.length, 'a hello and a reply per frame', SLOW);
+      const frames = PHOTOS.map((name) => photoPath(`${name}.jpg`));
+      const publisher = await publish('latest', ['--channel', 'frames', '--reliable', '--json-frames', ...frames]);
+      const events = await publisher.until((e) => e.some((x) => x.event === 'frames-answered'), 'a reply per frame', SLOW);
       expect(await publisher.finish()).toBe(0);
 
-      const [hello, ...answers] = replies(events).map((e) => ({
-        photo: e.photo as string | null,
-        message: validateServerMessage(e.message),
-      }));
+      const [hello, ...answers] = events
+        .filter((e) => e.event === 'reply')
+        .map((e) => validateServerMessage(JSON.parse(String(e.data))))
+        .map((message) => ({ photo: 'id' in message ? PHOTOS[Number(message.id) - 1] : undefined, message }));
       expect(hello!.message).toMatchObject({ type: 'hello', defaultModel: MODEL });
       expect(answers.map((a) => a.photo).sort()).toEqual([...PHOTOS].sort());
       for (const { photo, message } of answers) {

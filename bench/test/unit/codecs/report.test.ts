@@ -30,8 +30,16 @@ const TURN = {
 
 const REPORT: CodecReport = {
   commands: ['pnpm bench:codecs --frames 4', 'pnpm bench:codecs --write    # the full run'],
-  date: '2026-11-27T10:00:00Z',
-  machine: 'AMD EPYC, 2 cores',
+  context: {
+    date: '2026-11-27T10:00:00Z',
+    cpu: 'AMD EPYC',
+    cores: 2,
+    ramGiB: 8,
+    node: 'v24',
+    loadBefore: 0.1,
+    loadAfter: 0.2,
+    minutes: 12,
+  },
   gateway: 'ffmpeg 4.1',
   keyframeInterval: 75,
   clips: [

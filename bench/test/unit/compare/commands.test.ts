@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { benchCommand, halfCommands } from '../../../compare/commands.ts';
+import { halfCommands } from '../../../compare/cells.ts';
+import { commandLine } from '../../../report.ts';
 
 describe('compare: the printed commands', () => {
   it('names servers by their variables and quotes what the shell would split', () => {
     const names = new Map([['http://127.0.0.1:4321', 'AFTER']]);
-    expect(benchCommand(['--url', 'http://127.0.0.1:4321', '--label', "after, 1 client's", '--frames', '8'], names)).toBe(
+    expect(commandLine('pnpm bench', ['--url', 'http://127.0.0.1:4321', '--label', "after, 1 client's", '--frames', '8'], names)).toBe(
       `pnpm bench --url "$AFTER" --label 'after, 1 client'\\''s' --frames 8`,
     );
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runsDoc } from '../../../doc-section.ts';
+import { runsDoc } from '../../../report.ts';
 import { CompareArgsError, CompareHelpShown, parseCompareArgs } from '../../../compare/options.ts';
 import { DEFAULT_GATEWAY_DIR } from '../../../reliability/gateway-under-test.ts';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { durationFor, parseLinksArgs, warmupFor } from '../../../links/main.ts';
 import { TABLE_LINKS } from '../../../links/link-set.ts';
-import { invocationOf } from '../../../links/run-context.ts';
+import { invocationOf } from '../../../report.ts';
 
 describe('pnpm bench:links arguments', () => {
   it('runs every table link and row by default, in interleaved rounds of 10 s', () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { naiveCells } from '../../../../compare/naive/cells.ts';
-import { naiveCommands, writeFrames } from '../../../../compare/naive/main.ts';
+import { naiveCommands, writeFrames } from '../../../../compare/naive/run.ts';
 
 describe('naive-client comparison: frames and commands', () => {
   it('writes the frames in sending order, named so the Python client sends them in the same order', () => {

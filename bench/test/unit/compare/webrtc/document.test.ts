@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { cellTable, longRunTable, rowCommand, verdictLines, webrtcSection } from '../../../../compare/webrtc/document.ts';
-import { halfSeconds, sectionName } from '../../../../compare/webrtc/main.ts';
 import { CELL_ROWS, LONG_RUN_ROWS, rowName, type WebRtcRow } from '../../../../compare/webrtc/rows.ts';
-import { chooseLinkPath, linkPlans, type LinkResults } from '../../../../compare/webrtc/run.ts';
+import { chooseLinkPath, halfSeconds, linkPlans, sectionName, type LinkResults } from '../../../../compare/webrtc/run.ts';
 import { COMPARE_DEFAULTS, type CompareOptions } from '../../../../compare/options.ts';
 import { periodFigures, windowFigures, type FrameSample } from '../../../../webrtc/figures.ts';
 import type { WebRtcCellResult } from '../../../../webrtc/run-cell.ts';

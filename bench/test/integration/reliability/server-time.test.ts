@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGatewayProcess, type GatewayProcess } from '@sightline/harness/process';
-import { measureBesideServerTime } from '../../../reliability/beside-server-time.ts';
+import { measureServerTime } from '../../../reliability/server-time.ts';
 import { cameraFrame } from '../../../reliability/scenario-frames.ts';
 
 let gateway: GatewayProcess;
@@ -19,7 +19,7 @@ afterAll(async () => {
 
 describe('service time of a frame beside another', () => {
   it('measures every frame of two clients side by side', async () => {
-    const timing = await measureBesideServerTime(gateway.url, await cameraFrame(), { clients: 2, frames: 5, warmup: 1 });
+    const timing = await measureServerTime(gateway.url, await cameraFrame(), { clients: 2, frames: 5, warmup: 1 });
     expect(timing).toMatchObject({ clients: 2, frames: 10, notDetected: 0 });
     expect(timing.serverMs.count).toBe(10);
     expect(timing.serverMs.p50).toBeGreaterThan(0);

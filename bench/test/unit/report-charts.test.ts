@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { logBounds, logTicks, niceStep, renderGroupedBars, renderLatencyChart } from '../../../client/chart-svg.ts';
+import {
+  formatBytes,
+  logBounds,
+  logTicks,
+  niceStep,
+  renderGroupedBars,
+  renderLatencyChart,
+  renderQualityChart,
+} from '../../report-charts.ts';
 
 describe('bench latency chart', () => {
   it('is a well-formed SVG with one curve per series', () => {
@@ -73,5 +81,55 @@ describe('grouped bar chart', () => {
     expect(svg).toContain('(log scale)');
     expect(svg).toContain('>1000</text>');
     expect(svg).toContain('>10</text>');
+  });
+});
+
+describe('formatBytes', () => {
+  it('writes kB from a thousand bytes on', () => {
+    expect(formatBytes(500)).toBe('500 B');
+    expect(formatBytes(2000)).toBe('2 kB');
+  });
+});
+
+describe('renderQualityChart', () => {
+  const svg = renderQualityChart(
+    [
+      {
+        name: 'JPEG, slideshow',
+        colorIndex: 0,
+        dashed: false,
+        points: [
+          { bytes: 30_000, agreement: 0.9, label: 'q50' },
+          { bytes: 50_000, agreement: 0.97, label: 'q80' },
+        ],
+      },
+      {
+        name: 'VP8, bikes <real>',
+        colorIndex: 1,
+        dashed: true,
+        points: [
+          { bytes: 2000, agreement: 0.8, label: '250k' },
+          { bytes: 6000, agreement: 0.95, label: '1000k' },
+        ],
+      },
+      { name: 'H.264, empty', colorIndex: 2, dashed: false, points: [{ bytes: 3000, agreement: Number.NaN, label: '500k' }] },
+    ],
+    'Agreement for bytes',
+  );
+
+  it('draws a line per series with points, dashing the later clip, and escapes names', () => {
+    expect(svg.match(/<path /g)).toHaveLength(2);
+    expect(svg.match(/<circle /g)).toHaveLength(4);
+    expect(svg).toContain('stroke-dasharray');
+    expect(svg).toContain('VP8, bikes &lt;real&gt;');
+    expect(svg).toContain('>q80<');
+  });
+
+  it('leaves out a series with no agreement to draw, legend included', () => {
+    expect(svg).not.toContain('H.264, empty');
+  });
+
+  it('says so when there is nothing to draw', () => {
+    expect(renderQualityChart([], 'nothing')).toContain('no measured encodings');
   });
 });

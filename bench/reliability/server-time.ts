@@ -1,31 +1,31 @@
 /**
- * The yardstick of the overload latency goal (issue 29, point 3): the service time of a frame processed beside
- * another, measured on the idle gateway just before the load, in the same run. Two naive stop-and-wait clients
- * (each sends its next frame on any answer, hints ignored) on their own connections, side by side; the p50 of
- * their detected frames' `serverMs` (from receipt to reply, inside the gateway) is the figure: on 2 cores two
- * frames at once is what the machine does at full use, so "p95 under overload / this" says how much waiting
- * beyond full use a detected frame carried.
+ * The yardsticks the overload figures are divided by, measured on the idle gateway just before the load, in the
+ * same run: the server time of one frame alone (one stop-and-wait client), and the service time of a frame
+ * processed beside another (issue 29, point 3: two naive stop-and-wait clients side by side, each sending its next
+ * frame on any answer, hints ignored; on 2 cores two frames at once is what the machine does at full use, so "p95
+ * under overload / this" says how much waiting beyond full use a detected frame carried). The figure is the p50 of
+ * the detected frames' `serverMs` (from receipt to reply, inside the gateway).
  */
 import { summarize, type Summary } from '@sightline/shared/stats';
 import { WsConnection } from '../client/transports/ws-connection.ts';
 import type { FrameInput } from '../client/types.ts';
 
-export interface BesideTiming {
+export interface ServerTiming {
   clients: number;
   /** Detected frames measured, all clients together. */
   frames: number;
   serverMs: Summary;
   /** Client-side round trip of the same frames. */
   latencyMs: Summary;
-  /** Frames not detected (refused or failed): none expected from two stop-and-wait clients. */
+  /** Frames not detected (refused or failed): none expected from stop-and-wait clients on an idle gateway. */
   notDetected: number;
 }
 
-export async function measureBesideServerTime(
+export async function measureServerTime(
   url: string,
   input: FrameInput,
-  { clients = 2, frames = 50, warmup = 5 }: { clients?: number; frames?: number; warmup?: number } = {},
-): Promise<BesideTiming> {
+  { clients = 1, frames = 50, warmup = 5 }: { clients?: number; frames?: number; warmup?: number } = {},
+): Promise<ServerTiming> {
   const connections = await Promise.all(
     Array.from({ length: clients }, () =>
       WsConnection.open({ baseUrl: url, codec: 'msgpack', timeoutMs: 30_000, honourRetryAfter: false }),

@@ -30,6 +30,7 @@ export const CATEGORIES = [
   'tcp-garbage',
   'bad-ws-framing',
   'bad-video',
+  'bad-rules',
 ] as const;
 export type Category = (typeof CATEGORIES)[number];
 
@@ -40,7 +41,7 @@ export type FuzzInput =
   /** One WebSocket message on the shared connection; text frames are sent byte for byte (invalid UTF-8 included). */
   | { channel: 'ws-binary' | 'ws-text'; data: Uint8Array }
   /** One request on a new connection. */
-  | { channel: 'http'; method: 'POST' | 'GET'; path: string; headers: Record<string, string>; body: Uint8Array }
+  | { channel: 'http'; method: 'POST' | 'GET' | 'PUT'; path: string; headers: Record<string, string>; body: Uint8Array }
   /** Raw bytes on a new TCP connection to the gateway's port. */
   | { channel: 'tcp'; bytes: Uint8Array }
   /** A new connection upgraded to WebSocket by hand, then these bytes as if they were WebSocket frames. */

@@ -64,6 +64,7 @@ export const CATEGORY_WEIGHTS: Readonly<Record<Category, number>> = {
   'tcp-garbage': 4,
   'bad-ws-framing': 5,
   'bad-video': 5,
+  'bad-rules': 4,
 };
 
 const STAND_IN_IMAGE = new Uint8Array([0xff, 0xd8, 0xff, 0xe0]);
@@ -769,6 +770,93 @@ function badVideo(ctx: Context): Draft {
   };
 }
 
+/** The rules API's body limit (events-service.ts): past it the PUT is `too_large` before it is parsed. */
+const RULES_BODY_LIMIT = 256 * 1024;
+
+/** A polygon of `n` points on a circle: a simple polygon, valid but for its size. */
+const circle = (n: number) =>
+  Array.from({ length: n }, (_, i) => [0.5 + 0.4 * Math.cos((2 * Math.PI * i) / n), 0.5 + 0.4 * Math.sin((2 * Math.PI * i) / n)]);
+const line = (i: number) => ({ name: `l${i}`, from: [0.1, (i % 90) / 100 + 0.05], to: [0.9, (i % 90) / 100 + 0.05] });
+
+/**
+ * A camera's rules replaced with something wrong (PUT /api/cameras/NAME/rules): every one is refused with the field
+ * named, and a huge or numerous one is refused by its size or its count, bounded, before any work on its items.
+ */
+function badRules(ctx: Context): Draft {
+  const { rng } = ctx;
+  const camera = `fuzz-${rng.int(0, 9)}`;
+  const bad = httpRefused('bad_message');
+  const [name, value, expect, path] = rng.pick<[string, unknown, Expectation, string?]>([
+    ['a line outside the picture', { lines: [{ name: 'a', from: [0, 0], to: [1.5, 1] }], zones: [] }, bad],
+    ['a line of no length', { lines: [{ name: 'a', from: [0.5, 0.5], to: [0.5, 0.5] }], zones: [] }, bad],
+    ['a point as a string', { lines: [{ name: 'a', from: ['0', 0], to: [1, 1] }], zones: [] }, bad],
+    [
+      'a zone of two points',
+      {
+        lines: [],
+        zones: [
+          {
+            name: 'z',
+            polygon: [
+              [0, 0],
+              [1, 1],
+            ],
+          },
+        ],
+      },
+      bad,
+    ],
+    [
+      'a self-crossing zone',
+      {
+        lines: [],
+        zones: [
+          {
+            name: 'z',
+            polygon: [
+              [0, 0],
+              [1, 1],
+              [1, 0],
+              [0, 1],
+            ],
+          },
+        ],
+      },
+      bad,
+    ],
+    ['a zone of 65 points', { lines: [], zones: [{ name: 'z', polygon: circle(65) }] }, bad],
+    ['a zone of 20,000 points', { lines: [], zones: [{ name: 'z', polygon: circle(20_000) }] }, httpRefused('too_large')],
+    ['33 lines', { lines: Array.from({ length: 33 }, (_, i) => line(i)), zones: [] }, bad],
+    ['5,000 lines', { lines: Array.from({ length: 5000 }, (_, i) => line(i)), zones: [] }, httpRefused('too_large')],
+    ['two lines of one name', { lines: [line(1), { ...line(2), name: 'l1' }], zones: [] }, bad],
+    ['an unknown key', { lines: [{ ...line(1), colour: 'red' }], zones: [] }, bad],
+    ['only lines (no zones: none)', { lines: [line(1)] }, { accept: ['http 200'] }],
+    ['a score of 2', { lines: [{ ...line(1), minScore: 2 }], zones: [] }, bad],
+    ['an unknown anchor', { lines: [{ ...line(1), anchor: 'feet' }], zones: [] }, bad],
+    ['a name of 200 characters', { lines: [{ ...line(1), name: 'n'.repeat(200) }], zones: [] }, bad],
+    ['an array', [line(1)], bad],
+    ['a bad camera name', { lines: [], zones: [] }, bad, '/api/cameras/..%2Fetc/rules'],
+    ['a camera name of 65 characters', { lines: [], zones: [] }, bad, `/api/cameras/${'c'.repeat(65)}/rules`],
+    ['valid rules', { lines: [line(1)], zones: [{ name: 'z', polygon: circle(8) }] }, { accept: ['http 200'] }],
+  ]);
+  let body = textBytes(JSON.stringify(value));
+  // A body cut short is not JSON: refused as such, whatever it held.
+  if (rng.chance(0.1) && body.length < RULES_BODY_LIMIT) body = body.subarray(0, rng.int(1, body.length - 1));
+  const truncated = body.length < textBytes(JSON.stringify(value)).length;
+  return {
+    channel: 'http',
+    name: truncated ? `${name}, cut short` : name,
+    input: {
+      channel: 'http',
+      method: 'PUT',
+      path: path ?? `/api/cameras/${camera}/rules`,
+      headers: { 'content-type': JSON_CONTENT_TYPE, accept: JSON_CONTENT_TYPE },
+      body,
+    },
+    expect: truncated ? bad : expect,
+  };
+}
+
 const GENERATORS: Readonly<Record<Category, (ctx: Context) => Draft>> = {
   'random-bytes': randomBytes,
   'truncated-msgpack': truncatedMsgpack,
@@ -789,6 +877,7 @@ const GENERATORS: Readonly<Record<Category, (ctx: Context) => Draft>> = {
   'tcp-garbage': tcpGarbage,
   'bad-ws-framing': badWsFraming,
   'bad-video': badVideo,
+  'bad-rules': badRules,
 };
 
 /** A category by weight; the first cases of a run visit every category once, so even short runs cover all. */

@@ -1,45 +1,21 @@
 /**
- * Settings kept in localStorage across visits, validated on the way in. Pure (strings in, settings out) so
- * it is unit-tested without a DOM.
+ * Settings kept in localStorage across visits, each checked on the way in by its row of the settings table
+ * (settings.ts), the check the address uses too: a value it does not take falls back to the default. Pure
+ * (strings in, settings out) so it is unit-tested without a DOM.
  *
  * v1 stored `frameSize` even when the person never touched it, so its 320 (the old default, which makes
  * SSDLite mislabel objects) cannot be told from a deliberate choice: on migration it becomes "auto".
  * Any other stored size that is still a valid option is kept; anything unknown falls back to the default.
  */
-import { isFrameSize } from '../capture/frame-size.ts';
-import { isCameraName } from '../scene-rules/camera-name.ts';
-import { runnableLink } from '../link/link-check.ts';
-import { isThreadsSetting } from '../inference/threads.ts';
-import { isRunOn } from '../frame-routes/run-on.ts';
-import { isBoxMode } from '../tracking/box-mode.ts';
-import { isStreamCodec } from '../transport/stream-codecs.ts';
-import { isTransport } from '../transport/transports.ts';
-import { isVideoBitrate } from '../video/video-bitrate.ts';
-import { DEFAULT_SETTINGS, type StreamSettings } from './settings.ts';
+import { DEFAULT_SETTINGS, SETTING_ROWS, type StreamSettings } from './settings.ts';
 
 export const STORAGE_KEY = 'sightline.settings.v2';
 export const LEGACY_STORAGE_KEYS = ['sightline.settings.v1'] as const;
 /** v1's default frame size, replaced by "auto" when migrating. */
 const V1_DEFAULT_FRAME_SIZE = 320;
 
-/** Settings that make sense across visits; source-specific ones (mirror, model threshold, pause) do not. */
-export const PERSISTED = [
-  'codec',
-  'abMode',
-  'abEvery',
-  'maxInFlight',
-  'frameSize',
-  'jpegQuality',
-  'statsWindow',
-  'runOn',
-  'deviceThreads',
-  'boxes',
-  'transport',
-  'videoBitrate',
-  'link',
-  'camera',
-] as const;
-type PersistedKey = (typeof PERSISTED)[number];
+/** The settings kept across visits (the table's `persisted`): source-specific ones (model, threshold, mirror, pause) are not. */
+const PERSISTED = SETTING_ROWS.filter((row) => row.persisted);
 
 function parseObject(raw: string | null | undefined): Record<string, unknown> | undefined {
   if (!raw) return undefined;
@@ -48,33 +24,6 @@ function parseObject(raw: string | null | undefined): Record<string, unknown> | 
     return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
-  }
-}
-
-function valid(key: PersistedKey, value: unknown): boolean {
-  switch (key) {
-    case 'frameSize':
-      return isFrameSize(value);
-    case 'codec':
-      return isStreamCodec(value);
-    case 'transport':
-      return isTransport(value);
-    case 'videoBitrate':
-      return isVideoBitrate(value);
-    case 'abMode':
-      return typeof value === 'boolean';
-    case 'runOn':
-      return isRunOn(value);
-    case 'deviceThreads':
-      return isThreadsSetting(value);
-    case 'boxes':
-      return isBoxMode(value);
-    case 'link':
-      return typeof value === 'string' && runnableLink(value) !== undefined;
-    case 'camera':
-      return isCameraName(value);
-    default:
-      return typeof value === 'number' && Number.isFinite(value);
   }
 }
 
@@ -87,9 +36,9 @@ export function loadSettings(stored: string | null | undefined, legacy?: string 
     if (old) source = old.frameSize === V1_DEFAULT_FRAME_SIZE ? { ...old, frameSize: 'auto' } : old;
   }
   if (!source) return merged;
-  for (const key of PERSISTED) {
+  for (const { key, values } of PERSISTED) {
     const value = source[key];
-    if (valid(key, value)) (merged as unknown as Record<string, unknown>)[key] = value;
+    if (values.valid(value)) (merged as unknown as Record<string, unknown>)[key] = value;
   }
   return merged;
 }
@@ -101,12 +50,12 @@ export function loadSettings(stored: string | null | undefined, legacy?: string 
  */
 export function settingsToStore(current: StreamSettings, linked: Partial<StreamSettings>, stored: StreamSettings): StreamSettings {
   const kept: Partial<StreamSettings> = {};
-  for (const key of PERSISTED) {
+  for (const { key } of PERSISTED) {
     if (key in linked) (kept as Record<string, unknown>)[key] = stored[key];
   }
   return { ...current, ...kept };
 }
 
 export function serializeSettings(settings: StreamSettings): string {
-  return JSON.stringify(Object.fromEntries(PERSISTED.map((key) => [key, settings[key]])));
+  return JSON.stringify(Object.fromEntries(PERSISTED.map(({ key }) => [key, settings[key]])));
 }

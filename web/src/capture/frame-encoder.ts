@@ -6,6 +6,7 @@
 import type { VideoCodec } from '@sightline/shared/protocol';
 import type { EncodeRequest, EncodeResponse } from './encoder-protocol.ts';
 import { targetSize, type FrameSize, type ModelInput, type Size } from './frame-size.ts';
+import { WorkerJobs, type JobWorker } from './worker-jobs.ts';
 
 export type EncoderPath = 'worker' | 'main-thread';
 
@@ -49,28 +50,17 @@ function workerEncodingSupported(): boolean {
   );
 }
 
-interface PendingJob {
-  resolve: (response: EncodeResponse) => void;
-  reject: (error: Error) => void;
-}
-
 /** Consecutive worker failures after which the main-thread path takes over for good. */
 const WORKER_FAILURE_LIMIT = 3;
 
 /**
- * A worker job that has not answered after this long is given up and the worker replaced: a wedged worker
- * (GPU process hiccup, a VideoFrame that never decodes) would otherwise hold the one-encode-at-a-time
- * stream forever. A normal encode takes milliseconds, a few hundred at most for the largest frames.
+ * A worker job that has not answered after this long is given up and the worker replaced (worker-jobs.ts).
+ * A normal encode takes milliseconds, a few hundred at most for the largest frames.
  */
 export const ENCODE_TIMEOUT_MS = 4000;
 
 /** The part of Worker the encoder uses (so tests can hand in a fake). */
-export interface EncoderWorker {
-  onmessage: ((event: MessageEvent<EncodeResponse>) => void) | null;
-  onerror: ((event: ErrorEvent) => void) | null;
-  postMessage(message: EncodeRequest, transfer: Transferable[]): void;
-  terminate(): void;
-}
+export type EncoderWorker = JobWorker<EncodeRequest, EncodeResponse>;
 
 export interface FrameEncoderOptions {
   createWorker?: () => EncoderWorker;
@@ -81,21 +71,33 @@ function createEncoderWorker(): EncoderWorker {
   return new Worker(new URL('./frame-encoder.worker.ts', import.meta.url), { type: 'module', name: 'frame-encoder' });
 }
 
+/** The size `element`'s current picture is encoded at (`input`: the model's, which "auto" fits); throws without a picture. */
+export function encodeSize(element: FrameSourceElement, frameSize: FrameSize, input: ModelInput | undefined): Size {
+  const source = intrinsicSize(element);
+  if (source.width <= 0 || source.height <= 0) throw new Error('the source has no picture yet');
+  return targetSize(source, frameSize, input);
+}
+
+/** The grabbed picture's media timestamp (µs) when it is a VideoFrame: it names the frame exactly. */
+export function pictureTimestampUs(picture: VideoFrame | ImageBitmap): number | undefined {
+  return typeof VideoFrame === 'function' && picture instanceof VideoFrame ? picture.timestamp : undefined;
+}
+
 export class FrameEncoder {
-  private worker: EncoderWorker | undefined;
   private workerFailures = 0;
   private useWorker: boolean;
-  private nextJob = 1;
-  private readonly jobs = new Map<number, PendingJob>();
   private canvas: HTMLCanvasElement | undefined;
-  private readonly createWorker: () => EncoderWorker;
-  private readonly jobTimeoutMs: number;
+  private readonly jobs: WorkerJobs<EncodeRequest, EncodeResponse>;
   /** Why the worker path was abandoned, if it was. */
   fallbackReason: string | undefined;
 
   constructor(options: FrameEncoderOptions = {}) {
-    this.createWorker = options.createWorker ?? createEncoderWorker;
-    this.jobTimeoutMs = options.jobTimeoutMs ?? ENCODE_TIMEOUT_MS;
+    this.jobs = new WorkerJobs({
+      createWorker: options.createWorker ?? createEncoderWorker,
+      timeoutMs: options.jobTimeoutMs ?? ENCODE_TIMEOUT_MS,
+      name: 'the encoder worker',
+      onFailure: (reason) => this.abandonWorker(reason),
+    });
     this.useWorker = options.createWorker !== undefined || workerEncodingSupported();
     this.fallbackReason = this.useWorker ? undefined : 'OffscreenCanvas encoding is not supported by this browser';
   }
@@ -106,9 +108,7 @@ export class FrameEncoder {
 
   /** `input` is the model's input, which the "auto" frame size is fitted to. */
   async encode(element: FrameSourceElement, frameSize: FrameSize, quality: number, input?: ModelInput): Promise<EncodedFrame> {
-    const source = intrinsicSize(element);
-    if (source.width <= 0 || source.height <= 0) throw new Error('the source has no picture yet');
-    const size = targetSize(source, frameSize, input);
+    const size = encodeSize(element, frameSize, input);
     const started = performance.now();
     if (this.useWorker) {
       try {
@@ -117,8 +117,10 @@ export class FrameEncoder {
         return { bytes, ...size, encodeMs: performance.now() - started, path: 'worker', timestampUs };
       } catch (error) {
         this.workerFailures++;
-        if (this.workerFailures >= WORKER_FAILURE_LIMIT) this.abandonWorker(error instanceof Error ? error.message : String(error));
-        else throw error;
+        if (this.workerFailures < WORKER_FAILURE_LIMIT) throw error;
+        const reason = error instanceof Error ? error.message : String(error);
+        this.jobs.stop(reason);
+        this.abandonWorker(reason);
       }
     }
     const bytes = await this.encodeOnMainThread(element, size, quality);
@@ -126,10 +128,7 @@ export class FrameEncoder {
   }
 
   dispose(): void {
-    this.worker?.terminate();
-    this.worker = undefined;
-    for (const job of this.jobs.values()) job.reject(new Error('encoder disposed'));
-    this.jobs.clear();
+    this.jobs.stop('encoder disposed');
   }
 
   private async encodeInWorker(
@@ -137,74 +136,18 @@ export class FrameEncoder {
     size: Size,
     quality: number,
   ): Promise<{ bytes: Uint8Array; timestampUs?: number }> {
-    const worker = this.ensureWorker();
     // Grabbed synchronously in the caller's task (grabPicture awaits nothing before `new VideoFrame`): the picture on show when encode() was called.
     const source = await grabPicture(element);
-    const timestampUs = typeof VideoFrame === 'function' && source instanceof VideoFrame ? source.timestamp : undefined;
-    const id = this.nextJob++;
-    const request: EncodeRequest = { id, source, width: size.width, height: size.height, quality };
-    const response = await new Promise<EncodeResponse>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        if (!this.jobs.delete(id)) return;
-        reject(new Error(`the encoder worker did not answer within ${this.jobTimeoutMs / 1000} s; restarting it`));
-        this.restartWorker(worker);
-      }, this.jobTimeoutMs);
-      this.jobs.set(id, {
-        resolve: (answer) => {
-          clearTimeout(timer);
-          resolve(answer);
-        },
-        reject: (error) => {
-          clearTimeout(timer);
-          reject(error);
-        },
-      });
-      try {
-        worker.postMessage(request, [source]);
-      } catch (error) {
-        this.jobs.delete(id);
-        clearTimeout(timer);
-        source.close();
-        reject(error instanceof Error ? error : new Error(String(error)));
-      }
-    });
+    const timestampUs = pictureTimestampUs(source);
+    const response = await this.jobs.run({ id: this.jobs.newId(), source, width: size.width, height: size.height, quality });
     if (!response.ok) throw new Error(response.error);
     return { bytes: new Uint8Array(response.bytes), timestampUs };
   }
 
-  private ensureWorker(): EncoderWorker {
-    if (this.worker) return this.worker;
-    const worker = this.createWorker();
-    worker.onmessage = (event: MessageEvent<EncodeResponse>) => {
-      const job = this.jobs.get(event.data.id);
-      if (!job) return;
-      this.jobs.delete(event.data.id);
-      job.resolve(event.data);
-    };
-    worker.onerror = (event) => {
-      event.preventDefault();
-      this.abandonWorker(event.message || 'the encoder worker failed to start');
-    };
-    this.worker = worker;
-    return worker;
-  }
-
-  /** Replaces a wedged worker: the next encode starts a fresh one. Jobs it still held can never finish. */
-  private restartWorker(worker: EncoderWorker): void {
-    if (this.worker !== worker) return;
-    worker.terminate();
-    this.worker = undefined;
-    for (const job of this.jobs.values()) job.reject(new Error('the encoder worker was restarted'));
-    this.jobs.clear();
-  }
-
+  /** The worker failed: the main thread encodes from now on. */
   private abandonWorker(reason: string): void {
     this.useWorker = false;
     this.fallbackReason = reason;
-    this.worker?.terminate();
-    this.worker = undefined;
-    for (const job of this.jobs.values()) job.reject(new Error(reason));
-    this.jobs.clear();
   }
 
   private async encodeOnMainThread(element: FrameSourceElement, size: Size, quality: number): Promise<Uint8Array> {

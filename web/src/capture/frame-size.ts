@@ -68,11 +68,6 @@ export function parseFrameSize(value: unknown): FrameSize {
   return Number.isInteger(parsed) && parsed > 0 ? parsed : DEFAULT_FRAME_SIZE;
 }
 
-/** Whether a stored value is a frame size this version understands. */
-export function isFrameSize(value: unknown): value is FrameSize {
-  return value === 'native' || value === 'auto' || (typeof value === 'number' && Number.isInteger(value) && value > 0);
-}
-
 /** The model frames go to: the chosen one, else the gateway's default (what it uses for frames without a model). */
 export function modelFor(response: ModelsResponse | undefined, name: string | undefined): ModelInfo | undefined {
   if (!response) return undefined;

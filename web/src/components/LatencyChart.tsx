@@ -9,6 +9,7 @@ import {
   type LatencySeriesKey,
 } from '../metrics/chart-data.ts';
 import type { MeasuredLink } from '../link/measured-link.ts';
+import { CHART_AXIS, CHART_GRID, CHART_MARGIN, CHART_STYLE, CHART_TOOLTIP } from '../ui/chart-style.ts';
 import { formatMs, rawValue } from '../ui/format.ts';
 import { latencySummary } from '../ui/latency-summary.ts';
 import { LinkCaption } from './LinkCaption.tsx';
@@ -136,26 +137,19 @@ export const LatencyChart = memo(function LatencyChart({ series: data, pingMs, l
         {rows.length === 0 && data.device.length === 0 && data.pings.length === 0 ? (
           <p className="empty chart__empty">Latency appears here once frames are answered.</p>
         ) : (
-          <LineChart
-            responsive
-            data={rows.length > 0 ? rows : data.device}
-            margin={{ top: 8, right: 12, bottom: 0, left: -8 }}
-            style={{ width: '100%', height: '100%', minHeight: 150 }}
-          >
-            <CartesianGrid stroke="#273041" strokeDasharray="3 3" vertical={false} />
+          <LineChart responsive data={rows.length > 0 ? rows : data.device} margin={CHART_MARGIN} style={CHART_STYLE}>
+            <CartesianGrid {...CHART_GRID} />
             <XAxis
               dataKey="t"
               type="number"
               domain={['dataMin', 0]}
               tickFormatter={tickSeconds}
-              stroke="#8b95a5"
-              tick={{ fontSize: 11 }}
+              {...CHART_AXIS}
               tickCount={6}
               allowDecimals={false}
             />
             <YAxis
-              stroke="#8b95a5"
-              tick={{ fontSize: 11 }}
+              {...CHART_AXIS}
               tickFormatter={tickMs}
               width={44}
               ticks={ticks}
@@ -164,9 +158,7 @@ export const LatencyChart = memo(function LatencyChart({ series: data, pingMs, l
               allowDataOverflow={ceiling.clipped}
             />
             <Tooltip
-              isAnimationActive={false}
-              contentStyle={{ background: '#10151d', border: '1px solid #2d3748', borderRadius: 6, fontSize: 12 }}
-              labelStyle={{ color: '#aab4c3' }}
+              {...CHART_TOOLTIP}
               labelFormatter={(label) => `${Number(label).toFixed(2)} s`}
               formatter={(value, name) => [formatMs(Number(value)), String(name)]}
             />

@@ -3,6 +3,7 @@ import type { LostModel } from '../app/model-choice.ts';
 import type { ModelsState } from '../app/models-loader.ts';
 import { lostModelText, modelSummary } from '../ui/models-text.ts';
 import { Field } from './Field.tsx';
+import { RangeInput } from './RangeInput.tsx';
 
 interface Props {
   models: ModelsState;
@@ -103,17 +104,7 @@ export function ModelControls({ models, model, lost, threshold, onModel, onThres
           )
         }
       >
-        <input
-          id="threshold-slider"
-          data-testid="threshold-slider"
-          className="range"
-          type="range"
-          min={0}
-          max={1}
-          step={0.01}
-          value={threshold}
-          onChange={(event) => onThreshold(Number(event.target.value))}
-        />
+        <RangeInput id="threshold-slider" min={0} max={1} step={0.01} value={threshold} onValue={onThreshold} />
       </Field>
     </div>
   );

@@ -1,7 +1,8 @@
-import type { StreamSettings } from '../app/settings.ts';
+import { readValue } from '../app/setting-values.ts';
+import { SETTINGS, type StreamSettings } from '../app/settings.ts';
 import { RUN_ON_HINTS, RUN_ON_LABELS, usesDevice } from '../frame-routes/run-on.ts';
 import type { OnDeviceState } from '../inference/on-device-engine.ts';
-import { isThreadsSetting, THREAD_CHOICES, wasmThreads, type ThreadsSetting } from '../inference/threads.ts';
+import { THREAD_CHOICES, wasmThreads, type ThreadsSetting } from '../inference/threads.ts';
 import { onDeviceNotes, onDeviceStatusText } from '../ui/on-device-text.ts';
 
 interface Props {
@@ -70,8 +71,8 @@ export function RunOnControls({ settings, onDevice, onChange, onRetry }: Props) 
             disabled={!isolated}
             title={isolated ? 'WASM threads of the model on this device' : 'Threads need a cross-origin isolated page'}
             onChange={(event) => {
-              const value = event.target.value === 'auto' ? 'auto' : Number(event.target.value);
-              if (isThreadsSetting(value)) onChange({ deviceThreads: value });
+              const value = readValue(SETTINGS.deviceThreads.values, event.target.value);
+              if (value !== undefined) onChange({ deviceThreads: value });
             }}
           >
             {THREAD_CHOICES.map((choice) => (

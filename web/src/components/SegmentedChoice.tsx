@@ -1,4 +1,4 @@
-interface Props<T extends string> {
+export interface SegmentedChoiceProps<T extends string> {
   /** The radio group's name, also the prefix of each option's data-testid (`${name}-${option}`). */
   name: string;
   options: readonly T[];
@@ -10,7 +10,7 @@ interface Props<T extends string> {
 }
 
 /** One choice out of a few, as a row of segmented radio buttons. */
-export function SegmentedChoice<T extends string>({ name, options, value, labels, hints, onChange }: Props<T>) {
+export function SegmentedChoice<T extends string>({ name, options, value, labels, hints, onChange }: SegmentedChoiceProps<T>) {
   return (
     <div className="segmented" role="presentation">
       {options.map((option) => (

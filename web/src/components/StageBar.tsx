@@ -3,11 +3,11 @@ import type { StreamSettings } from '../app/settings.ts';
 import { RUN_ON_CHOICES, RUN_ON_HINTS, RUN_ON_LABELS } from '../frame-routes/run-on.ts';
 import { CODEC_LABELS } from '../transport/codec-policy.ts';
 import { isVideoCodec, type StreamCodec } from '../transport/stream-codecs.ts';
+import { TRANSPORT_HINTS, TRANSPORT_LABELS, TRANSPORTS } from '../transport/transports.ts';
 import type { CodecChoice } from '../video/codec-availability.ts';
 import { LinkSelector } from './LinkSelector.tsx';
-import { SegmentedChoice } from './SegmentedChoice.tsx';
+import { SegmentedChoice, type SegmentedChoiceProps } from './SegmentedChoice.tsx';
 import { ShareLink } from './ShareLink.tsx';
-import { TransportChoice } from './TransportChoice.tsx';
 
 interface Props {
   settings: StreamSettings;
@@ -35,6 +35,27 @@ function codecHint(choice: CodecChoice, settings: StreamSettings): string {
     : `The camera encoded as ${CODEC_LABELS[codec]} in the browser (WebCodecs), each frame a chunk in MessagePack`;
 }
 
+/** One of the bar's choices: its label, then its options (the group is `${name}-field` for the layout). */
+function StageChoice<T extends string>({
+  label,
+  data,
+  ...choice
+}: SegmentedChoiceProps<T> & { label: string; data?: Record<`data-${string}`, string> }) {
+  const labelId = `stage-bar-${choice.name}`;
+  return (
+    <div className={`stage-bar__group ${choice.name}-field`} role="radiogroup" aria-labelledby={labelId} {...data}>
+      <span className="stage-bar__label" id={labelId}>
+        {label}
+      </span>
+      <SegmentedChoice {...choice} />
+    </div>
+  );
+}
+
+const RUN_ON = { options: RUN_ON_CHOICES, labels: RUN_ON_LABELS, hints: RUN_ON_HINTS };
+/** With the codec, the transport picks the data channel or the video track. */
+const TRANSPORT = { options: TRANSPORTS, labels: TRANSPORT_LABELS, hints: TRANSPORT_HINTS };
+
 /**
  * Right under the picture, on a phone too: what is being compared (where frames run, the codec, the
  * transport, the link), one tap away, and the link that shares these choices. The codecs offered are the ones
@@ -44,43 +65,30 @@ export function StageBar({ settings, codecChoices, link, onChange }: Props) {
   const offered = codecChoices.filter((choice) => choice.available || choice.codec === settings.codec);
   const options = offered.map((choice) => choice.codec);
   const hints = Object.fromEntries(offered.map((choice) => [choice.codec, codecHint(choice, settings)])) as Record<StreamCodec, string>;
+  const videoCodecs = codecChoices
+    .filter((choice) => choice.available && isVideoCodec(choice.codec))
+    .map((choice) => choice.codec)
+    .join(' ');
   return (
     <div className="stage-bar" data-testid="stage-bar" role="group" aria-label="What is compared">
-      <div className="stage-bar__group run-on-field" role="radiogroup" aria-labelledby="stage-bar-run-on">
-        <span className="stage-bar__label" id="stage-bar-run-on">
-          Run on
-        </span>
-        <SegmentedChoice
-          name="run-on"
-          options={RUN_ON_CHOICES}
-          value={settings.runOn}
-          labels={RUN_ON_LABELS}
-          hints={RUN_ON_HINTS}
-          onChange={(runOn) => onChange({ runOn })}
-        />
-      </div>
-      <div
-        className="stage-bar__group codec-field"
-        role="radiogroup"
-        aria-labelledby="stage-bar-codec"
-        data-video-codecs={codecChoices
-          .filter((choice) => choice.available && isVideoCodec(choice.codec))
-          .map((choice) => choice.codec)
-          .join(' ')}
-      >
-        <span className="stage-bar__label" id="stage-bar-codec">
-          Codec
-        </span>
-        <SegmentedChoice
-          name="codec"
-          options={options}
-          value={settings.codec}
-          labels={CODEC_LABELS}
-          hints={hints}
-          onChange={(codec) => onChange({ codec })}
-        />
-      </div>
-      <TransportChoice settings={settings} onChange={onChange} />
+      <StageChoice label="Run on" name="run-on" {...RUN_ON} value={settings.runOn} onChange={(runOn) => onChange({ runOn })} />
+      <StageChoice
+        label="Codec"
+        name="codec"
+        data={{ 'data-video-codecs': videoCodecs }}
+        options={options}
+        labels={CODEC_LABELS}
+        hints={hints}
+        value={settings.codec}
+        onChange={(codec) => onChange({ codec })}
+      />
+      <StageChoice
+        label="Transport"
+        name="transport"
+        {...TRANSPORT}
+        value={settings.transport}
+        onChange={(transport) => onChange({ transport })}
+      />
       <LinkSelector value={settings.link} state={link} transport={settings.transport} onChange={(spec) => onChange({ link: spec })} />
       <ShareLink settings={settings} />
     </div>

@@ -7,6 +7,7 @@ import { isVideoCodec, type StreamCodec } from '../transport/stream-codecs.ts';
 import { formatBitrate, VIDEO_BITRATE_STEPS_KBPS } from '../video/video-bitrate.ts';
 import { Field } from './Field.tsx';
 import { NumberInput } from './NumberInput.tsx';
+import { RangeInput } from './RangeInput.tsx';
 
 interface Props {
   settings: StreamSettings;
@@ -153,16 +154,13 @@ export function StreamControls({ settings, sourceSize, limits, nextCodec, model,
       </Field>
 
       <Field label="JPEG quality" htmlFor="jpeg-quality-input" value={`${Math.round(settings.jpegQuality * 100)} %`}>
-        <input
+        <RangeInput
           id="jpeg-quality-input"
-          data-testid="jpeg-quality-input"
-          className="range"
-          type="range"
           min={0.1}
           max={1}
           step={0.05}
           value={settings.jpegQuality}
-          onChange={(event) => onChange({ jpegQuality: Number(event.target.value) })}
+          onValue={(jpegQuality) => onChange({ jpegQuality })}
         />
       </Field>
     </div>

@@ -12,6 +12,8 @@ interface Props {
   onChange: (patch: Pick<StreamSettings, 'boxes'>) => void;
 }
 
+const BOX_CHOICES = { options: BOX_MODES, labels: BOX_MODE_LABELS, hints: BOX_MODE_HINTS };
+
 /** Predicted or raw boxes, how far ahead they are drawn, objects tracked now and unique objects seen. */
 export function TrackingPanel({ settings, tracking, onChange }: Props) {
   const mode = settings.boxes;
@@ -19,14 +21,7 @@ export function TrackingPanel({ settings, tracking, onChange }: Props) {
     <div className="tracking" data-testid="tracking">
       <fieldset className="field tracking__mode">
         <legend className="field__label">Boxes</legend>
-        <SegmentedChoice
-          name="boxes"
-          options={BOX_MODES}
-          value={mode}
-          labels={BOX_MODE_LABELS}
-          hints={BOX_MODE_HINTS}
-          onChange={(boxes) => onChange({ boxes })}
-        />
+        <SegmentedChoice name="boxes" {...BOX_CHOICES} value={mode} onChange={(boxes) => onChange({ boxes })} />
         <p className="field__hint">{BOX_MODE_HINTS[mode]}</p>
       </fieldset>
       <dl className="tracking__figures">

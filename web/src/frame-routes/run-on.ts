@@ -22,10 +22,6 @@ export const RUN_ON_HINTS: Readonly<Record<RunOn, string>> = {
   both: 'Frames alternate: one to the gateway, the next on this device, each waiting for the other.',
 };
 
-export function isRunOn(value: unknown): value is RunOn {
-  return typeof value === 'string' && (RUN_ON_CHOICES as readonly string[]).includes(value);
-}
-
 /** Which routes can take a frame now: the gateway's socket is open, the model is loaded on this device. */
 export interface RouteAvailability {
   gateway: boolean;

@@ -30,8 +30,3 @@ export function wasmThreads(setting: ThreadsSetting, environment: ThreadEnvironm
   if (!Number.isFinite(setting)) return 1;
   return Math.min(Math.max(1, Math.round(setting)), MAX_WASM_THREADS);
 }
-
-/** Whether a stored value is a thread setting this version understands. */
-export function isThreadsSetting(value: unknown): value is ThreadsSetting {
-  return value === 'auto' || (typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= MAX_WASM_THREADS);
-}

@@ -6,6 +6,7 @@ import { memo, useMemo } from 'react';
 import { CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
 import type { CameraRules } from '@sightline/shared/events';
 import type { CountsPoint } from './event-feed.ts';
+import { CHART_AXIS, CHART_GRID, CHART_MARGIN, CHART_STYLE, CHART_TOOLTIP } from '../ui/chart-style.ts';
 import { countsRows, countsSeries } from './counts-series.ts';
 
 interface Props {
@@ -31,28 +32,11 @@ export const CountsChart = memo(function CountsChart({ rules, points }: Props) {
   return (
     <div className="counts-chart" data-testid="counts-chart" role="figure" aria-label="Counts per rule over time" data-points={rows.length}>
       <div className="chart__plot counts-chart__plot">
-        <LineChart
-          responsive
-          data={rows}
-          margin={{ top: 8, right: 12, bottom: 0, left: -8 }}
-          style={{ width: '100%', height: '100%', minHeight: 150 }}
-        >
-          <CartesianGrid stroke="#273041" strokeDasharray="3 3" vertical={false} />
-          <XAxis
-            dataKey="t"
-            type="number"
-            domain={['dataMin', 'dataMax']}
-            tickFormatter={clockTime}
-            stroke="#8b95a5"
-            tick={{ fontSize: 11 }}
-          />
-          <YAxis stroke="#8b95a5" tick={{ fontSize: 11 }} width={40} allowDecimals={false} domain={[0, 'auto']} />
-          <Tooltip
-            isAnimationActive={false}
-            contentStyle={{ background: '#10151d', border: '1px solid #2d3748', borderRadius: 6, fontSize: 12 }}
-            labelStyle={{ color: '#aab4c3' }}
-            labelFormatter={(label) => clockTime(Number(label))}
-          />
+        <LineChart responsive data={rows} margin={CHART_MARGIN} style={CHART_STYLE}>
+          <CartesianGrid {...CHART_GRID} />
+          <XAxis dataKey="t" type="number" domain={['dataMin', 'dataMax']} tickFormatter={clockTime} {...CHART_AXIS} />
+          <YAxis {...CHART_AXIS} width={40} allowDecimals={false} domain={[0, 'auto']} />
+          <Tooltip {...CHART_TOOLTIP} labelFormatter={(label) => clockTime(Number(label))} />
           {series.map((line) => (
             <Line
               key={line.id}

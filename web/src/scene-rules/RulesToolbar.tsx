@@ -23,6 +23,8 @@ const TOOL_HINTS: Record<Tool, string> = {
   zone: 'Tap the corners, then the first corner again (or Finish zone) to close it.',
 };
 
+const TOOL_CHOICES = { options: TOOLS, labels: TOOL_LABELS, hints: TOOL_HINTS };
+
 function hintOf(editor: EditorState): string {
   const { sketch, tool } = editor;
   if (sketch?.kind === 'line' && !sketch.pressed) return 'Now tap (or drag to) the line’s other end. Escape drops it.';
@@ -44,14 +46,7 @@ export function RulesToolbar({ store }: Props) {
   return (
     <section className="rules-toolbar" data-testid="rules-toolbar" aria-label={`Rules of camera ${camera}`}>
       <div className="rules-toolbar__row">
-        <SegmentedChoice
-          name="rules-tool"
-          options={TOOLS}
-          value={editor.tool}
-          labels={TOOL_LABELS}
-          hints={TOOL_HINTS}
-          onChange={(tool) => dispatch({ type: 'tool', tool })}
-        />
+        <SegmentedChoice name="rules-tool" {...TOOL_CHOICES} value={editor.tool} onChange={(tool) => dispatch({ type: 'tool', tool })} />
         {zoneSketch && (
           <button
             type="button"

@@ -146,15 +146,7 @@ function withRule(state: EditorState, ref: RuleRef, rule: LineRule | ZoneRule): 
 function addLine(state: EditorState, from: NormalisedPoint, to: NormalisedPoint): EditorState {
   if (state.rules.lines.length >= MAX_LINES) return { ...state, sketch: undefined, problem: `A camera has at most ${MAX_LINES} lines.` };
   const line: LineRule = { name: nextName(state.rules, 'line'), from, to };
-  const rules = { ...state.rules, lines: [...state.rules.lines, line] };
-  return {
-    ...state,
-    rules,
-    sketch: undefined,
-    problem: undefined,
-    tool: 'select',
-    selected: { kind: 'line', index: rules.lines.length - 1 },
-  };
+  return withAdded(state, { ...state.rules, lines: [...state.rules.lines, line] }, { kind: 'line', index: state.rules.lines.length });
 }
 
 function addZone(state: EditorState, polygon: NormalisedPoint[]): EditorState {
@@ -163,15 +155,12 @@ function addZone(state: EditorState, polygon: NormalisedPoint[]): EditorState {
   if (selfIntersection(polygon))
     return { ...state, problem: 'A zone’s edges must not cross: close it elsewhere, or Escape to start again.' };
   const zone: ZoneRule = { name: nextName(state.rules, 'zone'), polygon };
-  const rules = { ...state.rules, zones: [...state.rules.zones, zone] };
-  return {
-    ...state,
-    rules,
-    sketch: undefined,
-    problem: undefined,
-    tool: 'select',
-    selected: { kind: 'zone', index: rules.zones.length - 1 },
-  };
+  return withAdded(state, { ...state.rules, zones: [...state.rules.zones, zone] }, { kind: 'zone', index: state.rules.zones.length });
+}
+
+/** The rules with one just drawn: the drawing done, the new rule selected, the Select tool back. */
+function withAdded(state: EditorState, rules: CameraRules, added: RuleRef): EditorState {
+  return { ...state, rules, sketch: undefined, problem: undefined, tool: 'select', selected: added };
 }
 
 /** The selection, kept only while it still names a rule. */

@@ -12,7 +12,3 @@ export const BOX_MODE_HINTS: Readonly<Record<BoxMode, string>> = {
   predicted: 'Each track moved on to the moment the frame on screen was taken: boxes stay on moving objects.',
   raw: 'The latest answer’s boxes as they came: they lag moving objects by the time shown.',
 };
-
-export function isBoxMode(value: unknown): value is BoxMode {
-  return typeof value === 'string' && (BOX_MODES as readonly string[]).includes(value);
-}

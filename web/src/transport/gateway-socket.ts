@@ -13,11 +13,12 @@
  * It publishes its status, the messages it decoded and the ones it could not read; its timers (backoff,
  * connect timeout) run on the injected Clock.
  */
-import { codecOf, decodeServerMessage, ProtocolError, type WireData } from '@sightline/shared/codec';
-import { CLOSE_CODES, PROTOCOL_VERSION, type Codec, type HelloMessage, type ServerMessage } from '@sightline/shared/protocol';
+import type { WireData } from '@sightline/shared/codec';
+import { CLOSE_CODES, PROTOCOL_VERSION, type HelloMessage } from '@sightline/shared/protocol';
 import { Signal } from '../events/signal.ts';
 import { browserClock, type Clock, type TimerHandle } from '../time/clock.ts';
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.ts';
+import { decodeIncoming, type DecodedMessage } from './incoming-wire.ts';
 
 export type ConnectionState = 'connecting' | 'open' | 'reconnecting' | 'closed';
 
@@ -44,11 +45,7 @@ export interface ConnectionStatus {
   closedAt?: ClosePhase;
 }
 
-export interface IncomingMessage {
-  message: ServerMessage;
-  codec: Codec;
-  /** Size on the wire. */
-  bytes: number;
+export interface IncomingMessage extends DecodedMessage {
   /** performance.now() when it arrived. */
   receivedAt: number;
 }
@@ -243,23 +240,12 @@ export class GatewaySocket {
   }
 
   private handleData(data: unknown, receivedAt: number): void {
-    let wire: WireData;
-    if (typeof data === 'string') wire = data;
-    else if (data instanceof ArrayBuffer) wire = new Uint8Array(data);
-    else if (ArrayBuffer.isView(data)) wire = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-    else {
-      this.unreadable.emit(new Error('unexpected WebSocket payload type'));
+    const decoded = decodeIncoming(data, 'WebSocket');
+    if (decoded instanceof Error) {
+      this.unreadable.emit(decoded);
       return;
     }
-    const codec = codecOf(wire);
-    const bytes = typeof wire === 'string' ? utf8Length(wire) : wire.byteLength;
-    let message: ServerMessage;
-    try {
-      message = decodeServerMessage(wire, codec);
-    } catch (error) {
-      this.unreadable.emit(error instanceof ProtocolError || error instanceof Error ? error : new Error(String(error)));
-      return;
-    }
+    const { message } = decoded;
     if (message.type === 'hello') {
       if (message.protocol !== PROTOCOL_VERSION) {
         this.dropSocket(CLOSE_CODES.protocolMismatch, 'protocol mismatch');
@@ -270,7 +256,7 @@ export class GatewaySocket {
       this.options.clock.clearTimeout(this.connectTimer);
       this.setStatus({ state: 'open', attempt: 0, retryAt: undefined, lastError: undefined, hello: message });
     }
-    this.messages.emit({ message, codec, bytes, receivedAt });
+    this.messages.emit({ ...decoded, receivedAt });
   }
 
   /** Retrying cannot help when the versions differ: stop until the page is reloaded (or start() again). */
@@ -348,11 +334,4 @@ function describeClose(event: CloseEvent, phase: ClosePhase): string {
   if (phase === 'unreachable') return `gateway unreachable (code ${event.code}${detail})`;
   if (phase === 'accepted') return `gateway closed the connection at once (code ${event.code}${detail})`;
   return `connection lost (code ${event.code}${detail})`;
-}
-
-const encoder = new TextEncoder();
-function utf8Length(text: string): number {
-  // Gateway text is ASCII JSON almost always; only encode when it is not.
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return encoder.encode(text).byteLength;
-  return text.length;
 }

@@ -24,10 +24,6 @@ export function isVideoCodec(codec: unknown): codec is VideoCodec {
   return typeof codec === 'string' && (VIDEO_CODECS as readonly string[]).includes(codec);
 }
 
-export function isStreamCodec(value: unknown): value is StreamCodec {
-  return typeof value === 'string' && (STREAM_CODECS as readonly string[]).includes(value);
-}
-
 /** The codec of the messages a frame travels in: a video chunk is a MessagePack message. */
 export function wireCodecOf(codec: StreamCodec): Codec {
   return isVideoCodec(codec) ? 'msgpack' : codec;

@@ -30,7 +30,3 @@ export function transportMode(settings: { transport: Transport; codec: StreamCod
   if (settings.transport !== 'webrtc' || settings.runOn === 'device') return 'websocket';
   return isVideoCodec(settings.codec) ? 'track' : 'data-channel';
 }
-
-export function isTransport(value: unknown): value is Transport {
-  return typeof value === 'string' && (TRANSPORTS as readonly string[]).includes(value);
-}

@@ -9,10 +9,6 @@ export const MAX_VIDEO_BITRATE_KBPS = 20_000;
 /** The steps the bitrate control offers. */
 export const VIDEO_BITRATE_STEPS_KBPS: readonly number[] = [100, 250, 500, 1000, 2000, 4000, 8000];
 
-export function isVideoBitrate(value: unknown): value is number {
-  return typeof value === 'number' && Number.isInteger(value) && value >= MIN_VIDEO_BITRATE_KBPS && value <= MAX_VIDEO_BITRATE_KBPS;
-}
-
 /** 1000 -> "1 Mbit/s", 250 -> "250 kbit/s". */
 export function formatBitrate(kbps: number): string {
   if (kbps >= 1000) return `${Number((kbps / 1000).toFixed(2))} Mbit/s`;

@@ -4,21 +4,15 @@
  * the page's timestamp, encoded and flushed, so every request is answered with its own chunk (or none, when a
  * realtime encoder drops the frame): the stream loop encodes the next picture only when this one is sent.
  */
+import { answerRequests, OffscreenScaler } from '../capture/encoding-worker.ts';
 import { videoEncoderConfig } from './video-encoder-config.ts';
 import type { VideoEncodeRequest, VideoEncodeResponse } from './video-encoder-protocol.ts';
 
-interface WorkerScope {
-  onmessage: ((event: MessageEvent<VideoEncodeRequest>) => void) | null;
-  postMessage(message: VideoEncodeResponse, transfer?: Transferable[]): void;
-}
-
-const scope = self as unknown as WorkerScope;
 let encoder: VideoEncoder | undefined;
 let configuredFor = '';
 let outputs: EncodedVideoChunk[] = [];
 let failure: Error | undefined;
-let canvas: OffscreenCanvas | undefined;
-let context: OffscreenCanvasRenderingContext2D | null = null;
+const scaler = new OffscreenScaler();
 
 function ensureEncoder(request: VideoEncodeRequest): boolean {
   const key = `${request.codec}|${request.width}x${request.height}|${request.bitrateKbps}`;
@@ -39,16 +33,7 @@ function ensureEncoder(request: VideoEncodeRequest): boolean {
 
 function scaled(request: VideoEncodeRequest): VideoFrame {
   const { width, height, source } = request;
-  if (!canvas) {
-    canvas = new OffscreenCanvas(width, height);
-    context = canvas.getContext('2d', { alpha: false });
-  }
-  if (canvas.width !== width) canvas.width = width;
-  if (canvas.height !== height) canvas.height = height;
-  if (!context) throw new Error('2D context unavailable on OffscreenCanvas');
-  context.imageSmoothingQuality = 'medium';
-  context.drawImage(source, 0, 0, width, height);
-  return new VideoFrame(canvas, { timestamp: request.timestampUs });
+  return new VideoFrame(scaler.draw(source, width, height), { timestamp: request.timestampUs });
 }
 
 async function encode(request: VideoEncodeRequest): Promise<VideoEncodeResponse> {
@@ -80,8 +65,4 @@ async function encode(request: VideoEncodeRequest): Promise<VideoEncodeResponse>
 }
 
 // One request at a time, in order: the page sends the next only after this one's answer.
-scope.onmessage = (event) => {
-  void encode(event.data).then((response) => {
-    scope.postMessage(response, response.ok && response.data ? [response.data] : []);
-  });
-};
+answerRequests(encode, (response) => (response.ok && response.data ? [response.data] : []));

@@ -17,7 +17,7 @@
  * another link is another session (reconnect()); so is another camera (`camera()`, `?camera=` on the POST). A link the gateway refuses (400 `bad_link`, or 403: not for
  * this client) is announced with the gateway's reason (`linkRefused`), after the attempt failed.
  */
-import { codecOf, decodeServerMessage, ProtocolError, type WireData } from '@sightline/shared/codec';
+import type { WireData } from '@sightline/shared/codec';
 import {
   DEFAULT_CAMERA,
   DETECTIONS_CHANNEL,
@@ -31,6 +31,7 @@ import { NO_LINK_SPEC } from '../link/link-check.ts';
 import { browserClock, type Clock, type TimerHandle } from '../time/clock.ts';
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from '../transport/backoff.ts';
 import type { ConnectionStatus, IncomingMessage } from '../transport/gateway-socket.ts';
+import { decodeIncoming } from '../transport/incoming-wire.ts';
 import { tapEncodedFrames, tapKind, type EncodedFrameListener } from './encoded-frame-tap.ts';
 import {
   BAD_LINK_ERROR,
@@ -373,19 +374,12 @@ export class PeerLink {
   }
 
   private messageArrived(attempt: Attempt, data: unknown, receivedAt: number): void {
-    const wire = wireData(data);
-    if (wire === undefined) {
-      this.unreadable.emit(new Error('unexpected data channel payload type'));
+    const decoded = decodeIncoming(data, 'data channel');
+    if (decoded instanceof Error) {
+      this.unreadable.emit(decoded);
       return;
     }
-    const codec = codecOf(wire);
-    let message;
-    try {
-      message = decodeServerMessage(wire, codec);
-    } catch (error) {
-      this.unreadable.emit(error instanceof ProtocolError || error instanceof Error ? error : new Error(String(error)));
-      return;
-    }
+    const { message } = decoded;
     if (message.type === 'hello') {
       // The frames channel's hello after the control channel's (data mode): greeted already, nothing new.
       if (attempt.greeted) return;
@@ -405,20 +399,13 @@ export class PeerLink {
       this.clock.clearTimeout(this.connectTimer);
       this.setStatus({ state: 'open', attempt: 0, hello: message });
     }
-    this.messages.emit({ message, codec, bytes: typeof wire === 'string' ? utf8Length(wire) : wire.byteLength, receivedAt });
+    this.messages.emit({ ...decoded, receivedAt });
   }
 
   private detectionsArrived(data: unknown, receivedAt: number): void {
-    const wire = wireData(data);
-    if (wire === undefined) return;
-    try {
-      const message = decodeServerMessage(wire, codecOf(wire));
-      if (message.type === 'detections') {
-        this.detections.emit({ message, bytes: typeof wire === 'string' ? utf8Length(wire) : wire.byteLength, receivedAt });
-      }
-    } catch (error) {
-      this.unreadable.emit(error instanceof Error ? error : new Error(String(error)));
-    }
+    const decoded = decodeIncoming(data, 'data channel');
+    if (decoded instanceof Error) this.unreadable.emit(decoded);
+    else if (decoded.message.type === 'detections') this.detections.emit({ message: decoded.message, bytes: decoded.bytes, receivedAt });
   }
 
   private updateTrack(previous: Extract<PeerMode, { kind: 'track' }>, next: Extract<PeerMode, { kind: 'track' }>): void {
@@ -528,17 +515,4 @@ function packetizationRank(codec: RTCRtpCodec): number {
 export function senderCodecs(): RTCRtpCodec[] {
   if (typeof RTCRtpSender === 'undefined' || typeof RTCRtpSender.getCapabilities !== 'function') return [];
   return RTCRtpSender.getCapabilities('video')?.codecs ?? [];
-}
-
-function wireData(data: unknown): WireData | undefined {
-  if (typeof data === 'string') return data;
-  if (data instanceof ArrayBuffer) return new Uint8Array(data);
-  if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-  return undefined;
-}
-
-const encoder = new TextEncoder();
-function utf8Length(text: string): number {
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return encoder.encode(text).byteLength;
-  return text.length;
 }

@@ -69,6 +69,18 @@ const kbps = (bitsPerSecond: unknown): number | undefined => {
   return value === undefined ? undefined : value / 1000;
 };
 
+/** The track's counts that getStats() names as the figures do (outbound-rtp), passed on as they are. */
+const TRACK_COUNTS = [
+  'packetsSent',
+  'framesSent',
+  'framesPerSecond',
+  'keyFramesEncoded',
+  'pliCount',
+  'nackCount',
+  'frameWidth',
+  'frameHeight',
+] as const satisfies readonly (keyof WebRtcFigures)[];
+
 /** Drops the fields that are undefined, so a figure the browser does not give is absent, not `undefined`. */
 function defined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as T;
@@ -87,14 +99,15 @@ export function summarizeRtcStats(
     (selectedId ? byId.get(selectedId) : undefined) ??
     stats.find((stat) => stat.type === 'candidate-pair' && stat.nominated === true && stat.state === 'succeeded');
   const outbound = stats.find((stat) => stat.type === 'outbound-rtp' && stat.kind === 'video');
-  const remote =
-    (outbound && byId.get(str(outbound.remoteId) ?? '')) ??
-    stats.find((stat) => stat.type === 'remote-inbound-rtp' && stat.kind === 'video');
-  const source =
-    (outbound && byId.get(str(outbound.mediaSourceId) ?? '')) ??
-    stats.find((stat) => stat.type === 'media-source' && stat.kind === 'video');
+  /** The stat the track names in `field`, else the first video stat of `type`. */
+  const linked = (field: string, type: string): RtcStat | undefined =>
+    (outbound && byId.get(str(outbound[field]) ?? '')) ?? stats.find((stat) => stat.type === type && stat.kind === 'video');
+  const remote = linked('remoteId', 'remote-inbound-rtp');
+  const source = linked('mediaSourceId', 'media-source');
   const codec = outbound && byId.get(str(outbound.codecId) ?? '');
   const channels = stats.filter((stat) => stat.type === 'data-channel');
+  const channelTotal = (field: string): number | undefined =>
+    channels.length > 0 ? channels.reduce((sum, channel) => sum + (num(channel[field]) ?? 0), 0) : undefined;
 
   const bytesSent = num(transport?.bytesSent) ?? num(pair?.bytesSent);
   const elapsed = previous ? at - previous.at : 0;
@@ -109,24 +122,17 @@ export function summarizeRtcStats(
     sendKbps,
     availableKbps: kbps(pair?.availableOutgoingBitrate),
     targetKbps: kbps(outbound?.targetBitrate),
-    packetsSent: num(outbound?.packetsSent),
     packetsLost: num(remote?.packetsLost),
     fractionLost: num(remote?.fractionLost),
     jitterMs: ms(remote?.jitter),
     framesEncoded,
-    framesSent: num(outbound?.framesSent),
     framesDropped: framesEncoded !== undefined && sourceFrames !== undefined ? Math.max(0, sourceFrames - framesEncoded) : undefined,
-    framesPerSecond: num(outbound?.framesPerSecond),
-    keyFramesEncoded: num(outbound?.keyFramesEncoded),
-    pliCount: num(outbound?.pliCount),
-    nackCount: num(outbound?.nackCount),
-    frameWidth: num(outbound?.frameWidth),
-    frameHeight: num(outbound?.frameHeight),
+    ...Object.fromEntries(TRACK_COUNTS.map((field) => [field, num(outbound?.[field])])),
     encoder: str(outbound?.encoderImplementation),
     codec: str(codec?.mimeType),
     qualityLimitation: str(outbound?.qualityLimitationReason),
-    messagesSent: channels.length > 0 ? channels.reduce((sum, channel) => sum + (num(channel.messagesSent) ?? 0), 0) : undefined,
-    messagesReceived: channels.length > 0 ? channels.reduce((sum, channel) => sum + (num(channel.messagesReceived) ?? 0), 0) : undefined,
+    messagesSent: channelTotal('messagesSent'),
+    messagesReceived: channelTotal('messagesReceived'),
   });
   return { figures, mark: bytesSent === undefined ? undefined : { at, bytesSent } };
 }

@@ -3,6 +3,23 @@ import { DEFAULT_SETTINGS } from '../../../src/app/settings.ts';
 import { loadSettings, serializeSettings, settingsToStore } from '../../../src/app/settings-storage.ts';
 
 describe('persisted settings', () => {
+  it('stores the settings that make sense across visits, not the source-specific ones', () => {
+    const stored = Object.keys(JSON.parse(serializeSettings(DEFAULT_SETTINGS)) as object);
+    const sourceSpecific = ['model', 'threshold', 'mirror', 'paused'];
+    expect(stored.sort()).toEqual(
+      Object.keys(DEFAULT_SETTINGS)
+        .filter((key) => !sourceSpecific.includes(key))
+        .sort(),
+    );
+  });
+
+  it('checks a stored value as the address does: a number outside its setting’s range falls back', () => {
+    const edges = { maxInFlight: 8, abEvery: 1000, jpegQuality: 0.1, statsWindow: 10_000, videoBitrate: 2500, frameSize: 3840 };
+    expect(loadSettings(JSON.stringify(edges))).toMatchObject(edges);
+    const outside = { maxInFlight: 99, abEvery: 0, jpegQuality: 5, statsWindow: 1000, videoBitrate: 2500.5, frameSize: 10_000 };
+    expect(loadSettings(JSON.stringify(outside))).toEqual(DEFAULT_SETTINGS);
+  });
+
   it('defaults to the auto frame size', () => {
     expect(DEFAULT_SETTINGS.frameSize).toBe('auto');
     expect(loadSettings(null)).toEqual(DEFAULT_SETTINGS);

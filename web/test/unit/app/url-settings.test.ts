@@ -1,14 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_SETTINGS, type StreamSettings } from '../../../src/app/settings.ts';
-import {
-  MAX_URL_FRAME_SIZE,
-  PAGE_PARAMS,
-  readUrlSettings,
-  searchWithSettings,
-  shareLink,
-  URL_PARAMS,
-  urlProblemsText,
-} from '../../../src/app/url-settings.ts';
+import { readValue } from '../../../src/app/setting-values.ts';
+import { DEFAULT_SETTINGS, SETTING_ROWS, SETTINGS, type StreamSettings } from '../../../src/app/settings.ts';
+import { PAGE_PARAMS, readUrlSettings, searchWithSettings, shareLink, urlProblemsText } from '../../../src/app/url-settings.ts';
+import { FRAME_SIZE_STEPS } from '../../../src/capture/frame-size.ts';
 
 const chosen: StreamSettings = {
   ...DEFAULT_SETTINGS,
@@ -34,13 +28,22 @@ const chosen: StreamSettings = {
 
 const location = { origin: 'https://192.168.1.23:8080', pathname: '/' };
 
-describe('URL_PARAMS', () => {
+describe('the settings table', () => {
   it('has one parameter per setting, each name once, none of them a page parameter', () => {
-    const keys = URL_PARAMS.map((entry) => entry.key).sort();
+    const keys = SETTING_ROWS.map((row) => row.key).sort();
     expect(keys).toEqual((Object.keys(DEFAULT_SETTINGS) as (keyof StreamSettings)[]).sort());
-    const names = URL_PARAMS.map((entry) => entry.name);
+    const names = SETTING_ROWS.map((row) => row.param);
     expect(new Set(names).size).toBe(names.length);
     for (const name of names) expect(PAGE_PARAMS).not.toContain(name);
+  });
+
+  it('gives every setting a default it takes, which its parameter writes and reads back (no model before the list)', () => {
+    for (const row of SETTING_ROWS.filter((other) => other.key !== 'model')) {
+      expect(row.values.valid(row.default), row.param).toBe(true);
+      expect(readValue(row.values, row.values.toText(row.default)!), row.param).toEqual(row.default);
+    }
+    expect(DEFAULT_SETTINGS.model).toBeUndefined();
+    expect(SETTINGS.model.values.toText(undefined)).toBeUndefined();
   });
 });
 
@@ -99,7 +102,8 @@ describe('readUrlSettings', () => {
     ['threshold', 'NaN', 'from 0 to 1'],
     ['quality', '0.8', '10 to 100'],
     ['quality', '5', '10 to 100'],
-    ['size', String(MAX_URL_FRAME_SIZE + 1), 'auto, native'],
+    ['size', String(Math.max(...FRAME_SIZE_STEPS) + 1), 'auto, native'],
+    ['size', '31', 'auto, native, or 32 to 3840'],
     ['size', '1e3', 'auto, native'],
     ['threads', '3', 'auto, 1, 2, 4'],
     ['stats', '1000', '100, 500, 2000, 10000'],

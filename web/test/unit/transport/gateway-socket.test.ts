@@ -8,6 +8,7 @@ import {
   type ReconnectHints,
   type SocketLike,
 } from '../../../src/transport/gateway-socket.ts';
+import { CountingTarget } from '../../support/counting-target.ts';
 import { FakeClock } from '../../support/fake-clock.ts';
 import { hello } from '../../support/gateway-messages.ts';
 
@@ -48,26 +49,9 @@ class FakeSocket implements SocketLike {
   }
 }
 
-/** An event target that knows how many listeners it holds, standing in for the page's window or document. */
-class FakePage extends EventTarget {
+/** The page's window or document, knowing how many listeners it holds. */
+class FakePage extends CountingTarget {
   visibilityState: DocumentVisibilityState = 'visible';
-  listeners = 0;
-  override addEventListener(
-    type: string,
-    listener: EventListenerOrEventListenerObject | null,
-    options?: AddEventListenerOptions | boolean,
-  ): void {
-    super.addEventListener(type, listener, options);
-    this.listeners++;
-  }
-  override removeEventListener(
-    type: string,
-    listener: EventListenerOrEventListenerObject | null,
-    options?: EventListenerOptions | boolean,
-  ): void {
-    super.removeEventListener(type, listener, options);
-    this.listeners--;
-  }
 }
 
 function setup(reconnectHints: ReconnectHints = {}) {
@@ -94,10 +78,16 @@ function setup(reconnectHints: ReconnectHints = {}) {
   return { clock, gateway, sockets, statuses, messages, bad, last: () => sockets[sockets.length - 1]! };
 }
 
+/** A socket started: its first attempt made. */
+function started() {
+  const h = setup();
+  h.gateway.start();
+  return h;
+}
+
 describe('GatewaySocket', () => {
   it('connects, reports open once greeted, decodes both codecs and sends only while open', () => {
-    const h = setup();
-    h.gateway.start();
+    const h = started();
     expect(h.gateway.status.state).toBe('connecting');
     expect(h.gateway.send('x')).toBe(false);
     h.last().open();
@@ -121,8 +111,7 @@ describe('GatewaySocket', () => {
   });
 
   it('reconnects with exponential backoff and resets it once greeted', () => {
-    const h = setup();
-    h.gateway.start();
+    const h = started();
     h.last().drop();
     expect(h.gateway.status).toMatchObject({ state: 'reconnecting', attempt: 1 });
     expect(h.gateway.status.retryAt).toBeDefined();
@@ -146,8 +135,7 @@ describe('GatewaySocket', () => {
   });
 
   it('keeps backing off when the gateway accepts and then closes at once (1013, connection limit)', () => {
-    const h = setup();
-    h.gateway.start();
+    const h = started();
     const delays: number[] = [];
     for (let i = 0; i < 4; i++) {
       h.last().open();
@@ -166,8 +154,7 @@ describe('GatewaySocket', () => {
   });
 
   it('stops for good on 4001 (protocol version mismatch) and says so', () => {
-    const h = setup();
-    h.gateway.start();
+    const h = started();
     h.last().open();
     h.last().drop(4001);
     expect(h.gateway.status).toMatchObject({ state: 'closed', versionMismatch: true });
@@ -182,8 +169,7 @@ describe('GatewaySocket', () => {
   });
 
   it('retryNow skips the wait; stop closes for good', () => {
-    const h = setup();
-    h.gateway.start();
+    const h = started();
     h.last().drop();
     h.gateway.retryNow();
     expect(h.sockets).toHaveLength(2);
@@ -197,8 +183,7 @@ describe('GatewaySocket', () => {
   });
 
   it('reports undecodable messages instead of throwing, and closes on a protocol mismatch', () => {
-    const h = setup();
-    h.gateway.start();
+    const h = started();
     h.last().greet();
     h.last().receive('{not json');
     h.last().receive(JSON.stringify({ type: 'detections', id: 1 }));
@@ -213,8 +198,7 @@ describe('GatewaySocket', () => {
   });
 
   it('gives up on an attempt that never opens', () => {
-    const h = setup();
-    h.gateway.start();
+    const h = started();
     h.clock.advance(10_000);
     expect(h.gateway.status.state).toBe('reconnecting');
     h.clock.advance(100);
@@ -222,8 +206,7 @@ describe('GatewaySocket', () => {
   });
 
   it('gives up on an accepted connection that is never greeted', () => {
-    const h = setup();
-    h.gateway.start();
+    const h = started();
     h.last().open();
     h.clock.advance(10_000);
     expect(h.gateway.status).toMatchObject({ state: 'reconnecting', attempt: 1 });

@@ -1,6 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { summarizeRtcStats, withGatewayReceiveStats, type RtcStat } from '../../../src/webrtc/rtc-stats.ts';
 
+/** The track's own counts, which the figures pass on as they are. */
+const TRACK_COUNTS = {
+  packetsSent: 1162,
+  framesPerSecond: 15,
+  keyFramesEncoded: 1,
+  pliCount: 2,
+  nackCount: 0,
+  frameWidth: 640,
+  frameHeight: 480,
+};
+
 /** What Chromium 156 reported for a VP8 track to the gateway (trimmed to the fields read). */
 function report(bytesSent: number, framesEncoded: number): RtcStat[] {
   return [
@@ -21,15 +32,9 @@ function report(bytesSent: number, framesEncoded: number): RtcStat[] {
       codecId: 'C96',
       remoteId: 'RI1',
       mediaSourceId: 'SV1',
-      packetsSent: 1162,
+      ...TRACK_COUNTS,
       framesEncoded,
       framesSent: framesEncoded,
-      framesPerSecond: 15,
-      keyFramesEncoded: 1,
-      pliCount: 2,
-      nackCount: 0,
-      frameWidth: 640,
-      frameHeight: 480,
       encoderImplementation: 'libvpx',
       qualityLimitationReason: 'none',
       targetBitrate: 1_700_000,
@@ -49,19 +54,13 @@ describe('summarizeRtcStats', () => {
       rttMs: 4,
       availableKbps: 2500,
       targetKbps: 1700,
-      packetsSent: 1162,
+      ...TRACK_COUNTS,
       packetsLost: 3,
       fractionLost: 0.01,
       jitterMs: 2.1,
       framesEncoded: 109,
       framesSent: 109,
       framesDropped: 11,
-      framesPerSecond: 15,
-      keyFramesEncoded: 1,
-      pliCount: 2,
-      nackCount: 0,
-      frameWidth: 640,
-      frameHeight: 480,
       encoder: 'libvpx',
       codec: 'video/VP8',
       qualityLimitation: 'none',

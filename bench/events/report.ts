@@ -3,6 +3,7 @@
  * against them.
  */
 import { DEFAULT_RULE_ENGINE_OPTIONS, type CameraRules } from '@sightline/shared/events';
+import { DEFAULT_TRACKER_OPTIONS } from '@sightline/shared/tracking';
 import { contextLines, sectionHead, type RunContext } from '../report.ts';
 import { DEFAULT_NOISE } from '../tracking/noisy-detections.ts';
 import { BASELINE_SETTINGS, BASELINES } from '../tracking/report.ts';
@@ -203,6 +204,7 @@ export function renderReport(report: EventsReport): { console: string; markdown:
   ].join('\n');
 
   const e = DEFAULT_RULE_ENGINE_OPTIONS;
+  const k = DEFAULT_TRACKER_OPTIONS;
   const n = DEFAULT_NOISE;
   const lineList = (q: EventsReport['sequences'][number]) =>
     q.rules.lines
@@ -249,7 +251,10 @@ ${MATCH_WINDOW_FRAMES} frames explains (matched one to one); *missed* = true cro
 **Settings.** Sightline: the rule engine's defaults (${Object.entries(e)
     .map(([k, v]) => `\`${k}\` ${v}`)
     .join(', ')}; shared/src/events/rule-engine.ts), the tracker's filtered box as each track's anchor (\`trackBox\`),
-chosen on seeds 101-110, not the seeds reported here, and the tracker's defaults; the goals are checked on that row.
+chosen on seeds 101-110, not the seeds reported here, and the tracker's defaults (shared/src/tracking/options.ts: low-score
+detections extend a confirmed track missed for up to \`lowScoreMaxGapMs\` ${k.lowScoreMaxGapMs}, a new track is confirmed by a
+second high score or \`confirmAfterHits\` ${k.confirmAfterHits} detections, dropped after \`maxLostMs\` ${k.maxLostMs}); the goals are
+checked on that row.
 *Detection boxes* is the same engine anchored on the detections' own boxes averaged over \`smoothingMs\`, as a
 caller that gives no \`trackBox\` runs it. Baselines: the tracking benchmark's settings (${settings}); every
 LineZone configuration: anchors the default four corners, BOTTOM_CENTER or CENTER, \`minimum_crossing_threshold\`

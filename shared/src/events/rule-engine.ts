@@ -14,7 +14,9 @@
  *   is judged from the last point seen on the old side, however many frames are missing in between;
  * - **ID switches**: a track seen for the first time takes over the state of a track of the same label lost within
  *   `lostMs` whose box was (or, moving as it was, would now be) within `handoverDistance`: the object the tracker
- *   lost and found again under a new id does not count again, and a crossing made during the switch counts once;
+ *   lost and found again under a new id does not count again, and a crossing made during the switch counts once.
+ *   A track seen in the previous frame, missed in this one only, is handed over only to a new track just where it
+ *   would be (a fifth of its width): one merely beside it is another object, come out from behind it;
  * - **false alarms**: a track must be seen clear of the band on one side before it can cross to the other, the step
  *   must cross the segment itself, and a crossing counts only once the track is `minAgeMs` old (a younger track's
  *   waits, and is dropped if it crosses back): a track born on the far side, or a box that flickers into being
@@ -135,6 +137,8 @@ export class RuleEngine {
   private readonly zones: Array<PreparedRule & { polygon: NormalisedPoint[] }>;
   /** Every remembered track by its current id, in order of last sighting (a Map keeps insertion order). */
   private readonly memory = new Map<number, TrackMemory>();
+  /** `capturedAt` of the previous frame. */
+  private previousMs: number | undefined;
 
   /** Throws RulesError if `rules` are not valid (see parseCameraRules), RangeError for a bad option. */
   constructor(
@@ -161,6 +165,8 @@ export class RuleEngine {
   update(frame: FrameObservation): RuleEvent[] {
     const events: RuleEvent[] = [];
     const t = frame.capturedAt;
+    const previousMs = this.previousMs;
+    this.previousMs = t;
     for (const m of [...this.memory.values()]) if (t - m.lastSeenMs > this.options.lostMs) this.forget(m, frame, events);
 
     const seen = new Map<number, { o: TrackedObject; box: ReturnType<typeof normalisedBox> }>();
@@ -169,7 +175,7 @@ export class RuleEngine {
     const born = [...seen.values()].filter(({ o }) => !this.memory.has(o.trackId));
     if (born.length > 0) {
       const lost = [...this.memory.values()].filter((m) => !seen.has(m.trackId));
-      for (const { o, m } of handOverPairs(born, lost, t, this.options)) {
+      for (const { o, m } of handOverPairs(born, lost, t, previousMs, this.options)) {
         this.memory.delete(m.trackId);
         m.trackId = o.trackId;
         this.memory.set(o.trackId, m);

@@ -14,13 +14,21 @@ export interface TrackerOptions {
   matchIou: number;
   /** Least IoU for a low-score detection (second stage): higher, since low scores are often false alarms. */
   lowScoreMatchIou: number;
+  /**
+   * The second stage offers low-score detections to confirmed tracks missed for at most this long (ms; those
+   * detected in the previous update always): an object hard to see for a while (half hidden, blurred) keeps
+   * its track through it instead of being dropped after one missed frame.
+   */
+  lowScoreMaxGapMs: number;
   /** Least IoU between a tentative track and a detection. */
   tentativeMatchIou: number;
   /**
-   * A tentative track is confirmed (gets its id) once it has been detected at least twice over at
-   * least this span of time.
+   * A tentative track is confirmed (gets its id) once it has been detected over at least this span of
+   * time: twice with a high score, or `confirmAfterHits` times in all (low scores included).
    */
   confirmAfterMs: number;
+  /** Detections of any score that confirm a tentative track without a second high-score one (see confirmAfterMs). */
+  confirmAfterHits: number;
   /** A tentative track not detected for longer than this is dropped. */
   tentativeMaxGapMs: number;
   /** A confirmed track not detected for longer than this is dropped (its id is never reused). */
@@ -51,8 +59,10 @@ export interface TrackerOptions {
 /**
  * Score thresholds as ByteTrack's paper (0.5 splits high from low, 0.6 starts a track); the rest tuned
  * on noisy TUD-Campus and TUD-Stadtmitte detections of seeds other than the ones docs/BENCHMARKS.md
- * reports (bench/tracking/). `confirmAfterMs` 30 confirms a track at its second detection at up to
- * 33 frames per second, as ByteTrack does at any rate.
+ * reports (bench/tracking/ seeds 101-105, bench/events/ seeds 101-110). `confirmAfterMs` 30 confirms a
+ * track at its second detection at up to 33 frames per second, as ByteTrack does at any rate.
+ * `lowScoreMaxGapMs` is `maxCoastMs`: a track still drawn may still take a low-score detection (200 ms
+ * kept fewer people through their hard-to-see spells, 800 ms no more than 400).
  */
 export const DEFAULT_TRACKER_OPTIONS: Readonly<TrackerOptions> = Object.freeze({
   highScore: 0.5,
@@ -60,8 +70,10 @@ export const DEFAULT_TRACKER_OPTIONS: Readonly<TrackerOptions> = Object.freeze({
   newTrackScore: 0.6,
   matchIou: 0.3,
   lowScoreMatchIou: 0.4,
+  lowScoreMaxGapMs: 400,
   tentativeMatchIou: 0.3,
   confirmAfterMs: 30,
+  confirmAfterHits: 3,
   tentativeMaxGapMs: 100,
   maxLostMs: 1500,
   maxCoastMs: 400,
@@ -80,6 +92,8 @@ export function resolveTrackerOptions(options: Partial<TrackerOptions> = {}): Tr
   }
   if (!Number.isInteger(resolved.trailLength) || resolved.trailLength < 1)
     throw new RangeError('tracker option trailLength must be an integer >= 1');
+  if (!Number.isInteger(resolved.confirmAfterHits) || resolved.confirmAfterHits < 2)
+    throw new RangeError('tracker option confirmAfterHits must be an integer >= 2');
   if (resolved.lowScore > resolved.highScore) throw new RangeError('tracker option lowScore must not exceed highScore');
   return resolved;
 }

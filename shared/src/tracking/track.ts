@@ -51,6 +51,8 @@ export class TrackState {
   readonly classId: number;
   score: number;
   hits = 1;
+  /** Of `hits`, those with a high score (the detection a track is born from always has one). */
+  highHits = 1;
   readonly firstHitMs: number;
   lastHitMs: number;
   /** The time the filter's state is at. */
@@ -115,6 +117,7 @@ export class TrackState {
     this.score = detection.score;
     this.detection = detection;
     this.hits++;
+    if (detection.score >= this.options.highScore) this.highHits++;
     this.lastHitMs = this.timeMs;
     this.predicted = this.box();
     const centre: Point = [this.filter.position(CX), this.filter.position(CY)];

@@ -5,10 +5,14 @@
  * Each `update(detections, captureTimeMs)`:
  *  1. moves every track's filter to the capture time (dt from timestamps, so irregular and dropped
  *     frames are handled by the motion model itself);
- *  2. per class: pairs high-score detections with confirmed tracks (optimal assignment on IoU with the
- *     predicted boxes); then low-score detections with the confirmed tracks detected in the previous
- *     update that are still unpaired (ByteTrack's second stage: an object half hidden scores low but is
- *     still the object); then the remaining high-score detections with tentative tracks;
+ *  2. per class: pairs high-score detections with the tracks, confirmed and tentative together (optimal
+ *     assignment on IoU with the predicted boxes: an object that comes out from behind another keeps
+ *     its own detections rather than its neighbour's track taking them); then low-score detections
+ *     with the confirmed tracks still unpaired that were detected within `lowScoreMaxGapMs`
+ *     (ByteTrack's second stage, which takes only those detected in the previous update, widened to
+ *     the tracks still coasting: an object half hidden scores low, often for several frames in a row,
+ *     but is still the object); then the low-score detections left with the unpaired tentative tracks
+ *     (a new object hard to see keeps its tentative track, and confirms it with more detections);
  *  3. corrects the paired tracks, starts a tentative track for each high-score detection left over,
  *     confirms tentative tracks detected long enough, drops tracks missed too long.
  *
@@ -73,7 +77,7 @@ export class Tracker {
     const o = this.options;
     this.tracks = this.tracks.filter((t) => captureTimeMs - t.lastHitMs <= (t.confirmed ? o.maxLostMs : o.tentativeMaxGapMs));
     for (const track of this.tracks) {
-      if (!track.confirmed && track.hits >= 2 && track.lastHitMs - track.firstHitMs >= o.confirmAfterMs) track.id = this.nextId++;
+      if (!track.confirmed && confirms(track, o)) track.id = this.nextId++;
     }
     this.tracks.push(...born);
     return this.snapshots();
@@ -145,37 +149,54 @@ export class Tracker {
   /** One class's association; returns the tracks it starts. */
   private associate(frame: ClassFrame, previousMs: number | undefined, nowMs: number): TrackState[] {
     const o = this.options;
-    const confirmed = frame.tracks.filter((t) => t.confirmed);
-    const tentative = frame.tracks.filter((t) => !t.confirmed);
+    const tracks = frame.tracks;
 
-    const first = pair(confirmed, frame.high, o.matchIou);
-    const unpaired = first.unmatchedRows.map((r) => confirmed[r]!);
-    const recent = unpaired.filter((t) => t.lastHitMs === previousMs);
-    const second = pair(recent, frame.low, o.lowScoreMatchIou);
-    const leftHigh = first.unmatchedCols.map((c) => frame.high[c]!);
-    const third = pair(tentative, leftHigh, o.tentativeMatchIou);
+    const first = pair(tracks, frame.high, (t) => (t.confirmed ? o.matchIou : o.tentativeMatchIou));
+    const unpaired = first.unmatchedRows.map((r) => tracks[r]!);
+    const coasting = unpaired.filter((t) => t.confirmed && (t.lastHitMs === previousMs || nowMs - t.lastHitMs <= o.lowScoreMaxGapMs));
+    const second = pair(coasting, frame.low, () => o.lowScoreMatchIou);
+    const tentative = unpaired.filter((t) => !t.confirmed);
+    const leftLow = second.unmatchedCols.map((c) => frame.low[c]!);
+    const third = pair(tentative, leftLow, () => o.lowScoreMatchIou);
 
-    for (const [r, c] of first.matches) confirmed[r]!.correct(frame.high[c]!);
-    for (const [r, c] of second.matches) recent[r]!.correct(frame.low[c]!);
-    for (const [r, c] of third.matches) tentative[r]!.correct(leftHigh[c]!);
+    for (const [r, c] of first.matches) tracks[r]!.correct(frame.high[c]!);
+    for (const [r, c] of second.matches) coasting[r]!.correct(frame.low[c]!);
+    for (const [r, c] of third.matches) tentative[r]!.correct(leftLow[c]!);
 
     const born: TrackState[] = [];
-    for (const c of third.unmatchedCols) {
-      const d = leftHigh[c]!;
+    for (const c of first.unmatchedCols) {
+      const d = frame.high[c]!;
       if (d.score >= o.newTrackScore) born.push(new TrackState(d, nowMs, o));
     }
     return born;
   }
 }
 
-/** Optimal pairing of tracks (by predicted box) with detections, pairs of IoU >= minIou only. */
-function pair(tracks: readonly TrackState[], detections: readonly Detection[], minIou: number) {
+/**
+ * A tentative track is confirmed once detected over `confirmAfterMs`: twice with a high score (its birth's
+ * and one more), or `confirmAfterHits` times with low scores among them.
+ */
+function confirms(track: TrackState, o: TrackerOptions): boolean {
+  if (track.lastHitMs - track.firstHitMs < o.confirmAfterMs) return false;
+  return track.hits >= 2 && (track.highHits >= 2 || track.hits >= o.confirmAfterHits);
+}
+
+/** Optimal pairing of tracks (by predicted box) with detections, pairs of IoU >= the track's `minIou` only. */
+function pair(tracks: readonly TrackState[], detections: readonly Detection[], minIou: (track: TrackState) => number) {
   const rows = tracks.length;
   const cols = detections.length;
   const overlap = new Float64Array(rows * cols);
+  let least = Infinity;
   for (let r = 0; r < rows; r++) {
-    const box = tracks[r]!.predicted;
-    for (let c = 0; c < cols; c++) overlap[r * cols + c] = iou(box, detections[c]!.box);
+    const track = tracks[r]!;
+    const box = track.predicted;
+    const own = minIou(track);
+    least = Math.min(least, own);
+    for (let c = 0; c < cols; c++) {
+      const value = iou(box, detections[c]!.box);
+      // Under the track's own threshold: not a pair (-1 is under every threshold, all being >= 0).
+      overlap[r * cols + c] = value >= own ? value : -1;
+    }
   }
-  return assignByScore(overlap, rows, cols, minIou);
+  return assignByScore(overlap, rows, cols, Number.isFinite(least) ? least : 0);
 }

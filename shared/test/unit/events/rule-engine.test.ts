@@ -159,6 +159,15 @@ describe('RuleEngine: lines', () => {
     expect(summary(play(new RuleEngine('cam', up), 60, immediate))).toEqual(['door:in:2']);
   });
 
+  it('does not hand a track missed in one frame only over to a new one beside it: another object, counted too', () => {
+    const path = walk([0.2, 0.6], [0.8, 0.6], 60);
+    // Id 1 walks across; a second person walks 0.03 (most of a box width) behind it and is first confirmed, as id 2,
+    // in frame 30, the one frame where id 1 is missed: the frame id 1 crosses the line in. Each crosses once.
+    const behind = (f: number): NormalisedPoint => [path(f)[0] - 0.03, 0.6];
+    const scene = (f: number) => [...(f === 30 ? [] : [person(1, path(f))]), ...(f >= 30 ? [person(2, behind(f))] : [])];
+    expect(summary(play(new RuleEngine('cam', up), 60, scene))).toEqual(['door:in:1', 'door:in:2']);
+  });
+
   it('hands a lost track over to a new one of the same label and size nearby only', () => {
     const path = walk([0.2, 0.6], [0.8, 0.6], 60);
     const elsewhere = (f: number) => (f <= 28 ? [person(1, path(f))] : f <= 31 ? [] : [person(2, [path(f)[0], 0.3])]);

@@ -138,6 +138,56 @@ describe('Tracker', () => {
     expect(lowOnly.update([], 10 * FRAME_MS)).toEqual([]);
   });
 
+  it('keeps a track through a hard-to-see spell: low scores after missed frames, while it still coasts', () => {
+    const x = (ms: number) => 100 + 0.1 * ms;
+    // Detected (high) to frame 9, missed in frames 10-12, then low scores in 13-19, then high again.
+    const at = (ms: number, f: number) => (f >= 10 && f < 13 ? [] : [det(x(ms), 200, f >= 13 && f < 20 ? 0.3 : 0.9)]);
+    const tracker = run(new Tracker(), 25, at);
+    expect(tracker.update([det(x(25 * FRAME_MS), 200)], 25 * FRAME_MS)).toMatchObject([{ id: 1, hits: 23, missedMs: 0 }]);
+    expect(tracker.confirmedCount).toBe(1);
+
+    // ByteTrack's own second stage (only tracks detected in the previous update): the low scores after a miss
+    // are lost, and the object comes back under a new id.
+    const byteTrack = run(new Tracker({ lowScoreMaxGapMs: 0 }), 20, at);
+    expect(byteTrack.update([], 20 * FRAME_MS)).toMatchObject([{ id: 1, hits: 10, missedMs: 440 }]);
+
+    // Missed for longer than lowScoreMaxGapMs: a low score no longer extends the track (a high one still would).
+    const late = run(new Tracker({ lowScoreMaxGapMs: 100 }), 14, at);
+    expect(late.update([], 14 * FRAME_MS)).toMatchObject([{ id: 1, hits: 10, missedMs: 200 }]);
+  });
+
+  it('confirms a new track with a second high score, or with low ones as well after confirmAfterHits', () => {
+    const x = (ms: number) => 100 + 0.1 * ms;
+    const twoHigh = run(new Tracker(), 2, (ms) => [det(x(ms), 200)]);
+    expect(confirmedIds(twoHigh)).toEqual([1]);
+    // A high score, then low ones: tentative at the second detection, confirmed at the third.
+    const highThenLow = new Tracker();
+    expect(highThenLow.update([det(x(0), 200, 0.9)], 0)).toMatchObject([{ id: -1 }]);
+    expect(highThenLow.update([det(x(40), 200, 0.3)], 40)).toMatchObject([{ id: -1, hits: 2 }]);
+    expect(highThenLow.update([det(x(80), 200, 0.3)], 80)).toMatchObject([{ id: 1, hits: 3 }]);
+    // A high score and a single low one, then nothing: never confirmed.
+    const once = run(new Tracker(), 2, (ms, f) => [det(x(ms), 200, f === 0 ? 0.9 : 0.3)]);
+    expect(run(once, 5, () => [], 80).update([], 300)).toEqual([]);
+    expect(once.confirmedCount).toBe(0);
+  });
+
+  it('gives a new object its own detections when it comes out from behind a tracked one missed in that frame', () => {
+    const a = (ms: number) => 100 + 0.1 * ms;
+    const tracker = run(new Tracker(), 10, (ms) => [det(a(ms), 200)]);
+    // Frame 10: a second object appears 16 px behind the first (their boxes overlap: IoU 0.43).
+    const b = (ms: number) => a(ms) - 16;
+    tracker.update([det(a(400), 200), det(b(400), 200)], 400);
+    // Frame 11: the first is missed. The new object's detection overlaps the first's track too (IoU 0.43, enough
+    // to pair), but more its own tentative one (0.8): it confirms that, and the first track coasts.
+    const tracks = tracker.update([det(b(440), 200)], 440);
+    expect(tracks.map((t) => [t.id, t.missedMs])).toEqual([
+      [1, 40],
+      [2, 0],
+    ]);
+    // Track 2 follows the second object (x 128), not the first (x 144).
+    expect(Math.abs(centre(tracks.find((t) => t.id === 2)!.box)[0] - b(440))).toBeLessThan(3);
+  });
+
   it('drops a confirmed track missed longer than maxLostMs and a tentative one after tentativeMaxGapMs', () => {
     const tracker = new Tracker({ maxLostMs: 1000, tentativeMaxGapMs: 100 });
     run(tracker, 5, () => [det(100, 200)]);
@@ -213,6 +263,7 @@ describe('Tracker', () => {
     expect(() => new Tracker({ maxLostMs: -1 })).toThrow(/maxLostMs/);
     expect(() => new Tracker({ lowScore: 0.8, highScore: 0.5 })).toThrow(/lowScore/);
     expect(() => new Tracker({ trailLength: 0 })).toThrow(/trailLength/);
+    expect(() => new Tracker({ confirmAfterHits: 1 })).toThrow(/confirmAfterHits/);
     expect(() => new Tracker().update([], Number.NaN)).toThrow(/captureTimeMs/);
   });
 });

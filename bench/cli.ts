@@ -6,10 +6,6 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { InvalidArgumentError } from 'commander';
 import { startGatewayProcess } from '@sightline/harness/process';
-import type { HelloMessage } from '@sightline/shared/protocol';
-import { parseArgs } from './client/args.ts';
-import { loadInputs } from './client/inputs.ts';
-import { runBenchmark } from './client/run.ts';
 
 /** The command's arguments, without the lone `--` pnpm passes on when the user writes `pnpm bench:x -- --flag`. */
 export function commandArgv(): string[] {
@@ -43,7 +39,8 @@ export function integer(min: number, max = Number.MAX_SAFE_INTEGER) {
   return (value: string): number => {
     const n = Number(value);
     if (!/^\s*-?\d+\s*$/.test(value) || !Number.isSafeInteger(n)) throw new InvalidArgumentError('not an integer.');
-    if (n < min || n > max) throw new InvalidArgumentError(`must be between ${min} and ${max}.`);
+    if (n < min || n > max)
+      throw new InvalidArgumentError(max === Number.MAX_SAFE_INTEGER ? `must be at least ${min}.` : `must be between ${min} and ${max}.`);
     return n;
   };
 }
@@ -105,10 +102,4 @@ export async function withGateway<T>(
     unlisten();
     await gateway.stop();
   }
-}
-
-/** One throwaway run before anything is measured (`length`: its frames): loads the client's code, warms the gateway, reads its hello. */
-export async function probeGateway(url: string, length = ['--frames', '3', '--warmup', '1']): Promise<HelloMessage | undefined> {
-  const config = parseArgs(['--url', url, ...length, '--resize', '240x180', '--quiet']);
-  return (await runBenchmark(config, await loadInputs({ source: { kind: 'default' }, resize: { width: 240, height: 180 } }))).hello;
 }

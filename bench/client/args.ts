@@ -14,6 +14,7 @@ import {
   type LinkProfile,
 } from '@sightline/shared/link';
 import { VIDEO_CODECS, type VideoCodec } from '@sightline/shared/protocol';
+import { integer } from '../cli.ts';
 import { packetLinkUnavailable as packetPathUnavailable } from '../link/packet/packet-link.ts';
 import { type CliOutput, parseWithoutExit, SILENT_OUTPUT } from './parse-without-exit.ts';
 
@@ -146,15 +147,6 @@ export const DEFAULTS = {
   /** 3 s at 25 fps: "every few seconds", as a browser's encoder is asked to. */
   keyframeInterval: 75,
 };
-
-function integer(min: number, max = Number.MAX_SAFE_INTEGER) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (!/^\s*-?\d+\s*$/.test(value) || !Number.isSafeInteger(n)) throw new InvalidArgumentError('not an integer.');
-    if (n < min || n > max) throw new InvalidArgumentError(`must be between ${min} and ${max}.`);
-    return n;
-  };
-}
 
 function linkSpec(value: string): LinkProfile {
   try {

@@ -9,7 +9,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { parseLinkSpec } from '@sightline/shared/link';
 import { runsDoc } from '../report.ts';
 import { type CliOutput, parseWithoutExit, SILENT_OUTPUT } from '../client/parse-without-exit.ts';
-import { callerPath } from '../cli.ts';
+import { callerPath, integer } from '../cli.ts';
 
 export const PRESETS = ['ab', 'engine', 'naive', 'webrtc'] as const;
 export type Preset = (typeof PRESETS)[number];
@@ -90,14 +90,6 @@ export class CompareArgsError extends Error {
 
 export class CompareHelpShown extends Error {
   override name = 'CompareHelpShown';
-}
-
-function integer(min: number, max: number) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (!/^\s*\d+\s*$/.test(value) || n < min || n > max) throw new InvalidArgumentError(`an integer from ${min} to ${max}.`);
-    return n;
-  };
 }
 
 function linkSpec(value: string, previous: string[] | undefined): string[] {

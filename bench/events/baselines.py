@@ -13,38 +13,20 @@ minimum_crossing_threshold). Every crossing a LineZone reports is written as {"c
 self-check job on a synthetic trajectory tells it how).
 """
 
+import importlib.util
 import json
-import sys
-import warnings
+from pathlib import Path
 
 import numpy as np
 import supervision as sv
-from trackers import ByteTrackTracker, OCSORTTracker, SORTTracker
 
-TRACKERS = {"sort": SORTTracker, "bytetrack": ByteTrackTracker, "ocsort": OCSORTTracker}
-
-
-def read_detections(path):
-    """Frame -> (boxes xyxy, scores)."""
-    frames = {}
-    with open(path) as f:
-        for line in f:
-            fields = line.strip().split(",")
-            if len(fields) < 7:
-                continue
-            frame = int(float(fields[0]))
-            x, y, w, h, conf = (float(v) for v in fields[2:7])
-            frames.setdefault(frame, []).append((x, y, x + w, y + h, conf))
-    return {
-        frame: (np.array([r[:4] for r in rows], dtype=float), np.array([r[4] for r in rows], dtype=float))
-        for frame, rows in frames.items()
-    }
+# The tracking benchmark's script: the same detections file, trackers and feeding (tracked_frames), and its job runner.
+_spec = importlib.util.spec_from_file_location("tracking_baselines", Path(__file__).resolve().parent.parent / "tracking" / "baselines.py")
+tracking = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(tracking)
 
 
 def run(job):
-    detections = read_detections(job["det"])
-    tracker = TRACKERS[job["tracker"]](**job["settings"])
-    fps = float(job["fps"])
     zones = []
     for config in job["configs"]:
         anchors = [sv.Position[a] for a in config["anchors"]]
@@ -57,10 +39,7 @@ def run(job):
             )
             zones.append((config["name"], line["name"], zone))
     crossings = []
-    for frame in range(1, int(job["lastFrame"]) + 1):
-        boxes, scores = detections.get(frame, (np.empty((0, 4)), np.empty((0,))))
-        dets = sv.Detections(xyxy=boxes, confidence=scores, class_id=np.zeros(len(boxes), dtype=int))
-        tracked = tracker.update(dets, timestamp=frame / fps)
+    for frame, tracked in tracking.tracked_frames(job):
         for config, line, zone in zones:
             crossed_in, crossed_out = zone.trigger(tracked)
             for i in np.flatnonzero(crossed_in):
@@ -71,13 +50,5 @@ def run(job):
         json.dump(crossings, out)
 
 
-def main():
-    warnings.simplefilter("ignore")
-    with open(sys.argv[1]) as f:
-        jobs = json.load(f)
-    for job in jobs:
-        run(job)
-
-
 if __name__ == "__main__":
-    main()
+    tracking.run_jobs(run)

@@ -777,6 +777,9 @@ const RULES_BODY_LIMIT = 256 * 1024;
 const circle = (n: number) =>
   Array.from({ length: n }, (_, i) => [0.5 + 0.4 * Math.cos((2 * Math.PI * i) / n), 0.5 + 0.4 * Math.sin((2 * Math.PI * i) / n)]);
 const line = (i: number) => ({ name: `l${i}`, from: [0.1, (i % 90) / 100 + 0.05], to: [0.9, (i % 90) / 100 + 0.05] });
+/** Rules of these lines and no zone; of one zone `z` and no line. */
+const onlyLines = (...lines: unknown[]) => ({ lines, zones: [] });
+const onlyZone = (polygon: unknown) => ({ lines: [], zones: [{ name: 'z', polygon }] });
 
 /**
  * A camera's rules replaced with something wrong (PUT /api/cameras/NAME/rules): every one is refused with the field
@@ -787,56 +790,40 @@ function badRules(ctx: Context): Draft {
   const camera = `fuzz-${rng.int(0, 9)}`;
   const bad = httpRefused('bad_message');
   const [name, value, expect, path] = rng.pick<[string, unknown, Expectation, string?]>([
-    ['a line outside the picture', { lines: [{ name: 'a', from: [0, 0], to: [1.5, 1] }], zones: [] }, bad],
-    ['a line of no length', { lines: [{ name: 'a', from: [0.5, 0.5], to: [0.5, 0.5] }], zones: [] }, bad],
-    ['a point as a string', { lines: [{ name: 'a', from: ['0', 0], to: [1, 1] }], zones: [] }, bad],
+    ['a line outside the picture', onlyLines({ name: 'a', from: [0, 0], to: [1.5, 1] }), bad],
+    ['a line of no length', onlyLines({ name: 'a', from: [0.5, 0.5], to: [0.5, 0.5] }), bad],
+    ['a point as a string', onlyLines({ name: 'a', from: ['0', 0], to: [1, 1] }), bad],
     [
       'a zone of two points',
-      {
-        lines: [],
-        zones: [
-          {
-            name: 'z',
-            polygon: [
-              [0, 0],
-              [1, 1],
-            ],
-          },
-        ],
-      },
+      onlyZone([
+        [0, 0],
+        [1, 1],
+      ]),
       bad,
     ],
     [
       'a self-crossing zone',
-      {
-        lines: [],
-        zones: [
-          {
-            name: 'z',
-            polygon: [
-              [0, 0],
-              [1, 1],
-              [1, 0],
-              [0, 1],
-            ],
-          },
-        ],
-      },
+      onlyZone([
+        [0, 0],
+        [1, 1],
+        [1, 0],
+        [0, 1],
+      ]),
       bad,
     ],
-    ['a zone of 65 points', { lines: [], zones: [{ name: 'z', polygon: circle(65) }] }, bad],
-    ['a zone of 20,000 points', { lines: [], zones: [{ name: 'z', polygon: circle(20_000) }] }, httpRefused('too_large')],
-    ['33 lines', { lines: Array.from({ length: 33 }, (_, i) => line(i)), zones: [] }, bad],
-    ['5,000 lines', { lines: Array.from({ length: 5000 }, (_, i) => line(i)), zones: [] }, httpRefused('too_large')],
-    ['two lines of one name', { lines: [line(1), { ...line(2), name: 'l1' }], zones: [] }, bad],
-    ['an unknown key', { lines: [{ ...line(1), colour: 'red' }], zones: [] }, bad],
+    ['a zone of 65 points', onlyZone(circle(65)), bad],
+    ['a zone of 20,000 points', onlyZone(circle(20_000)), httpRefused('too_large')],
+    ['33 lines', onlyLines(...Array.from({ length: 33 }, (_, i) => line(i))), bad],
+    ['5,000 lines', onlyLines(...Array.from({ length: 5000 }, (_, i) => line(i))), httpRefused('too_large')],
+    ['two lines of one name', onlyLines(line(1), { ...line(2), name: 'l1' }), bad],
+    ['an unknown key', onlyLines({ ...line(1), colour: 'red' }), bad],
     ['only lines (no zones: none)', { lines: [line(1)] }, { accept: ['http 200'] }],
-    ['a score of 2', { lines: [{ ...line(1), minScore: 2 }], zones: [] }, bad],
-    ['an unknown anchor', { lines: [{ ...line(1), anchor: 'feet' }], zones: [] }, bad],
-    ['a name of 200 characters', { lines: [{ ...line(1), name: 'n'.repeat(200) }], zones: [] }, bad],
+    ['a score of 2', onlyLines({ ...line(1), minScore: 2 }), bad],
+    ['an unknown anchor', onlyLines({ ...line(1), anchor: 'feet' }), bad],
+    ['a name of 200 characters', onlyLines({ ...line(1), name: 'n'.repeat(200) }), bad],
     ['an array', [line(1)], bad],
-    ['a bad camera name', { lines: [], zones: [] }, bad, '/api/cameras/..%2Fetc/rules'],
-    ['a camera name of 65 characters', { lines: [], zones: [] }, bad, `/api/cameras/${'c'.repeat(65)}/rules`],
+    ['a bad camera name', onlyLines(), bad, '/api/cameras/..%2Fetc/rules'],
+    ['a camera name of 65 characters', onlyLines(), bad, `/api/cameras/${'c'.repeat(65)}/rules`],
     ['valid rules', { lines: [line(1)], zones: [{ name: 'z', polygon: circle(8) }] }, { accept: ['http 200'] }],
   ]);
   let body = textBytes(JSON.stringify(value));

@@ -9,7 +9,8 @@ import { figuresOf, pool } from './measurement.ts';
 import { cellSeed, roundOrder, type PlannedCell } from './plan.ts';
 import type { HelloMessage } from '@sightline/shared/protocol';
 import { freshSeed } from '@sightline/shared/link';
-import { probeGateway, withGateway } from '../cli.ts';
+import { withGateway } from '../cli.ts';
+import { probeGateway } from '../client/probe.ts';
 import { packetLinkUnavailable } from '../link/packet/packet-link.ts';
 import { finishRun, fmt, gatewaySetup, startRun, type RunContext } from '../report.ts';
 

@@ -15,27 +15,28 @@ import { WireClient } from '@sightline/harness/client';
 import { readPhoto } from '@sightline/shared/fixtures';
 import type { DetectionsMessage, StageTimings } from '@sightline/shared/protocol';
 import { percentile } from '@sightline/shared/stats';
+import { integer } from '../cli.ts';
 import { mdTable, provenance, publishSection, textTable } from '../report.ts';
 
 const STAGES: Array<keyof StageTimings> = ['queueMs', 'decodeMs', 'preprocessMs', 'inferenceMs', 'postprocessMs', 'serverMs'];
 
 const program = new Command('bench:stages')
   .description('Per-stage p50/p95 of the gateway for a few input sizes (JPEG q80 of a real photo).')
-  .option('--frames <n>', 'measured frames per size', '60')
-  .option('--warmup <n>', 'frames per size not measured', '10')
+  .option('--frames <n>', 'measured frames per size', integer(1), 60)
+  .option('--warmup <n>', 'frames per size not measured', integer(0), 10)
   .option('--sizes <list>', 'comma-separated WxH input sizes', '320x240,640x480,1280x720,1920x1080')
   .option('--photo <name>', 'fixture photo to encode', 'dog.jpg')
-  .option('--quality <q>', 'JPEG quality', '80')
+  .option('--quality <q>', 'JPEG quality', integer(1, 100), 80)
   .option('--model <name>', 'model to run (default: the gateway default)')
   .option('--json', 'print one JSON object instead of a table')
   .option('--write', 'also replace the stages section of docs/runs/stages.md with this run')
   .parse();
 const options = program.opts<{
-  frames: string;
-  warmup: string;
+  frames: number;
+  warmup: number;
   sizes: string;
   photo: string;
-  quality: string;
+  quality: number;
   model?: string;
   json?: boolean;
   write?: boolean;
@@ -43,10 +44,7 @@ const options = program.opts<{
 
 async function encodeAt(size: string): Promise<Buffer> {
   const [width, height] = size.split('x').map(Number) as [number, number];
-  return sharp(readPhoto(options.photo))
-    .resize(width, height, { fit: 'fill' })
-    .jpeg({ quality: Number(options.quality) })
-    .toBuffer();
+  return sharp(readPhoto(options.photo)).resize(width, height, { fit: 'fill' }).jpeg({ quality: options.quality }).toBuffer();
 }
 
 /** Sends one frame and waits for its answer (stop-and-wait, so no queueing distorts the stages). */
@@ -65,9 +63,9 @@ let id = 0;
 try {
   for (const size of options.sizes.split(',')) {
     const image = await encodeAt(size);
-    for (let i = 0; i < Number(options.warmup); i++) await detectOnce(client, id++, image);
+    for (let i = 0; i < options.warmup; i++) await detectOnce(client, id++, image);
     const samples: StageTimings[] = [];
-    for (let i = 0; i < Number(options.frames); i++) samples.push((await detectOnce(client, id++, image)).timings);
+    for (let i = 0; i < options.frames; i++) samples.push((await detectOnce(client, id++, image)).timings);
     const row: Record<string, number | string> = { size, bytes: image.length };
     for (const stage of STAGES) {
       const sorted = samples.map((s) => s[stage]).sort((a, b) => a - b);
@@ -92,10 +90,10 @@ try {
 async function sharpDecodeFloor(size: string): Promise<number> {
   const image = await encodeAt(size);
   const times: number[] = [];
-  for (let i = 0; i < Number(options.frames) + Number(options.warmup); i++) {
+  for (let i = 0; i < options.frames + options.warmup; i++) {
     const started = performance.now();
     await sharp(image).raw().toBuffer();
-    if (i >= Number(options.warmup)) times.push(performance.now() - started);
+    if (i >= options.warmup) times.push(performance.now() - started);
   }
   return percentile(
     times.sort((a, b) => a - b),
@@ -120,7 +118,7 @@ const caption =
   'resized to each size, stop-and-wait over WebSocket (MessagePack); times in ms, p50 / p95; overhead = serverMs - inferenceMs';
 
 if (options.json) {
-  console.log(JSON.stringify({ model, frames: Number(options.frames), rows, sharpDecodeFloor: { size: floorSize, p50Ms: decodeFloorMs } }));
+  console.log(JSON.stringify({ model, frames: options.frames, rows, sharpDecodeFloor: { size: floorSize, p50Ms: decodeFloorMs } }));
 } else {
   console.log(`${caption}\n`);
   console.log(textTable([header, ...lines]));

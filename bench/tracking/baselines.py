@@ -39,15 +39,20 @@ def read_detections(path):
     }
 
 
-def run(job):
+def tracked_frames(job):
+    """(frame, the tracker's sv.Detections) for frames 1..lastFrame: the job's tracker fed every frame's detections once, in order."""
     detections = read_detections(job["det"])
     tracker = TRACKERS[job["tracker"]](**job["settings"])
     fps = float(job["fps"])
-    per_frame = {}
     for frame in range(1, int(job["lastFrame"]) + 1):
         boxes, scores = detections.get(frame, (np.empty((0, 4)), np.empty((0,))))
         dets = sv.Detections(xyxy=boxes, confidence=scores, class_id=np.zeros(len(boxes), dtype=int))
-        tracked = tracker.update(dets, timestamp=frame / fps)
+        yield frame, tracker.update(dets, timestamp=frame / fps)
+
+
+def run(job):
+    per_frame = {}
+    for frame, tracked in tracked_frames(job):
         keep = tracked.tracker_id != -1
         per_frame[frame] = list(zip(tracked.tracker_id[keep].tolist(), tracked.xyxy[keep].tolist()))
     for lag, path in job["outputs"].items():
@@ -58,7 +63,8 @@ def run(job):
                     out.write(f"{frame},{track_id},{x1:.2f},{y1:.2f},{x2 - x1:.2f},{y2 - y1:.2f},1,-1,-1,-1\n")
 
 
-def main():
+def run_jobs(run):
+    """Runs `run` on every job of the JOBS.json file named on the command line, in order."""
     warnings.simplefilter("ignore")
     with open(sys.argv[1]) as f:
         jobs = json.load(f)
@@ -67,4 +73,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run_jobs(run)

@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { detectionsByFrame, formatMotResults, parseMot } from './mot-file.ts';
 import { runTracker } from './run-tracker.ts';
-import { callerPath } from '../cli.ts';
+import { callerPath, integer, positive } from '../cli.ts';
 
 // Typed, so that program.error (never returns) narrows like a throw.
 const program: Command = new Command('track')
@@ -17,35 +17,26 @@ const program: Command = new Command('track')
   )
   .requiredOption('--det <file>', 'detections, MOTChallenge det.txt')
   .requiredOption('--out <file>', 'results file to write')
-  .option('--lag-frames <n>', 'frames between capture and answer', '0')
-  .option('--fps <f>', 'frames per second of the sequence (TUD and most MOTChallenge sequences: 25)', '25')
+  .option('--lag-frames <n>', 'frames between capture and answer', integer(0), 0)
+  .option('--fps <f>', 'frames per second of the sequence (TUD and most MOTChallenge sequences: 25)', positive('number'), 25)
   .option('--no-prediction', "draw each answer's boxes where they were at its capture time (no latency compensation)")
   .option(
     '--image-size <WxH>',
     "the sequence's image size (seqinfo.ini's imWidth x imHeight): tracks missed at the picture's edge are not drawn",
   )
-  .option('--last-frame <n>', 'last frame of the sequence (default: the last frame with a detection)')
+  .option('--last-frame <n>', 'last frame of the sequence (default: the last frame with a detection)', integer(0))
   .parse();
 /** Paths are the caller's: pnpm runs scripts in the package folder and names the caller's in INIT_CWD. */
 
 const o = program.opts<{
   det: string;
   out: string;
-  lagFrames: string;
-  fps: string;
+  lagFrames: number;
+  fps: number;
   prediction: boolean;
   imageSize?: string;
-  lastFrame?: string;
+  lastFrame?: number;
 }>();
-
-const number = (name: string, value: string, integer: boolean) => {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n < 0 || (integer && !Number.isInteger(n)))
-    program.error(`${name} must be a${integer ? 'n integer' : ' number'} >= 0 (got ${value})`);
-  return n;
-};
-const fps = number('--fps', o.fps, false);
-if (fps === 0) program.error('--fps must be positive');
 
 let frame: { width: number; height: number } | undefined;
 if (o.imageSize !== undefined) {
@@ -61,10 +52,10 @@ try {
   program.error(`${o.det}: ${(error as Error).message}`);
 }
 const results = runTracker(detectionsByFrame(rows), {
-  fps,
-  lagFrames: number('--lag-frames', o.lagFrames, true),
+  fps: o.fps,
+  lagFrames: o.lagFrames,
   predict: o.prediction,
   ...(frame ? { frame } : {}),
-  ...(o.lastFrame === undefined ? {} : { lastFrame: number('--last-frame', o.lastFrame, true) }),
+  ...(o.lastFrame === undefined ? {} : { lastFrame: o.lastFrame }),
 });
 writeFileSync(callerPath(o.out), formatMotResults(results));

@@ -106,6 +106,53 @@ export interface MeasuredRun {
   endMs: number;
 }
 
+/** A run's frames with the figures of its measured period, whole (the headline first) and per window of `windowS`. */
+export interface MeasuredPeriod extends MeasuredRun {
+  /** The shape bench:links rows take. */
+  detectionsPerS: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  bytesPerFrame: number;
+  bytesPerS: number;
+  /** Data channel: frames answered `dropped` or `error`; the track has no refusals. */
+  refused: number;
+  /** Frames with no reply within the timeout (the track: no result named them). */
+  lost: number;
+  /** The rest of the measured period's figures (sent, detected, skipped, max, reasons, ...). */
+  figures: PeriodFigures;
+  /** The same per `windowS` window of the measured period. */
+  windows: PeriodFigures[];
+  windowS: number;
+  /** Every frame of the run (warm-up included), for a caller that pools halves. */
+  samples: FrameSample[];
+}
+
+/** The figures of the period [originMs, endMs) of a run's frames, whole and per window of `windowS` seconds. */
+export function measuredPeriod(
+  samples: FrameSample[],
+  { originMs, endMs, windowS }: { originMs: number; endMs: number; windowS: number },
+): MeasuredPeriod {
+  const figures = periodFigures(samples, originMs, endMs, originMs);
+  const { detectionsPerS, p50, p95, p99, bytesPerFrame, bytesPerS, refused, lost } = figures;
+  return {
+    detectionsPerS,
+    p50,
+    p95,
+    p99,
+    bytesPerFrame,
+    bytesPerS,
+    refused,
+    lost,
+    figures,
+    windows: windowFigures(samples, { originMs, endMs, windowMs: windowS * 1000 }),
+    windowS,
+    samples,
+    originMs,
+    endMs,
+  };
+}
+
 /**
  * Several runs of the same row pooled: their measured periods laid end to end (each run's own clock shifted
  * so its period follows the last), so percentiles are over every frame and rates over the summed time.

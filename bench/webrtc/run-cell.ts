@@ -22,7 +22,7 @@ import { candidateAddresses, replaceCandidates, UdpRelay, withoutCandidates } fr
 import { WHIP_PATH } from '@sightline/shared/protocol';
 import { isTransparent, linkLabel, parseLinkSpec, type LinkProfile } from '@sightline/shared/link';
 import { prepareClip, type Clip } from './clip.ts';
-import { periodFigures, windowFigures, type FrameSample, type PeriodFigures } from './figures.ts';
+import { measuredPeriod, type FrameSample, type MeasuredPeriod } from './figures.ts';
 import { ReplyTimeout } from './reply-timeout.ts';
 import { rtpKey, SendLog, type ReplyOutcome } from './send-log.ts';
 import { SenderProcess, type SenderEvent } from './sender-process.ts';
@@ -89,28 +89,12 @@ export interface WebRtcCellOptions {
   log?: (line: string) => void;
 }
 
-export interface WebRtcCellResult {
+export interface WebRtcCellResult extends MeasuredPeriod {
   transport: WebRtcTransport;
   codec: string;
   /** What the link was, as the link lab labels it, or `loopback`. */
   link: string;
   linkPath: 'none' | 'relay' | 'network';
-  /** The shape bench:links rows take. */
-  detectionsPerS: number;
-  p50: number;
-  p95: number;
-  p99: number;
-  bytesPerFrame: number;
-  bytesPerS: number;
-  /** Data channel: frames answered `dropped` or `error`; the track has no refusals. */
-  refused: number;
-  /** Frames with no reply within the timeout (the track: no result named them). */
-  lost: number;
-  /** The rest of the measured period's figures (sent, detected, skipped, max, reasons, ...). */
-  figures: PeriodFigures;
-  /** The same per `windowS` window of the measured period. */
-  windows: PeriodFigures[];
-  windowS: number;
   /** Replies after their frame's timeout, replies naming no frame sent, replies twice. */
   late: number;
   unmatched: number;
@@ -122,10 +106,6 @@ export interface WebRtcCellResult {
   durationS: number;
   warmupS: number;
   fps: number;
-  /** Every frame of the run (warm-up included), for a caller that pools halves. */
-  samples: FrameSample[];
-  originMs: number;
-  endMs: number;
 }
 
 function profileOf(link: WebRtcCellOptions['link']): LinkProfile | undefined {
@@ -314,23 +294,12 @@ export async function runWebRtcCell(options: WebRtcCellOptions): Promise<WebRtcC
       })),
       ...skipped,
     ].sort((a, b) => a.sentAt - b.sentAt);
-    const figures = periodFigures(samples, originMs, endMs, originMs);
     return {
       transport: o.transport,
       codec,
       link: profile ? linkLabel(profile) : 'loopback',
       linkPath,
-      detectionsPerS: figures.detectionsPerS,
-      p50: figures.p50,
-      p95: figures.p95,
-      p99: figures.p99,
-      bytesPerFrame: figures.bytesPerFrame,
-      bytesPerS: figures.bytesPerS,
-      refused: figures.refused,
-      lost: figures.lost,
-      figures,
-      windows: windowFigures(samples, { originMs, endMs, windowMs: o.windowS * 1000 }),
-      windowS: o.windowS,
+      ...measuredPeriod(samples, { originMs, endMs, windowS: o.windowS }),
       late: sendLog.late,
       unmatched: sendLog.unknown,
       duplicates: sendLog.duplicates,
@@ -339,9 +308,6 @@ export async function runWebRtcCell(options: WebRtcCellOptions): Promise<WebRtcC
       durationS: o.durationS,
       warmupS: o.warmupS,
       fps: o.fps,
-      samples,
-      originMs,
-      endMs,
     };
   } finally {
     await sender?.stop();

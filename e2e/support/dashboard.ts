@@ -215,6 +215,12 @@ export class Dashboard {
     return this.page.evaluate(() => ((window as unknown as { __e2eSockets?: unknown[] }).__e2eSockets ?? []).length);
   }
 
+  /** Query parameter `name` of every WebSocket the page has constructed so far, in order (null: not given). */
+  async socketParams(name: string): Promise<(string | null)[]> {
+    const urls = await this.page.evaluate(() => (window as unknown as { __e2eSockets: { url: string }[] }).__e2eSockets.map((s) => s.url));
+    return urls.map((url) => new URL(url).searchParams.get(name));
+  }
+
   /** Starts recording every data-state the connection pill takes; read it back with recordedStates(). */
   async recordConnectionStates(): Promise<void> {
     await this.connection.evaluate((element) => {

@@ -9,6 +9,7 @@
  */
 import type { Locator, Page, WebSocket as PwWebSocket } from '@playwright/test';
 import { expect, test } from '../support/fixtures.ts';
+import { pictureBox } from '../support/scene-rules.ts';
 
 const PHONE = { width: 390, height: 844 };
 /** Apple HIG's and WCAG 2.5.5's minimum touch target, CSS px. */
@@ -35,18 +36,6 @@ async function rect(locator: Locator): Promise<Rect> {
   const box = await locator.boundingBox();
   expect(box, 'element has a box').not.toBeNull();
   return box!;
-}
-
-/** Where the picture is drawn inside the video element (object-fit: contain), in viewport px. */
-async function pictureArea(page: Page): Promise<Rect> {
-  return page.getByTestId('video').evaluate((element) => {
-    const video = element as HTMLVideoElement;
-    const box = video.getBoundingClientRect();
-    const scale = Math.min(box.width / video.videoWidth, box.height / video.videoHeight);
-    const width = video.videoWidth * scale;
-    const height = video.videoHeight * scale;
-    return { x: box.x + (box.width - width) / 2, y: box.y + (box.height - height) / 2, width, height };
-  });
 }
 
 interface ChipView {
@@ -110,18 +99,18 @@ test.describe('on a phone', () => {
     }
 
     // The chips: each one line, inside the screen, over neither the picture nor one another.
-    const picture = await pictureArea(page);
+    const picture = await pictureBox(page);
     // The picture spans the screen's width (in a 16:9 box a 4:3 camera would get three quarters of it).
     expect(picture.width, 'picture width').toBeGreaterThan(PHONE.width * 0.9);
     let chips: ChipView[] = [];
     await expect
       .poll(async () => (chips = await chipViews(page)).length, { message: 'chips shown while streaming' })
       .toBeGreaterThanOrEqual(4);
-    const pictureBox = await rect(page.locator('[data-testid="stage-area"] .stage'));
+    const stageBox = await rect(page.locator('[data-testid="stage-area"] .stage'));
     for (const [index, { text, box, oneLine }] of chips.entries()) {
       expect(box.height, `chip "${text}" is one line`).toBeLessThanOrEqual(oneLine + 1);
       expect(overlap(box, picture), `chip "${text}" over the picture`).toBe(0);
-      expect(box.y, `chip "${text}" under the picture's box`).toBeGreaterThanOrEqual(bottom(pictureBox));
+      expect(box.y, `chip "${text}" under the picture's box`).toBeGreaterThanOrEqual(bottom(stageBox));
       expect(box.x).toBeGreaterThanOrEqual(0);
       expect(right(box), `chip "${text}" inside the screen`).toBeLessThanOrEqual(PHONE.width);
       for (const other of chips.slice(0, index)) expect(overlap(box, other.box), `chip "${text}" over "${other.text}"`).toBe(0);

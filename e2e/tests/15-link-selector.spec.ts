@@ -9,25 +9,8 @@
  * or with the token): the stream goes back to the link it ran behind, and the page says it was refused.
  */
 import { readFile } from 'node:fs/promises';
-import type { Page } from '@playwright/test';
 import { expectFramesCounted, onAnotherDevice } from '../support/another-device.ts';
-import type { Dashboard } from '../support/dashboard.ts';
 import { expect, test } from '../support/fixtures.ts';
-
-/** The `link` query parameter of every WebSocket the page opened, in order (null: none asked for). */
-async function socketLinks(page: Page): Promise<(string | null)[]> {
-  const urls = await page.evaluate(() => (window as unknown as { __e2eSockets: { url: string }[] }).__e2eSockets.map((s) => s.url));
-  return urls.map((url) => new URL(url).searchParams.get('link'));
-}
-
-/** The captions of the codec table, the route table and the chart all name `spec`, emulated or not. */
-async function expectCaptions(dashboard: Dashboard, spec: string, text: string | RegExp): Promise<void> {
-  for (const caption of ['stats-link', 'paths-link', 'chart-link']) {
-    await expect(dashboard.byTestId(caption)).toHaveAttribute('data-spec', spec);
-    await expect(dashboard.byTestId(caption)).toHaveAttribute('data-emulated', String(spec !== 'none'));
-    await expect(dashboard.byTestId(caption)).toContainText(text);
-  }
-}
 
 const CUSTOM = 'bw=2mbit/10mbit,delay=30ms,jitter=5ms';
 
@@ -39,15 +22,15 @@ test('a preset puts the running stream behind it; a bad custom spec is a message
 }) => {
   test.setTimeout(180_000);
   await dashboard.openStreaming('msgpack', 3);
-  await expectCaptions(dashboard, 'none', 'on no emulated link');
+  await dashboard.expectMeasuredOn('none', 'on no emulated link');
   await expect(dashboard.byTestId('link-badge')).toHaveCount(0);
   await expect(dashboard.byTestId('link-select')).toHaveValue('none');
 
   // A preset: one reconnect, asking for it; hello names it; the stats start afresh on it.
   await dashboard.byTestId('link-select').selectOption('lte');
   await expect(dashboard.byTestId('link-badge')).toContainText('Emulated link · LTE · 40 ms RTT');
-  await expectCaptions(dashboard, 'lte', /LTE · 40 ms RTT ±4, ↓29\.5 ↑7\.6 Mbit\/s, emulated/);
-  expect(await socketLinks(page)).toEqual([null, 'lte']);
+  await dashboard.expectMeasuredOn('lte', /LTE · 40 ms RTT ±4, ↓29\.5 ↑7\.6 Mbit\/s, emulated/);
+  expect(await dashboard.socketParams('link')).toEqual([null, 'lte']);
   await dashboard.waitForStat('msgpack', 'count', (n) => n >= 3);
   // Only LTE's frames in the table: none is faster than the link's 40 ms round trip.
   expect(await dashboard.statValue('msgpack', 'p50')).toBeGreaterThanOrEqual(40);
@@ -76,8 +59,8 @@ test('a preset puts the running stream behind it; a bad custom spec is a message
   await field.press('Enter');
   const before = await dashboard.statValue('msgpack', 'count');
   await dashboard.waitForStat('msgpack', 'count', (n) => n >= before + 2);
-  expect(await socketLinks(page), 'no reconnect for a spec that does not parse').toEqual([null, 'lte']);
-  await expectCaptions(dashboard, 'lte', 'LTE · 40 ms RTT');
+  expect(await dashboard.socketParams('link'), 'no reconnect for a spec that does not parse').toEqual([null, 'lte']);
+  await dashboard.expectMeasuredOn('lte', 'LTE · 40 ms RTT');
   await shot('15-link-bad-spec.png');
 
   // A good one: its label as it is typed, then applied.
@@ -85,8 +68,8 @@ test('a preset puts the running stream behind it; a bad custom spec is a message
   await expect(message).toHaveAttribute('data-valid', 'true');
   await expect(message).toHaveText('Runs behind Custom · 60 ms RTT ±5, ↓10 ↑2 Mbit/s, emulated.');
   await dashboard.byTestId('link-apply').click();
-  await expectCaptions(dashboard, CUSTOM, 'Custom · 60 ms RTT ±5, ↓10 ↑2 Mbit/s, emulated');
-  expect(await socketLinks(page)).toEqual([null, 'lte', CUSTOM]);
+  await dashboard.expectMeasuredOn(CUSTOM, 'Custom · 60 ms RTT ±5, ↓10 ↑2 Mbit/s, emulated');
+  expect(await dashboard.socketParams('link')).toEqual([null, 'lte', CUSTOM]);
   await dashboard.waitForStat('msgpack', 'count', (n) => n >= 2);
   await expect.poll(() => new URL(page.url()).searchParams.get('link')).toBe(CUSTOM);
 

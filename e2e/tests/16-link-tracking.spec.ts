@@ -53,18 +53,10 @@ test('behind a 300 ms round trip: the link is shown as emulated, the network sha
   await dashboard.expectState('open');
   // The gateway's hello named the link: marked over the picture and on every figure.
   await expect(dashboard.byTestId('link-badge')).toContainText('Emulated link · Custom · 300 ms RTT');
-  for (const caption of ['stats-link', 'paths-link', 'chart-link']) {
-    await expect(dashboard.byTestId(caption)).toHaveAttribute('data-spec', LINK);
-    await expect(dashboard.byTestId(caption)).toHaveAttribute('data-emulated', 'true');
-    await expect(dashboard.byTestId(caption)).toContainText('Custom · 300 ms RTT, emulated');
-  }
+  await dashboard.expectMeasuredOn(LINK, 'Custom · 300 ms RTT, emulated');
   await expect(dashboard.byTestId('link-select')).toHaveValue('custom');
   await expect(dashboard.byTestId('link-custom')).toHaveValue(LINK);
-  const sockets = await page.evaluate(() => (window as unknown as { __e2eSockets: { url: string }[] }).__e2eSockets.map((s) => s.url));
-  expect(
-    sockets.map((url) => new URL(url).searchParams.get('link')),
-    'the first connection already asks for the link',
-  ).toEqual([LINK]);
+  expect(await dashboard.socketParams('link'), 'the first connection already asks for the link').toEqual([LINK]);
 
   await expect(dashboard.byTestId('boxes-predicted')).toBeChecked();
   await startReadingFrames(page);

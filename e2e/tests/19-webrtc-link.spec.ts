@@ -35,12 +35,6 @@ function whipLinks(page: Page): () => (string | null)[] {
   return () => [...links];
 }
 
-/** The `link` query parameter of every WebSocket the page opened, in order (null: none asked for). */
-async function socketLinks(page: Page): Promise<(string | null)[]> {
-  const urls = await page.evaluate(() => (window as unknown as { __e2eSockets: { url: string }[] }).__e2eSockets.map((s) => s.url));
-  return urls.map((url) => new URL(url).searchParams.get('link'));
-}
-
 test('the camera as a VP8 track behind LTE: boxes, figures measured on LTE (emulated), the link’s round trip in the connection’s', async ({
   page,
   dashboard,
@@ -121,13 +115,15 @@ test('a link chosen on a data channel is a new WHIP session behind it and the st
   await shot('19-webrtc-data-channel-loss.png');
 
   // The WebSocket cannot lose a segment: chosen now, it runs the same link without its loss, and says so.
-  const socketsBefore = (await socketLinks(page)).length;
+  const socketsBefore = (await dashboard.socketParams('link')).length;
   await dashboard.byTestId('transport-websocket').check();
   // A notice (a toast, and the Errors panel keeps it).
   await expect(dashboard.byTestId('notice-log')).toContainText('The WebSocket cannot run the link Custom · 60 ms RTT, 1% loss');
   await dashboard.expectMeasuredOn('delay=30ms', 'Custom · 60 ms RTT, emulated');
   await expect(dashboard.byTestId('link-custom')).toHaveValue('delay=30ms');
-  expect((await socketLinks(page)).slice(socketsBefore), 'one reconnect, behind the link without its loss').toEqual(['delay=30ms']);
+  expect((await dashboard.socketParams('link')).slice(socketsBefore), 'one reconnect, behind the link without its loss').toEqual([
+    'delay=30ms',
+  ]);
   await dashboard.waitForStat('msgpack', 'count', (n) => n >= 2, 60_000);
   expect(problems.pageErrors).toEqual([]);
 });

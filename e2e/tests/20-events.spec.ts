@@ -45,8 +45,7 @@ test('a line drawn on the live picture counts the clip’s crossings both ways, 
   await page.goto(`/?camera=${camera}&size=${FRAME_WIDTH}`);
   await dashboard.expectState('open');
   // The stream names the camera.
-  const sockets = await page.evaluate(() => (window as unknown as { __e2eSockets: { url: string }[] }).__e2eSockets.map((s) => s.url));
-  expect(new URL(sockets.at(-1)!).searchParams.get('camera')).toBe(camera);
+  expect((await dashboard.socketParams('camera')).at(-1)).toBe(camera);
   await expect(page.getByTestId('camera-input')).toHaveValue(camera);
   await dashboard.waitForLabels(['bird', 'cat']);
   mark('streaming, both objects detected');

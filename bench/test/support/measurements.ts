@@ -2,6 +2,7 @@
 import { parseArgs } from '../../client/args.ts';
 import type { BenchResult } from '../../client/run.ts';
 import type { ConnectionRecord, FrameMeasurement, NetSample } from '../../client/types.ts';
+import type { RunContext } from '../../report.ts';
 
 export function measurement(partial: Partial<FrameMeasurement>): FrameMeasurement {
   return {
@@ -66,3 +67,15 @@ export function benchResult(
     repeats: [{ repeat: 0, wallMs, startedAt: '', samples: [...frames], net: [...net], connections: [...connections], clientFailures }],
   };
 }
+
+/** A run of 3.25 minutes on a 2-core test machine, lightly loaded. */
+export const TEST_RUN_CONTEXT: RunContext = {
+  date: '2026-01-01T00:00:00Z',
+  cpu: 'Test CPU',
+  cores: 2,
+  ramGiB: 8,
+  node: 'v24',
+  loadBefore: 0.5,
+  loadAfter: 0.7,
+  minutes: 3.25,
+};

@@ -97,40 +97,12 @@ export async function handleWhipRequest(request: IncomingMessage, response: Serv
   return true;
 }
 
-/** The peer's receiver statistics as the session's `GET` gives them (shared's WhipReceiveStats). */
+/** The peer's receiver statistics as the session's `GET` gives them (shared's WhipReceiveStats): each track's, but its byte count. */
 function receiveStats(session: PeerSession): WhipReceiveStats {
   const { rttMs, video } = session.stats();
   return {
     ...(rttMs === undefined ? {} : { rttMs }),
-    video: video.map(
-      ({
-        mid,
-        codec,
-        packetsReceived,
-        packetsLost,
-        jitterMs,
-        bitrateBps,
-        framesDelivered,
-        framesDropped,
-        keyframesRequested,
-        nacksSent,
-        requestedBitrateBps,
-        bandwidthUsage,
-      }) => ({
-        mid,
-        ...(codec === undefined ? {} : { codec }),
-        packetsReceived,
-        packetsLost,
-        jitterMs,
-        bitrateBps,
-        framesDelivered,
-        framesDropped,
-        keyframesRequested,
-        nacksSent,
-        requestedBitrateBps,
-        bandwidthUsage,
-      }),
-    ),
+    video: video.map(({ codec, bytesReceived: _counted, ...track }) => ({ ...track, ...(codec === undefined ? {} : { codec }) })),
   };
 }
 

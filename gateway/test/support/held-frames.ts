@@ -1,8 +1,8 @@
 /**
  * The surroundings of a message session for the WebSocket unit tests: the real frame core (its scheduler,
- * streams and replies) in front of a stand-in executor that answers a frame only when the test says so (so a
- * test decides when "inference" ends, without running any), an admission that takes any bytes, and the
- * session options around it.
+ * streams and replies) in front of a stand-in executor that answers a frame only when the test says so, and
+ * with what (so a test decides when "inference" ends and how, without running any), an admission that takes
+ * any bytes, and the session options around it. The frame core's own tests use the executor alone.
  */
 import type { FrameResult } from '@sightline/shared/model';
 import type { AdmittedFrame } from '../../src/admission/frame-admission.ts';
@@ -43,7 +43,7 @@ function admitAnything(request: { image: Uint8Array; threshold?: number | undefi
 
 export class HeldFrames implements FrameExecutor<PendingFrame, FrameResult> {
   /** Runs handed over and not answered yet, oldest first. */
-  private readonly held: Array<{ worker: number; answer: () => void }> = [];
+  private readonly held: Array<{ worker: number; answer: (outcome: FrameResult | Error) => void }> = [];
   private readonly busy = new Set<number>();
   private readonly listeners: (() => void)[] = [];
   private calls = 0;
@@ -67,14 +67,14 @@ export class HeldFrames implements FrameExecutor<PendingFrame, FrameResult> {
   onFree(listener: () => void): void {
     this.listeners.push(listener);
   }
-  run(place: Place, items: readonly PendingFrame[]): Promise<FrameResult[]> {
+  run(place: Place, items: readonly PendingFrame[]): Promise<Array<FrameResult | Error>> {
     this.busy.add(place.worker);
-    const done = new Promise<FrameResult[]>((resolve) => {
+    const done = new Promise<Array<FrameResult | Error>>((resolve) => {
       this.held.push({
         worker: place.worker,
-        answer: () => {
+        answer: (outcome) => {
           this.busy.delete(place.worker);
-          resolve(items.map(() => HELD_RESULT));
+          resolve(items.map(() => outcome));
           for (const listener of this.listeners) listener();
         },
       });
@@ -92,11 +92,16 @@ export class HeldFrames implements FrameExecutor<PendingFrame, FrameResult> {
     return new FrameService(new FairScheduler<PendingFrame, FrameResult>(queue, this), admitAnything);
   }
 
-  /** Answers the oldest frame it holds. */
-  answerOldest(): void {
+  /** Answers the oldest run it holds: every frame of it with `outcome`, the result or the error its worker gave. */
+  answerOldest(outcome: FrameResult | Error = HELD_RESULT): void {
     const run = this.held.shift();
     if (!run) throw new Error('the stand-in executor holds no frame');
-    run.answer();
+    run.answer(outcome);
+  }
+
+  /** Runs handed over and not answered yet. */
+  get holding(): number {
+    return this.held.length;
   }
 
   /** Resolves once `count` frames in all have been handed to it. */

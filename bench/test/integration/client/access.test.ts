@@ -4,11 +4,9 @@
  * checked at all with --insecure. The gateway listens on loopback with SIGHTLINE_TLS=auto: what an exposed
  * one serves, without opening a port beyond this machine.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { startGatewayProcess, type GatewayProcess } from '@sightline/harness/process';
 import { readPhoto } from '@sightline/shared/fixtures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,8 +14,8 @@ import { loadAccess } from '../../../client/access.ts';
 import { RestDriver } from '../../../client/transports/rest.ts';
 import { WsConnection } from '../../../client/transports/ws-connection.ts';
 import type { FrameInput } from '../../../client/types.ts';
+import { runClientCli, SMALL_JSON_RUN } from '../../support/client-cli.ts';
 
-const BENCH_DIR = fileURLToPath(new URL('../../../', import.meta.url));
 const TOKEN = 'bench-test-token-0123456789abcdef';
 const INSTANCE = 'bench-tls-test';
 
@@ -40,36 +38,10 @@ afterAll(async () => {
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
-function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function cli(args: string[], env: Record<string, string> = {}) {
   // The tests decide whether a token is in the environment, not whoever runs them.
   const { SIGHTLINE_TOKEN: _ignored, ...inherited } = process.env;
-  return new Promise((resolve) => {
-    const child = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        'client/main.ts',
-        '--url',
-        gateway.url,
-        '--frames',
-        '3',
-        '--warmup',
-        '1',
-        '--resize',
-        '240x180',
-        '--json',
-        '--quiet',
-        ...args,
-      ],
-      { cwd: BENCH_DIR, env: { ...inherited, ...env } },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runClientCli(['--url', gateway.url, '--frames', '3', '--warmup', '1', ...SMALL_JSON_RUN, ...args], { ...inherited, ...env });
 }
 
 describe('bench CLI against an HTTPS gateway with a token', () => {

@@ -4,13 +4,11 @@
  * writes), never how fast anything was: the open loop's schedule and latencies are pinned down with a
  * fake clock in the unit tests of ws-paced.ts.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { WebSocketServer } from 'ws';
 import { WireClient } from '@sightline/harness/client';
 import { startGatewayProcess, type GatewayProcess } from '@sightline/harness/process';
@@ -18,8 +16,7 @@ import { encodeMessage } from '@sightline/shared/codec';
 import { MODELS_PATH } from '@sightline/shared/protocol';
 import { packetLinkUnavailable } from '../../../link/packet/packet-link.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-const BENCH_DIR = fileURLToPath(new URL('../../../', import.meta.url));
+import { runClientCli, SMALL_JSON_RUN } from '../../support/client-cli.ts';
 
 let gateway: GatewayProcess;
 let scratch: string;
@@ -34,16 +31,7 @@ afterAll(async () => {
   if (scratch) rmSync(scratch, { recursive: true, force: true });
 });
 
-function cli(args: string[], url = gateway.url): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'client/main.ts', '--url', url, ...args], { cwd: BENCH_DIR });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const cli = (args: string[], url = gateway.url) => runClientCli(['--url', url, ...args]);
 
 /**
  * Every frame sent got an answer: detections, or a refusal that is load shedding (newest wins, or a wait
@@ -71,7 +59,7 @@ const RUNS: Array<[string, string[]]> = [
 
 describe('bench CLI against a real gateway', () => {
   it.each(RUNS)('%s: every frame answered, exit 0, one JSON line on stdout', async (_name, args) => {
-    const { code, stdout, stderr } = await cli([...args, '--frames', '5', '--warmup', '1', '--resize', '240x180', '--json', '--quiet']);
+    const { code, stdout, stderr } = await cli([...args, '--frames', '5', '--warmup', '1', ...SMALL_JSON_RUN]);
     expect(code, stderr).toBe(0);
     const lines = stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
@@ -105,10 +93,7 @@ describe('bench CLI against a real gateway', () => {
         codec,
         '--warmup',
         '0',
-        '--resize',
-        '240x180',
-        '--json',
-        '--quiet',
+        ...SMALL_JSON_RUN,
       ]);
       expect(code, stderr).toBe(0);
       const summary = JSON.parse(stdout.trim());
@@ -206,10 +191,7 @@ describe('bench CLI against a real gateway', () => {
           '4',
           '--warmup',
           '1',
-          '--resize',
-          '240x180',
-          '--json',
-          '--quiet',
+          ...SMALL_JSON_RUN,
         ]);
         expect(code, stderr).toBe(0);
         const summary = JSON.parse(stdout.trim());

@@ -1,9 +1,9 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { checkoutProtocols, clientChoice, clientsFor, CURRENT_CLIENT, CURRENT_PROTOCOLS } from '../../../compare/bench-client.ts';
-import { COMPARE_DEFAULTS } from '../../../compare/options.ts';
 import { presetPlans } from '../../../compare/plans.ts';
 import { DEFAULT_GATEWAY_DIR } from '../../../reliability/gateway-under-test.ts';
+import { compareOptions } from '../../support/compare-options.ts';
 
 describe('compare: which benchmark client drives the servers', () => {
   it("takes this checkout's client when the other gateway serves its protocol", () => {
@@ -27,10 +27,9 @@ describe('compare: which benchmark client drives the servers', () => {
   });
 
   it("drives the engine preset's servers, and an A/B against a gateway of this protocol, with this client", async () => {
-    const base = { ...COMPARE_DEFAULTS, client: 'same' as const, remoteWorkers: 2, write: false, out: '/dev/null' };
-    const engine = presetPlans({ ...base, preset: 'engine', before: undefined });
+    const engine = presetPlans(compareOptions({ preset: 'engine' }));
     expect(await clientsFor(engine, 'same')).toEqual(engine.map(() => CURRENT_CLIENT));
-    const ab = presetPlans({ ...base, preset: 'ab', before: DEFAULT_GATEWAY_DIR.replace(/\/$/, '') });
+    const ab = presetPlans(compareOptions({ preset: 'ab', before: DEFAULT_GATEWAY_DIR.replace(/\/$/, '') }));
     expect(await clientsFor(ab, 'same')).toEqual([CURRENT_CLIENT, CURRENT_CLIENT]);
     // `own`: the before gateway by its checkout's client (here this very checkout, imported from its folder).
     const [before, after] = await clientsFor(ab, 'own');

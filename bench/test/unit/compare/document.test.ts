@@ -2,20 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { CURRENT_CLIENT } from '../../../compare/bench-client.ts';
 import { clientSentence, compareSection, invocation, type CompareReport } from '../../../compare/document.ts';
 import { poolHalves } from '../../../compare/figures.ts';
-import { COMPARE_DEFAULTS, type CompareOptions } from '../../../compare/options.ts';
+import type { CompareOptions } from '../../../compare/options.ts';
 import type { ServerResults } from '../../../compare/tables.ts';
-import { benchResult, measurement } from '../../support/measurements.ts';
+import { compareOptions } from '../../support/compare-options.ts';
+import { benchResult, measurement, TEST_RUN_CONTEXT } from '../../support/measurements.ts';
 
-const options = (o: Partial<CompareOptions>): CompareOptions => ({
-  ...COMPARE_DEFAULTS,
-  preset: 'ab',
-  before: '/tmp/before/gateway',
-  client: 'same',
-  remoteWorkers: COMPARE_DEFAULTS.workers,
-  write: false,
-  out: '/dev/null',
-  ...o,
-});
+const options = (o: Partial<CompareOptions>) => compareOptions({ preset: 'ab', before: '/tmp/before/gateway', ...o });
 
 const cell = (latencyMs: number) => poolHalves([benchResult(Array.from({ length: 4 }, (_, i) => measurement({ seq: i, latencyMs })))]);
 const server = (name: string, role: ServerResults['role']): ServerResults => ({ name, role, cells: { one: cell(10), six: cell(40) } });
@@ -24,17 +16,7 @@ const older = { description: 'the benchmark client of /tmp/before (protocol 1)',
 function report(o: Partial<CompareReport> = {}): CompareReport {
   return {
     options: options({}),
-    context: {
-      date: '2026-01-01T00:00:00Z',
-      cpu: 'Test CPU',
-      cores: 2,
-      ramGiB: 8,
-      node: 'v24.0.0',
-      loadBefore: 0.5,
-      loadAfter: 0.7,
-      minutes: 3.25,
-      checkouts: { before: 'commit 6d8955d', after: 'commit 96be6cb' },
-    },
+    context: { ...TEST_RUN_CONTEXT, checkouts: { before: 'commit 6d8955d', after: 'commit 96be6cb' } },
     servers: [server('before', 'before'), server('after', 'after')],
     clients: [CURRENT_CLIENT, CURRENT_CLIENT],
     setup: ['BEFORE=http://127.0.0.1:8080'],

@@ -1,18 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { COMPARE_DEFAULTS, type CompareOptions } from '../../../compare/options.ts';
+import type { CompareOptions } from '../../../compare/options.ts';
 import { presetPlans, setupLines } from '../../../compare/plans.ts';
 import { DEFAULT_GATEWAY_DIR } from '../../../reliability/gateway-under-test.ts';
+import { compareOptions } from '../../support/compare-options.ts';
 
-const options = (o: Partial<CompareOptions>): CompareOptions => ({
-  ...COMPARE_DEFAULTS,
-  preset: 'engine',
-  before: undefined,
-  client: 'same',
-  remoteWorkers: COMPARE_DEFAULTS.workers,
-  write: false,
-  out: '/dev/null',
-  ...o,
-});
+const options = (o: Partial<CompareOptions>) => compareOptions({ preset: 'engine', ...o });
 
 describe('compare: the servers of each preset', () => {
   it('ab: two gateways with the same settings, the older checkout first', () => {

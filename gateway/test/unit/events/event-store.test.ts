@@ -7,28 +7,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { countKindOf, type DetectionEvent, type RuleEvent } from '@sightline/shared/events';
+import { countKindOf, type DetectionEvent } from '@sightline/shared/events';
 import { EventStore, type RemovalReason } from '../../../src/events/event-store.ts';
 import { DOOR } from './crossings.ts';
-
-let n = 0;
-function event(over: Partial<RuleEvent> = {}): DetectionEvent {
-  n += 1;
-  return {
-    id: `event-${n}`,
-    camera: 'gate',
-    rule: 'door',
-    type: 'line_cross',
-    direction: 'in',
-    trackId: n,
-    label: 'person',
-    score: 0.9,
-    box: [1, 2, 3, 4],
-    capturedAt: n * 40,
-    detectedAt: 1_000_000 + n,
-    ...over,
-  };
-}
+import { detectionEvent } from './sample-event.ts';
 
 const append = (store: EventStore, e: DetectionEvent, at = 1_000) => store.append(e, countKindOf(e), at);
 
@@ -47,9 +29,9 @@ describe('EventStore', () => {
 
   it('stores events with increasing seqs and counts them in the same write', () => {
     const store = open();
-    const a = append(store, event({ direction: 'in' }));
-    const b = append(store, event({ direction: 'out', label: 'car' }));
-    const c = append(store, event({ direction: 'in' }));
+    const a = append(store, detectionEvent({ direction: 'in' }));
+    const b = append(store, detectionEvent({ direction: 'out', label: 'car' }));
+    const c = append(store, detectionEvent({ direction: 'in' }));
     expect([a.seq, b.seq, c.seq]).toEqual([1, 2, 3]);
     expect(store.lastSeq).toBe(3);
     expect(store.after(0, 10).map((e) => e.id)).toEqual([a.id, b.id, c.id]);
@@ -63,7 +45,7 @@ describe('EventStore', () => {
 
   it('refuses a second event with the same id, and counts nothing for it', () => {
     const store = open();
-    const a = event();
+    const a = detectionEvent();
     append(store, a);
     expect(() => append(store, { ...a })).toThrow();
     expect(store.counts('gate')[0]!.count).toBe(1);
@@ -73,7 +55,7 @@ describe('EventStore', () => {
 
   it('reads one camera after a seq, oldest first', () => {
     const store = open();
-    for (let i = 0; i < 6; i += 1) append(store, event({ camera: i % 2 === 0 ? 'gate' : 'yard' }));
+    for (let i = 0; i < 6; i += 1) append(store, detectionEvent({ camera: i % 2 === 0 ? 'gate' : 'yard' }));
     expect(store.after(0, 10, 'yard').map((e) => e.seq)).toEqual([2, 4, 6]);
     expect(store.after(2, 1, 'yard').map((e) => e.seq)).toEqual([4]);
     expect(store.cameras().map((c) => c.name)).toEqual(['gate', 'yard']);
@@ -83,7 +65,7 @@ describe('EventStore', () => {
   it('keeps rules, events, counts and cursors across a reopening', () => {
     let store = open();
     store.putRules('gate', DOOR, 123);
-    append(store, event());
+    append(store, detectionEvent());
     store.setCursor('mqtt', 1);
     store.close();
     store = open();
@@ -115,9 +97,9 @@ describe('EventStore', () => {
       ],
     } as const;
     store.putRules('cam', structuredClone(rules) as never, 1);
-    append(store, event({ camera: 'cam', rule: 'door', direction: 'in' }));
-    append(store, event({ camera: 'cam', rule: 'gate', direction: 'out' }));
-    append(store, event({ camera: 'cam', rule: 'door', type: 'zone_enter', direction: undefined }));
+    append(store, detectionEvent({ camera: 'cam', rule: 'door', direction: 'in' }));
+    append(store, detectionEvent({ camera: 'cam', rule: 'gate', direction: 'out' }));
+    append(store, detectionEvent({ camera: 'cam', rule: 'door', type: 'zone_enter', direction: undefined }));
     // The line `door` moves, the line `gate` goes, the zone `door` goes (a line of that name stays).
     store.putRules('cam', { lines: [{ name: 'door', from: [0.4, 0], to: [0.4, 1] }], zones: [] }, 2);
     expect(store.counts('cam')).toEqual([{ rule: 'door', kind: 'in', label: 'person', count: 1 }]);
@@ -126,7 +108,7 @@ describe('EventStore', () => {
 
   it('removes the oldest events past the row limit as new ones come, and says so', () => {
     const store = open(100);
-    for (let i = 0; i < 150; i += 1) append(store, event());
+    for (let i = 0; i < 150; i += 1) append(store, detectionEvent());
     expect(store.size).toBe(100);
     expect(store.firstSeq).toBe(51);
     expect(store.after(0, 1)[0]!.seq).toBe(51);
@@ -138,7 +120,7 @@ describe('EventStore', () => {
 
   it('removes events older than the cutoff, oldest first and at most a chunk at a time', () => {
     const store = open();
-    for (let i = 0; i < 10; i += 1) append(store, event(), 1_000 + i);
+    for (let i = 0; i < 10; i += 1) append(store, detectionEvent(), 1_000 + i);
     expect(store.removeOlderThan(1_005, 3)).toBe(3);
     expect(store.firstSeq).toBe(4);
     expect(store.removeOlderThan(1_005, 100)).toBe(2);
@@ -153,7 +135,7 @@ describe('EventStore', () => {
 
   it("is one process's: a second opening of the same file is refused while the first holds it", () => {
     const store = open();
-    append(store, event());
+    append(store, detectionEvent());
     expect(() => open()).toThrow(/locked|busy/i);
     store.close();
     const again = open();
@@ -163,7 +145,7 @@ describe('EventStore', () => {
 
   it('never hands out a seq again, even once retention emptied the table and the file was reopened', () => {
     let store = open();
-    for (let i = 0; i < 5; i += 1) append(store, event(), 1);
+    for (let i = 0; i < 5; i += 1) append(store, detectionEvent(), 1);
     expect(store.removeOlderThan(2, 100)).toBe(5);
     expect(store.size).toBe(0);
     expect(store.firstSeq).toBe(6);
@@ -171,7 +153,7 @@ describe('EventStore', () => {
     store = open();
     expect(store.lastSeq).toBe(5);
     expect(store.firstSeq).toBe(6);
-    expect(append(store, event()).seq).toBe(6);
+    expect(append(store, detectionEvent()).seq).toBe(6);
     store.close();
   });
 });

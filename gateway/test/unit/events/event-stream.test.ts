@@ -6,11 +6,12 @@
 import { EventEmitter } from 'node:events';
 import type { Request, Response } from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
-import { countKindOf, type CameraRulesResponse, type DetectionEvent, type StoredEvent } from '@sightline/shared/events';
+import { countKindOf, type CameraRulesResponse, type StoredEvent } from '@sightline/shared/events';
 import { EventStore } from '../../../src/events/event-store.ts';
 import { EventStream, type EventStreamOptions } from '../../../src/events/event-stream.ts';
 import { createLogger } from '../../../src/logger.ts';
 import { DOOR } from './crossings.ts';
+import { detectionEvent } from './sample-event.ts';
 
 class FakeResponse extends EventEmitter {
   readonly chunks: string[] = [];
@@ -47,24 +48,6 @@ class FakeResponse extends EventEmitter {
   }
 }
 
-let n = 0;
-const event = (camera = 'gate'): DetectionEvent => {
-  n += 1;
-  return {
-    id: `e${n}`,
-    camera,
-    rule: 'door',
-    type: 'line_cross',
-    direction: 'out',
-    trackId: 1,
-    label: 'person',
-    score: 1,
-    box: [0, 0, 1, 1],
-    capturedAt: n,
-    detectedAt: n,
-  };
-};
-
 describe('EventStream', () => {
   let store: EventStore;
   let stream: EventStream;
@@ -85,8 +68,8 @@ describe('EventStream', () => {
     });
   };
   /** Stores an event and tells the stream, as the service does. */
-  const publish = (camera?: string): StoredEvent => {
-    const e = event(camera);
+  const publish = (camera = 'gate'): StoredEvent => {
+    const e = detectionEvent({ camera });
     const stored = store.append(e, countKindOf(e), 0);
     stream.event(stored);
     return stored;

@@ -5,32 +5,15 @@
  * skipped oldest first, counted; a restart resuming from the cursor kept.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { countKindOf, type DetectionEvent, type StoredEvent } from '@sightline/shared/events';
+import { countKindOf, type StoredEvent } from '@sightline/shared/events';
 import { EventStore } from '../../../src/events/event-store.ts';
 import { Outbox, type Sink } from '../../../src/events/outbox.ts';
 import { createLogger } from '../../../src/logger.ts';
 import { createMetrics, type Metrics } from '../../../src/metrics.ts';
+import { detectionEvent } from './sample-event.ts';
 
 const logger = createLogger('silent');
 const FAST = { initialMs: 5, maxMs: 20, jitter: 0 };
-
-let n = 0;
-function event(camera = 'gate'): DetectionEvent {
-  n += 1;
-  return {
-    id: `e${n}`,
-    camera,
-    rule: 'door',
-    type: 'line_cross',
-    direction: 'in',
-    trackId: 1,
-    label: 'person',
-    score: 0.9,
-    box: [0, 0, 1, 1],
-    capturedAt: n,
-    detectedAt: Date.now(),
-  };
-}
 
 /** A sink the test drives: records each batch; fails while `failing`; ready while `up`. */
 class FakeSink implements Sink {
@@ -104,9 +87,9 @@ describe('Outbox', () => {
     opened.unshift(o);
     return o;
   };
-  const add = (s: EventStore, count: number, camera?: string) => {
+  const add = (s: EventStore, count: number, camera = 'gate') => {
     for (let i = 0; i < count; i += 1) {
-      const e = event(camera);
+      const e = detectionEvent({ camera });
       s.append(e, countKindOf(e), Date.now());
     }
   };

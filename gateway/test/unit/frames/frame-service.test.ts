@@ -11,8 +11,8 @@ import type { EngineMonitor } from '../../../src/engines/engine-monitor.ts';
 import { FrameService } from '../../../src/frames/frame-service.ts';
 import type { Detected, FrameAnswer, PendingFrame } from '../../../src/frames/pending-frame.ts';
 import type { ModelSpec } from '../../../src/models/manifest.ts';
-import type { Place } from '../../../src/inference/inference-schedule.ts';
-import { FairScheduler, type FrameExecutor } from '../../../src/scheduling/fair-scheduler.ts';
+import { FairScheduler } from '../../../src/scheduling/fair-scheduler.ts';
+import { HeldFrames } from '../../support/held-frames.ts';
 
 const RESULT: FrameResult = {
   width: 640,
@@ -21,39 +21,6 @@ const RESULT: FrameResult = {
   decoder: 'turbo',
   stages: { decodeMs: 1.5, preprocessMs: 0.5, inferenceMs: 20, postprocessMs: 0.25 },
 };
-
-/** One place; each run is answered when the test calls `finish` with an outcome per frame. */
-class OnePlace implements FrameExecutor<PendingFrame, FrameResult> {
-  readonly places = 1;
-  private pending: ((outcomes: Array<FrameResult | Error>) => void) | undefined;
-  private readonly listeners: (() => void)[] = [];
-  get freePlaces(): number {
-    return this.pending ? 0 : 1;
-  }
-  placeFor(): Place | undefined {
-    return this.pending ? undefined : { worker: 0, wide: true };
-  }
-  batchLimit(): number {
-    return 1;
-  }
-  batchesWith(): boolean {
-    return false;
-  }
-  onFree(listener: () => void): void {
-    this.listeners.push(listener);
-  }
-  run(): Promise<Array<FrameResult | Error>> {
-    return new Promise((resolve) => (this.pending = resolve));
-  }
-  finish(outcome: FrameResult | Error): void {
-    const resolve = this.pending!;
-    this.pending = undefined;
-    resolve([outcome]);
-  }
-  get running(): boolean {
-    return this.pending !== undefined;
-  }
-}
 
 const spec = (engine?: boolean) =>
   ({
@@ -97,7 +64,7 @@ describe('frame service', () => {
   afterEach(() => vi.useRealTimers());
 
   function service(engines?: Pick<EngineMonitor, 'failed' | 'succeeded'>) {
-    const executor = new OnePlace();
+    const executor = new HeldFrames(1);
     const scheduler = new FairScheduler<PendingFrame, FrameResult>({ budgetMs: 50, maxWaiting: 10, now: () => Date.now() }, executor);
     const frames = new FrameService(scheduler, () => admitted(), engines as EngineMonitor | undefined);
     return { executor, frames };
@@ -113,9 +80,9 @@ describe('frame service', () => {
     const receivedAt = Date.now() - 3; // read and checked 3 ms before it was pushed
     stream.push(admitted(), answer, { receivedAt, capturedAt: 0 });
     vi.advanceTimersByTime(7);
-    executor.finish(RESULT); // the place frees up 7 ms later: the frame starts
+    executor.answerOldest(RESULT); // the place frees up 7 ms later: the frame starts
     await turn();
-    executor.finish(RESULT);
+    executor.answerOldest(RESULT);
     await turn();
     expect(answers).toEqual([{ kind: 'detected', detected: { model: 'ssd', runner: 'local', result: RESULT, queueMs: 10 } }]);
   });
@@ -127,7 +94,7 @@ describe('frame service', () => {
     for (let i = 0; i < 4; i++) {
       stream.push(admitted(), answer, { receivedAt: Date.now(), capturedAt: i * 40 });
       await turn();
-      executor.finish(RESULT);
+      executor.answerOldest(RESULT);
       await turn();
     }
     const ids = answers.map((a) => a.detected!.result.detections[0]!.trackId);
@@ -143,11 +110,11 @@ describe('frame service', () => {
     const { answers, answer } = recording();
     stream.push(admitted(true), answer, { receivedAt: Date.now(), capturedAt: 0 });
     await turn();
-    executor.finish(new ProtocolError('unavailable', 'the inference engine did not answer'));
+    executor.answerOldest(new ProtocolError('unavailable', 'the inference engine did not answer'));
     await turn();
     stream.push(admitted(true), answer, { receivedAt: Date.now(), capturedAt: 0 });
     await turn();
-    executor.finish(RESULT);
+    executor.answerOldest(RESULT);
     await turn();
     expect(engines.failed).toHaveBeenCalledWith('remote-ssd', 'the inference engine did not answer');
     expect(engines.succeeded).toHaveBeenCalledWith('remote-ssd');
@@ -159,19 +126,19 @@ describe('frame service', () => {
     const { executor, frames } = service();
     const first = frames.detectOnce(admitted(), Date.now());
     await turn();
-    expect(executor.running).toBe(true);
+    expect(executor.holding).toBe(1);
     const second = frames.detectOnce(admitted(), Date.now());
     await turn();
     // The first one takes long: the second, a request's only frame, waits its turn however long.
     vi.advanceTimersByTime(60_000);
-    executor.finish(RESULT);
+    executor.answerOldest(RESULT);
     await expect(first).resolves.toMatchObject({ model: 'ssd', result: RESULT });
     await turn();
-    executor.finish(RESULT);
+    executor.answerOldest(RESULT);
     await expect(second).resolves.toMatchObject({ model: 'ssd', result: RESULT });
     const third = frames.detectOnce(admitted(), Date.now());
     await turn();
-    executor.finish(new ProtocolError('bad_image', 'image could not be decoded: premature end'));
+    executor.answerOldest(new ProtocolError('bad_image', 'image could not be decoded: premature end'));
     await expect(third).rejects.toMatchObject({ code: 'bad_image', message: /premature end/ });
     expect(frames.scheduler.load).toEqual({ running: 0, waiting: 0 });
   });

@@ -2,19 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { naiveCells } from '../../../../compare/naive/cells.ts';
 import { abNaiveLines, naiveSection, naiveTable, peerLines, refusedLines, type NaiveServer } from '../../../../compare/naive/document.ts';
 import type { NaiveFigures } from '../../../../compare/naive/figures.ts';
-import { COMPARE_DEFAULTS, type CompareOptions } from '../../../../compare/options.ts';
+import type { CompareOptions } from '../../../../compare/options.ts';
 import { summarize } from '@sightline/shared/stats';
+import { compareOptions } from '../../../support/compare-options.ts';
+import { TEST_RUN_CONTEXT } from '../../../support/measurements.ts';
 
-const options = (o: Partial<CompareOptions> = {}): CompareOptions => ({
-  ...COMPARE_DEFAULTS,
-  preset: 'naive',
-  before: undefined,
-  client: 'same',
-  remoteWorkers: COMPARE_DEFAULTS.workers,
-  write: false,
-  out: '/dev/null',
-  ...o,
-});
+const options = (o: Partial<CompareOptions> = {}) => compareOptions({ preset: 'naive', ...o });
 
 function figures(sent: number, refused: number, detectionsPerS: number): NaiveFigures {
   return {
@@ -78,16 +71,7 @@ describe('naive-client section', () => {
   it('puts it together with the command, the setup and the warnings', () => {
     const section = naiveSection({
       options: options({ hog: 3, scale: 0.05 }),
-      context: {
-        date: '2026-01-01T00:00:00Z',
-        cpu: 'Test CPU',
-        cores: 2,
-        ramGiB: 8,
-        node: 'v24',
-        loadBefore: 0.5,
-        loadAfter: 0.7,
-        minutes: 2,
-      },
+      context: TEST_RUN_CONTEXT,
       cells: naiveCells(3),
       servers: [gateway, peer],
       benchClient: "this checkout's benchmark client (protocol 2)",

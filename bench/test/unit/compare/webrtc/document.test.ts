@@ -2,20 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { cellTable, longRunTable, rowCommand, verdictLines, webrtcSection } from '../../../../compare/webrtc/document.ts';
 import { CELL_ROWS, LONG_RUN_ROWS, rowName, type WebRtcRow } from '../../../../compare/webrtc/rows.ts';
 import { chooseLinkPath, halfSeconds, linkPlans, sectionName, type LinkResults } from '../../../../compare/webrtc/run.ts';
-import { COMPARE_DEFAULTS, type CompareOptions } from '../../../../compare/options.ts';
-import { periodFigures, windowFigures, type FrameSample } from '../../../../webrtc/figures.ts';
+import type { CompareOptions } from '../../../../compare/options.ts';
+import { measuredPeriod, type FrameSample } from '../../../../webrtc/figures.ts';
 import type { WebRtcCellResult } from '../../../../webrtc/run-cell.ts';
+import { compareOptions } from '../../../support/compare-options.ts';
+import { TEST_RUN_CONTEXT } from '../../../support/measurements.ts';
 
-const options = (o: Partial<CompareOptions> = {}): CompareOptions => ({
-  ...COMPARE_DEFAULTS,
-  preset: 'webrtc',
-  before: undefined,
-  client: 'same',
-  remoteWorkers: COMPARE_DEFAULTS.workers,
-  write: false,
-  out: '/dev/null',
-  ...o,
-});
+const options = (o: Partial<CompareOptions> = {}) => compareOptions({ preset: 'webrtc', ...o });
 
 /** A run whose frames (one every 100 ms over `seconds`) are all detected with `latency(i)` ms, on the given link. */
 function run(row: WebRtcRow, seconds: number, latency: (i: number) => number, windowS = 10, lostEvery = 0): WebRtcCellResult {
@@ -24,23 +17,12 @@ function run(row: WebRtcRow, seconds: number, latency: (i: number) => number, wi
       ? { sentAt: i * 100, outcome: 'lost', bytes: 1000 }
       : { sentAt: i * 100, outcome: 'detected', latencyMs: latency(i), bytes: 1000 },
   );
-  const figures = periodFigures(samples, 0, seconds * 1000, 0);
   return {
     transport: row.transport,
     codec: row.transport === 'webrtc-dc' ? 'msgpack' : 'vp8',
     link: 'LTE · 40 ms RTT ±4, ↓29.5 ↑7.6 Mbit/s, emulated',
     linkPath: 'network',
-    detectionsPerS: figures.detectionsPerS,
-    p50: figures.p50,
-    p95: figures.p95,
-    p99: figures.p99,
-    bytesPerFrame: figures.bytesPerFrame,
-    bytesPerS: figures.bytesPerS,
-    refused: 0,
-    lost: figures.lost,
-    figures,
-    windows: windowFigures(samples, { originMs: 0, endMs: seconds * 1000, windowMs: windowS * 1000 }),
-    windowS,
+    ...measuredPeriod(samples, { originMs: 0, endMs: seconds * 1000, windowS }),
     late: 0,
     unmatched: 0,
     duplicates: 0,
@@ -48,9 +30,6 @@ function run(row: WebRtcRow, seconds: number, latency: (i: number) => number, wi
     durationS: seconds,
     warmupS: 3,
     fps: 10,
-    samples,
-    originMs: 0,
-    endMs: seconds * 1000,
   };
 }
 
@@ -121,7 +100,7 @@ describe('bench:compare --preset webrtc: its document', () => {
     link.rows[1]!.failures.push('the peer connection turned failed');
     const section = webrtcSection({
       options: options(),
-      context: { date: 'D', cpu: 'C', cores: 2, ramGiB: 4, node: 'v24', loadBefore: 9, loadAfter: 9, minutes: 3 },
+      context: { ...TEST_RUN_CONTEXT, loadBefore: 9, loadAfter: 9 },
       links: [link],
       linkPath: 'packet',
       linkPathWhy: 'running as root',

@@ -24,7 +24,11 @@ COPY bench/package.json bench/
 COPY bench/harness/package.json bench/harness/
 COPY e2e/package.json e2e/
 COPY deploy/package.json deploy/
-RUN pnpm install --frozen-lockfile --filter '@sightline/gateway...' --filter '@sightline/web...'
+# The gateway's postinstall fetches the FFmpeg it decodes video with (FFmpeg 9.0.2, the static build in PyPI's
+# imageio-ffmpeg wheel) and checks it against the sha256 pinned beside the script; here a failed fetch fails
+# the build instead of leaving the image without video.
+COPY gateway/scripts/fetch-ffmpeg.mjs gateway/scripts/fetch-ffmpeg.json gateway/scripts/
+RUN SIGHTLINE_FFMPEG_FETCH=required pnpm install --frozen-lockfile --filter '@sightline/gateway...' --filter '@sightline/web...'
 COPY tsconfig.base.json ./
 COPY shared shared
 COPY models models
@@ -71,9 +75,10 @@ WORKDIR /app
 # glibc's 16 arenas kept 276-347 MB freed but resident after a hostile load; jemalloc, decaying dirty pages
 # within a second, returned all but 31-37 MB. A bare soname: the path does not depend on the architecture.
 # V8's young generation is sized from the container's limit, not the host's RAM, either way.
-# Video: each stream's decoder is the ffmpeg the gateway's npm package ships, started through
-# ffmpeg-limited.sh with an empty environment and a 512 MiB address-space limit of its own, so a hostile
-# stream fails its own decoder, not the container (docs/SECURITY.md, "Video decoding").
+# Video: each stream's decoder is FFmpeg 9.0.2 (gateway/.ffmpeg/9.0.2/ffmpeg: fetched from PyPI's imageio-ffmpeg
+# wheel in the build stage, sha256 pinned; an unmodified GPLv3 executable run as a separate process), started
+# through ffmpeg-limited.sh with an empty environment and a 512 MiB address-space limit of its own, so a
+# hostile stream fails its own decoder, not the container (docs/SECURITY.md, "Video decoding").
 ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     LD_PRELOAD=libjemalloc.so.2 \
     MALLOC_CONF=background_thread:true,dirty_decay_ms:1000,muzzy_decay_ms:0 \

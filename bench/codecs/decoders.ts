@@ -7,10 +7,13 @@
  * gateway uses for the 300x300 SSD input. The gateway's own decoding of each encoding, in its frames' latency, is in
  * the main run (its decodeMs and decoder CPU columns); this mode compares decoders and ffmpeg builds.
  *
- * The clip is the main run's slideshow (12 s), encoded as a browser does in realtime mode at each `--bitrates` (1000
- * by default here) by the npm-shipped ffmpeg. Each row is measured once per run, rows interleaved, and the median of
- * the runs is printed: on a machine shared with other work the runs differ, the interleaving spreads that over every
- * row alike. `--ffmpeg` adds other ffmpeg binaries to compare (Debian's: `/usr/bin/ffmpeg`, which has dav1d for AV1).
+ * The clip is the main run's slideshow (12 s), encoded as a browser does in realtime mode at each `--bitrates` (2000
+ * by default here: the issue's goal is set at 2 Mbit/s) by the ffmpeg the gateway decodes with (the bundled FFmpeg
+ * 9.0.2 that `pnpm install` fetches). Each row is measured once per run, rows interleaved, and the median of the runs
+ * is printed: on a machine shared with other work the runs differ, the interleaving spreads that over every row
+ * alike. `--ffmpeg` adds other ffmpeg binaries to compare (Debian's: `/usr/bin/ffmpeg`). Memory per stream is also
+ * measured as it is paid: 8 streams at once, each process's proportional share (PSS: the binary's pages shared
+ * among the 8), after a pass over the clip.
  */
 import sharp from 'sharp';
 import { TurboJpegDecoder, type DctScale } from '@sightline/gateway';
@@ -19,6 +22,7 @@ import {
   openVideoStream,
   probeVideoDecoding,
   processCpuMs,
+  versionLabel,
   type EncodedChunk,
   type VideoCodec,
   type VideoDecoding,
@@ -39,7 +43,7 @@ export interface DecodersOptions {
   loops: number;
   codecs: VideoCodec[];
   bitrates: number[];
-  /** Further ffmpeg binaries to measure beside the npm one. */
+  /** Further ffmpeg binaries to measure beside the gateway's own. */
   ffmpeg: string[];
   json: boolean;
   dir: string;
@@ -155,6 +159,61 @@ async function measureVideo(
   }
 }
 
+interface ConcurrentSample {
+  pssMB: number;
+  rssMB: number;
+  privateMB: number;
+}
+
+/**
+ * `streams` decoders of one codec at once (8: the gateway's default SIGHTLINE_MAX_VIDEO_STREAMS), each fed the clip
+ * stop-and-wait, side by side; then each process's memory, averaged: PSS is what a stream costs when they run together
+ * (its private pages and its share of the binary's), RSS counts the shared binary in every process.
+ */
+async function measureConcurrent(
+  decoding: VideoDecoding,
+  codec: VideoCodec,
+  chunks: readonly EncodedChunk[],
+  target: (typeof OUTPUTS)[number]['target'],
+  streams: number,
+): Promise<ConcurrentSample> {
+  const opened = Array.from({ length: streams }, () => {
+    const outcomes = outcomeQueue();
+    const result = openVideoStream({
+      decoding,
+      codec,
+      width: WIDTH,
+      height: HEIGHT,
+      target,
+      maxPixels: 40_000_000,
+      onFrame: () => outcomes.arrived(),
+      onError: (error) => {
+        throw new Error(`${codec}: ${error.message}`);
+      },
+    });
+    if (!result.ok) throw new Error(result.error.message);
+    return { decoder: result.decoder, outcomes };
+  });
+  try {
+    await Promise.all(
+      opened.map(async ({ decoder, outcomes }) => {
+        for (const [id, chunk] of chunks.entries()) {
+          const refusal = decoder.decode({ id, key: chunk.key, timestamp: 0, data: chunk.data });
+          if (refusal) throw new Error(`chunk refused: ${refusal.message}`);
+          await outcomes.next();
+          decoder.latest();
+        }
+      }),
+    );
+    const memories = opened.map(({ decoder }) => decoder.stats().memory);
+    const avg = (pick: (m: NonNullable<(typeof memories)[number]>) => number | undefined) =>
+      mean(memories.map((m) => (m ? (pick(m) ?? NaN) : NaN))) / 2 ** 20;
+    return { pssMB: avg((m) => m.pssBytes), rssMB: avg((m) => m.rssBytes), privateMB: avg((m) => m.privateDirtyBytes) };
+  } finally {
+    await Promise.all(opened.map(({ decoder }) => decoder.close()));
+  }
+}
+
 /** libjpeg-turbo on the clip's frames: CPU and median wall time per decode, on this thread. */
 function measureJpeg(jpegs: readonly Uint8Array[], scale: DctScale, loops: number): { cpuMsPerFrame: number; medianMs: number } {
   const decoder = TurboJpegDecoder.open(40_000_000);
@@ -182,9 +241,9 @@ export async function measureDecoders(o: DecodersOptions): Promise<string> {
   const start = startRun();
   const decodings: VideoDecoding[] = [await probeVideoDecoding()];
   for (const path of o.ffmpeg) decodings.push(await probeVideoDecoding({ ffmpegPath: path }));
-  const npm = decodings[0]!;
-  if (!npm.available) throw new Error(npm.reason);
-  const clip = await slideshowClip(npm.ffmpeg.path, o.dir, SLIDESHOW.photos.length * SLIDESHOW.framesPerPhoto);
+  const own = decodings[0]!;
+  if (!own.available) throw new Error(own.reason);
+  const clip = await slideshowClip(own.ffmpeg.path, o.dir, SLIDESHOW.photos.length * SLIDESHOW.framesPerPhoto);
 
   type Row = { decoder: string; codec: string; output: string; bitrateKbps: number; bytesPerFrame: number; samples: VideoSample[] };
   const encoded: Array<{ codec: VideoCodec; bitrateKbps: number; chunks: EncodedChunk[] }> = [];
@@ -192,8 +251,8 @@ export async function measureDecoders(o: DecodersOptions): Promise<string> {
     for (const codec of o.codecs) {
       const encoder = decodings.find((decoding) => decoding.available && decoding.decoders[codec]);
       if (!encoder?.available) continue;
-      // AV1 is encoded by the ffmpeg that decodes it (a newer one: the npm ffmpeg 4.1's libaom has no realtime mode).
-      const ffmpegPath = codec === 'av1' ? encoder.ffmpeg.path : npm.ffmpeg.path;
+      // AV1 is encoded by the ffmpeg that decodes it (one with dav1d also has libaom's realtime mode).
+      const ffmpegPath = codec === 'av1' ? encoder.ffmpeg.path : own.ffmpeg.path;
       encoded.push({
         codec,
         bitrateKbps,
@@ -209,7 +268,7 @@ export async function measureDecoders(o: DecodersOptions): Promise<string> {
       if (!decoding.available || !name) continue;
       for (const output of OUTPUTS) {
         const row: Row = {
-          decoder: `ffmpeg ${decoding.ffmpeg.version} (${decoding.ffmpeg.source}), ${name}`,
+          decoder: `ffmpeg ${versionLabel(decoding.ffmpeg)} (${decoding.ffmpeg.source}), ${name}`,
           codec,
           output: output.name,
           bitrateKbps,
@@ -237,6 +296,21 @@ export async function measureDecoders(o: DecodersOptions): Promise<string> {
     samples: [] as Array<{ cpuMsPerFrame: number; medianMs: number }>,
   }));
   for (const row of jpegRows) jobs.push(async () => void row.samples.push(measureJpeg(jpegs, row.scale, o.loops)));
+  // Memory per stream with 8 at once, for the gateway's own decoder at the SSD input's size.
+  const STREAMS = 8;
+  const concurrentRows: Array<{ decoder: string; codec: VideoCodec; bitrateKbps: number; samples: ConcurrentSample[] }> = [];
+  for (const { codec, bitrateKbps, chunks } of encoded) {
+    const name = own.decoders[codec];
+    if (!name) continue;
+    const row = {
+      decoder: `ffmpeg ${versionLabel(own.ffmpeg)} (${own.ffmpeg.source}), ${name}`,
+      codec,
+      bitrateKbps,
+      samples: [] as ConcurrentSample[],
+    };
+    concurrentRows.push(row);
+    jobs.push(async () => void row.samples.push(await measureConcurrent(own, codec, chunks, OUTPUTS[0].target, STREAMS)));
+  }
 
   for (let run = 0; run < o.runs; run++) {
     for (const job of jobs) await job();
@@ -260,7 +334,15 @@ export async function measureDecoders(o: DecodersOptions): Promise<string> {
     medianMs: median(row.samples.map((s) => s.medianMs)),
   }));
   const context = finishRun(start);
-  if (o.json) return JSON.stringify({ runs: o.runs, loops: o.loops, frames: clip.frames.length, context, video, jpeg }, null, 2);
+  const concurrent = concurrentRows.map(({ samples, ...row }) => ({
+    ...row,
+    streams: STREAMS,
+    pssMB: median(samples.map((x) => x.pssMB)),
+    rssMB: median(samples.map((x) => x.rssMB)),
+    privateMB: median(samples.map((x) => x.privateMB)),
+  }));
+  if (o.json)
+    return JSON.stringify({ runs: o.runs, loops: o.loops, frames: clip.frames.length, context, video, concurrent, jpeg }, null, 2);
   return [
     `${clip.frames.length} frames of ${WIDTH}x${HEIGHT} at ${SLIDESHOW.fps} fps; median of ${o.runs} interleaved runs (${o.loops} passes each for CPU)`,
     '',
@@ -294,6 +376,11 @@ export async function measureDecoders(o: DecodersOptions): Promise<string> {
         fmt(r.privateMB, 1),
       ]),
       3,
+    ),
+    '',
+    mdTable(
+      [`${STREAMS} streams at once, ${OUTPUTS[0].name}`, 'codec', 'kbit/s', 'PSS MB per stream', 'RSS MB', 'private MB'],
+      concurrent.map((r) => [r.decoder, r.codec, String(r.bitrateKbps), fmt(r.pssMB, 1), fmt(r.rssMB, 1), fmt(r.privateMB, 1)]),
     ),
     '',
     mdTable(

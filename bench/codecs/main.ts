@@ -91,7 +91,7 @@ const program = new Command('bench:codecs')
   .option('--json <file>', 'also write every figure as JSON')
   .option(
     '--decoders',
-    "instead of the run through a gateway: each video decoder (the npm ffmpeg's, and --ffmpeg's, a comma-separated list here) and libjpeg-turbo on their own, per codec at --bitrates (default 1000 here): CPU ms/frame, latency, start-up, memory (formerly bench:decode-video)",
+    "instead of the run through a gateway: each video decoder (the gateway's own ffmpeg, the bundled FFmpeg 9.0.2, and --ffmpeg's, a comma-separated list here) and libjpeg-turbo on their own, per codec at --bitrates (default 2000 here): CPU ms/frame, latency, start-up, memory alone and 8 streams at once (formerly bench:decode-video)",
   )
   .option('--runs <n>', '--decoders: measurements of each row, interleaved; the median is printed', positive, 3)
   .option('--loops <n>', '--decoders: passes over the clip in the CPU measurement', positive, 3)
@@ -136,7 +136,7 @@ const f = (value: number, digits = 3) => (Number.isFinite(value) ? value.toFixed
 if (options.decoders) {
   const dir = mkdtempSync(join(tmpdir(), 'sightline-bench-decoders-'));
   try {
-    const bitrates = program.getOptionValueSource('bitrates') === 'default' ? [1000] : options.bitrates;
+    const bitrates = program.getOptionValueSource('bitrates') === 'default' ? [2000] : options.bitrates;
     const ffmpeg = options.ffmpeg?.split(',').filter(Boolean) ?? [];
     const codecs = options.codecs as VideoCodec[];
     const out = await measureDecoders({
@@ -176,9 +176,7 @@ async function runThroughGateway(): Promise<void> {
     for (const codec of options.codecs.filter((c) => !decoded.has(c as VideoCodec))) {
       notes.push(
         `${codecLabel(codec)} not measured: the gateway's ffmpeg does not decode it` +
-          (codec === 'av1'
-            ? " (AV1 needs dav1d, which the npm-shipped ffmpeg 4.1 lacks: `--ffmpeg /usr/bin/ffmpeg` where Debian's is installed)"
-            : '') +
+          (codec === 'av1' ? ' (the gateway does not offer AV1: gateway/src/video/codecs.ts says why)' : '') +
           '.',
       );
     }
@@ -231,7 +229,7 @@ async function runThroughGateway(): Promise<void> {
           options.bitrates.map(
             (bitrateKbps) => () =>
               encodeVideo({
-                // libaom's realtime mode is not in the npm ffmpeg 4.1: AV1 is encoded by the ffmpeg that decodes it.
+                // AV1 is encoded by the ffmpeg that decodes it (--ffmpeg's, when given).
                 ffmpegPath: codec === 'av1' && options.ffmpeg ? options.ffmpeg : encoderPath,
                 clip,
                 codec,

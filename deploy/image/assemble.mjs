@@ -6,11 +6,13 @@
 //   <out>/models/...                                     manifests, labels, weights; the BlazeFace file from its npm package
 //   <out>/web/dist/...                                   the dashboard build, without source maps
 //   <out>/models/warm-up.jpg                             the photo the gateway warms up with at start
+//   <out>/gateway/.ffmpeg/<version>/ffmpeg, SOURCE.json  the video decoder: the FFmpeg `pnpm install` fetched
+//                                                        (gateway/scripts/fetch-ffmpeg.mjs), checked again here
 //   <out>/ffmpeg-limited.sh                              the video decoder as the image runs it (SIGHTLINE_FFMPEG)
 //
 // Usage: node deploy/image/assemble.mjs <out>   (after the web and gateway builds; the Dockerfile runs it,
 // and deploy/test/bundle.test.ts runs the result on this machine). Copies from the installed workspace, so
-// every version is the lockfile's; nothing is downloaded.
+// every version is the lockfile's (and the FFmpeg the pin's); nothing is downloaded.
 import {
   chmodSync,
   cpSync,
@@ -23,8 +25,10 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { installPaths, pin as ffmpegPin } from '../../gateway/scripts/fetch-ffmpeg.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const out = resolve(process.argv[2] ?? '');
@@ -168,6 +172,28 @@ pruneOtherPlatforms(nodeModules);
 copyModels();
 // Source maps stay out: the gateway serves every file of this folder.
 cpSync(webDist, join(out, 'web', 'dist'), { recursive: true, filter: (src) => !src.endsWith('.map') });
+/**
+ * The FFmpeg the gateway decodes with, where the gateway looks for it (gateway/.ffmpeg/<version>/ffmpeg), with
+ * SOURCE.json (where it came from, its sha256, its licence): checked against the pin once more, so that the
+ * image never carries another binary than the one pinned.
+ */
+function copyFfmpeg() {
+  const platform = ffmpegPin.platforms[`${process.platform}-${process.arch}`];
+  const from = installPaths();
+  if (!platform) throw new Error(`no FFmpeg is pinned for ${process.platform}-${process.arch} (gateway/scripts/fetch-ffmpeg.json)`);
+  if (!existsSync(from.binary))
+    throw new Error(`the FFmpeg to bundle is missing: ${relative(root, from.binary)} (pnpm install fetches it)`);
+  const sha256 = createHash('sha256').update(readFileSync(from.binary)).digest('hex');
+  if (sha256 !== platform.sha256) throw new Error(`${relative(root, from.binary)} is not the pinned FFmpeg (sha256 ${sha256})`);
+  const to = installPaths(join(out, 'gateway'));
+  mkdirSync(to.dir, { recursive: true });
+  cpSync(from.binary, to.binary);
+  chmodSync(to.binary, 0o755);
+  cpSync(from.source, to.source);
+  return to.binary;
+}
+
+const ffmpeg = copyFfmpeg();
 // The wrapper the image names in SIGHTLINE_FFMPEG: the same ffmpeg under limits of its own (read the script).
 // It finds ffmpeg relative to itself, so it sits at the tree's top, beside gateway/.
 cpSync(join(root, 'deploy', 'image', 'ffmpeg-limited.sh'), join(out, 'ffmpeg-limited.sh'));
@@ -179,3 +205,4 @@ console.log(
   `  gateway/dist ${mib(join(out, 'gateway', 'dist'))}; node_modules ${mib(nodeModules)}: ${[...packages].map(([n, v]) => `${n}@${v}`).join(', ')}`,
 );
 console.log(`  models ${mib(join(out, 'models'))}; web/dist ${mib(join(out, 'web', 'dist'))}`);
+console.log(`  ${relative(out, ffmpeg)} ${mib(ffmpeg)}: FFmpeg ${ffmpegPin.ffmpeg} from ${ffmpegPin.project} ${ffmpegPin.version}`);

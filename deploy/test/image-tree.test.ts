@@ -2,8 +2,9 @@
  * What the production image runs, without a container engine: the gateway bundle and the tree
  * deploy/image/assemble.mjs lays out for the Dockerfile, started from a folder outside the workspace
  * (no node_modules above it, no TypeScript loader), detecting with both models, decoding JPEG with
- * libjpeg-turbo from the pruned packages, decoding video with the ffmpeg it carries (through ffmpeg-limited.sh, as
- * the image does: limits, empty environment, no inherited descriptors), answering WHIP (node-datachannel),
+ * libjpeg-turbo from the pruned packages, decoding video with the FFmpeg 9.0.2 it carries (the pinned binary
+ * `pnpm install` fetched, through ffmpeg-limited.sh, as the image does: limits, empty environment, no inherited
+ * descriptors; named in /metrics), answering WHIP (node-datachannel),
  * serving the dashboard without source maps, and stopping on
  * SIGTERM with exit code 0 after a logged drain.
  */
@@ -60,12 +61,21 @@ describe('the image tree (bundle + assemble.mjs)', () => {
     // No build tool came along with the native modules.
     const packages = readdirSync(join(app, 'gateway', 'node_modules'));
     for (const tool of ['typescript', 'tsx', 'esbuild', 'vite', 'vitest', 'pnpm', 'cmake-js']) expect(packages).not.toContain(tool);
+    // The 2018 ffmpeg of @ffmpeg-installer is gone; the pinned FFmpeg 9.0.2 is there, with where it came from.
+    expect(packages).not.toContain('@ffmpeg-installer');
+    expect(all.filter((f) => f.startsWith('gateway/.ffmpeg/')).sort()).toEqual([
+      'gateway/.ffmpeg/9.0.2/SOURCE.json',
+      'gateway/.ffmpeg/9.0.2/ffmpeg',
+    ]);
+    const source = JSON.parse(readFileSync(join(app, 'gateway', '.ffmpeg', '9.0.2', 'SOURCE.json'), 'utf8'));
+    expect(source).toMatchObject({ ffmpeg: '9.0.2', from: { registry: 'PyPI', project: 'imageio-ffmpeg', version: '0.8.1' } });
+    expect(source.licence).toContain('GPL-3.0-or-later');
   });
 
   it('starts ffmpeg through ffmpeg-limited.sh with its limits, an empty environment and no inherited descriptors', async () => {
     const script = join(out, 'app', 'ffmpeg-limited.sh');
     const { stdout: version } = await run(script, ['-hide_banner', '-version']);
-    expect(version).toMatch(/^ffmpeg version /);
+    expect(version).toMatch(/^ffmpeg version n9\.0\.2-/);
     // A decoder as the gateway starts one, with a secret in the environment and a descriptor more than stdio.
     const child = spawn(
       script,
@@ -133,15 +143,18 @@ describe('the image tree (bundle + assemble.mjs)', () => {
     expect(await detect('astronaut.jpg', 'blazeface-back-256')).toContain('face');
     const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
     expect(metrics).toMatch(/sightline_decodes_total\{decoder="turbo"[^}]*\} [1-9]/);
+    expect(metrics).toMatch(
+      /sightline_video_decoder_info\{implementation="ffmpeg-process",ffmpeg_version="9\.0\.2",hardware="none"[^}]*\} 1/,
+    );
     expect((await fetch(`${gateway.url}/`)).status).toBe(200);
-    // Video: the ffmpeg the tree carries decodes VP8 and H.264; WebRTC: node-datachannel's binary loads.
+    // Video: the FFmpeg the tree carries decodes VP8, VP9 and H.264; WebRTC: node-datachannel's binary loads.
     const hello = await new Promise<unknown>((resolve, reject) => {
       const ws = new WebSocket(`ws://127.0.0.1:${port}/ws`);
       ws.once('message', (data) => (resolve(JSON.parse(String(data))), ws.close()));
       ws.once('error', reject);
     });
-    expect(hello).toMatchObject({ type: 'hello', video: { codecs: expect.arrayContaining(['vp8', 'h264']) } });
-    expect(gateway.output()).toMatch(/"ffmpeg":"[^"]*ffmpeg-limited\.sh"[^}]*"msg":"video decoding"/);
+    expect(hello).toMatchObject({ type: 'hello', video: { codecs: ['vp8', 'vp9', 'h264'] } });
+    expect(gateway.output()).toMatch(/"ffmpeg":"[^"]*ffmpeg-limited\.sh"[^}]*"ffmpegVersion":"9\.0\.2"[^}]*"msg":"video decoding"/);
     expect((await fetch(`${gateway.url}/whip`, { method: 'OPTIONS' })).status).toBe(204);
 
     await gateway.stop('SIGTERM', 15_000);

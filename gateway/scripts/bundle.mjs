@@ -13,7 +13,7 @@ const gatewayDir = fileURLToPath(new URL('../', import.meta.url));
 const outdir = fileURLToPath(new URL('../dist/', import.meta.url));
 
 /** Imported by the gateway and kept out of the bundle: listed in dist/externals.json for the image to install. */
-const NATIVE_EXTERNALS = ['onnxruntime-node', 'sharp', 'koffi', '@julusian/jpeg-turbo', 'node-datachannel', '@ffmpeg-installer/ffmpeg'];
+const NATIVE_EXTERNALS = ['onnxruntime-node', 'sharp', 'koffi', '@julusian/jpeg-turbo', 'node-datachannel'];
 /** ws's optional native speed-ups: absent, ws falls back to JavaScript (it requires them inside a try). */
 const OPTIONAL_EXTERNALS = ['bufferutil', 'utf-8-validate'];
 

@@ -345,10 +345,17 @@ export const SETTINGS = {
   }),
   ffmpeg: setting({
     schema: z.string().min(1).optional(),
-    defaultText: 'the one `pnpm install` brings (`@ffmpeg-installer`), else `ffmpeg` on `PATH`',
+    defaultText: 'FFmpeg 9.0.2 as `pnpm install` fetches it (gateway/.ffmpeg), else `ffmpeg` on `PATH` if 5.1 or newer',
     flag: '--ffmpeg <path>',
     env: 'SIGHTLINE_FFMPEG',
-    help: 'the ffmpeg that decodes video streams (VP8, VP9, H.264; AV1 where it has dav1d)',
+    help: 'the ffmpeg that decodes video streams (VP8, VP9, H.264)',
+  }),
+  videoHwaccel: setting({
+    schema: z.enum(['auto', 'none', 'cuda', 'vaapi']),
+    default: 'auto',
+    flag: '--video-hwaccel <kind>',
+    env: 'SIGHTLINE_VIDEO_HWACCEL',
+    help: 'GPU video decoding: `auto` takes CUDA (NVDEC) where an NVIDIA device is, else VAAPI where a render node is, else software; `cuda` or `vaapi` that cannot be used falls back to software with a warning; `none`',
   }),
   webrtcMaxPeers: setting({
     schema: integer(0, 1024),

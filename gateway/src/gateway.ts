@@ -31,7 +31,7 @@ import { accessUrls, resolveExposure, warnAboutExposure, withoutToken, type Expo
 import { warmUp } from './warm-up.ts';
 import { DecoderAllowance } from './sessions/video-stream.ts';
 import type { SessionVideo } from './sessions/message-session.ts';
-import { probeVideoDecoding } from './video/index.ts';
+import { addressSpaceFor, describeConfinement, probeVideoDecoding, versionLabel } from './video/index.ts';
 import { createWhipWay } from './whip/whip-way.ts';
 import { socketWay } from './ws/socket-server.ts';
 import { detectRouter } from './http/detect-route.ts';
@@ -147,7 +147,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger, seams:
     logger,
   });
   await warmUp(frames, registry.names, logger);
-  const video = await videoOf(config, registry, engines, logger);
+  const video = await videoOf(config, registry, engines, logger, metrics);
   const limits: Limits = {
     maxMessageBytes: config.maxMessageBytes,
     maxPixels: config.maxPixels,
@@ -270,18 +270,40 @@ export async function startGateway(config: GatewayConfig, logger: Logger, seams:
   };
 }
 
-/** Video decoding as this machine offers it (an ffmpeg that runs, and which codecs it decodes), or none. */
+/** Video decoding as this machine offers it (an ffmpeg that runs, which codecs it decodes, on what hardware), or none. */
 async function videoOf(
   config: GatewayConfig,
   registry: ModelRegistry,
   engines: EngineMonitor,
   logger: Logger,
+  metrics: Metrics,
 ): Promise<SessionVideo | undefined> {
   if (config.maxVideoStreams === 0) return undefined;
-  const decoding = await probeVideoDecoding(config.ffmpeg ? { ffmpegPath: config.ffmpeg } : {});
+  const decoding = await probeVideoDecoding({ ...(config.ffmpeg ? { ffmpegPath: config.ffmpeg } : {}), hwaccel: config.videoHwaccel });
   if (decoding.available) {
-    logger.info({ codecs: decoding.codecs, ffmpeg: decoding.ffmpeg.path, version: decoding.ffmpeg.version }, 'video decoding');
+    const { ffmpeg, hardware } = decoding;
+    const ffmpegVersion = versionLabel(ffmpeg);
+    metrics.videoDecoderInfo.set({ implementation: 'ffmpeg-process', ffmpeg_version: ffmpegVersion, hardware: hardware.hardware }, 1);
+    logger.info(
+      {
+        codecs: decoding.codecs,
+        ffmpeg: ffmpeg.path,
+        version: ffmpeg.version,
+        source: ffmpeg.source,
+        implementation: 'ffmpeg-process',
+        ffmpegVersion,
+        hardware: hardware.hardware,
+        hardwareReason: hardware.reason,
+        limits: describeConfinement(decoding.confinement, addressSpaceFor(hardware.hardware)),
+      },
+      'video decoding',
+    );
+    if (hardware.fellBack)
+      logger.warn({ hwaccel: config.videoHwaccel, reason: hardware.reason }, 'video decoding: the GPU decoder asked for is not available');
+    if (ffmpeg.outdated)
+      logger.warn({ ffmpeg: ffmpeg.path, reason: ffmpeg.outdated }, 'video decoding: the configured ffmpeg is not a maintained version');
   } else {
+    metrics.videoDecoderInfo.set({ implementation: 'none', ffmpeg_version: 'none', hardware: 'none' }, 1);
     logger.warn({ reason: decoding.reason }, 'video decoding unavailable: chunks are answered unsupported_codec');
   }
   return {

@@ -124,6 +124,12 @@ export function createMetrics(instance?: string) {
       help: 'Server-Sent Events clients of the event stream.',
       registers: [registry],
     }),
+    videoDecoderInfo: new Gauge({
+      name: 'sightline_video_decoder_info',
+      help: 'What decodes video streams (1): implementation ("ffmpeg-process": one ffmpeg per stream; "none": video unavailable), the FFmpeg version, hardware (none, cuda, vaapi).',
+      labelNames: ['implementation', 'ffmpeg_version', 'hardware'] as const,
+      registers: [registry],
+    }),
     mqttConnected: new Gauge({
       name: 'sightline_mqtt_connected',
       help: 'Whether the MQTT broker of the events is connected (1) or not (0; also when MQTT is off).',

@@ -49,7 +49,10 @@ export async function makeSlideshow({
       `zoompan=z='1.05+0.004*on':x='iw/2-(iw/zoom/2)+(on-${half})*3':y='ih/2-(ih/zoom/2)+(on-${half})*2':d=1:s=${width}x${height}:fps=${fps},` +
       `setsar=1,trim=end_frame=${framesPerPhoto},setpts=PTS-STARTPTS[v${i}]`,
   );
-  const graph = `${parts.join(';')};${photos.map((_, i) => `[v${i}]`).join('')}concat=n=${photos.length}:v=1:a=0,format=yuv420p[out]`;
+  // Limited range, as a camera's frames reach a browser's encoder: from 7.1 ffmpeg keeps the photos' full range
+  // through `format=yuv420p` (the y4m then says XCOLORRANGE=FULL), and VP8, which cannot signal range, would
+  // be decoded as limited, washed out. 5.1 kept the full-range values unlabelled; both now convert.
+  const graph = `${parts.join(';')};${photos.map((_, i) => `[v${i}]`).join('')}concat=n=${photos.length}:v=1:a=0,scale=out_range=tv,format=yuv420p[out]`;
   await run(ffmpegPath, ['-hide_banner', '-loglevel', 'error', '-y', ...inputs, '-filter_complex', graph, '-map', '[out]', out], {
     maxBuffer: MAX_BUFFER,
   });

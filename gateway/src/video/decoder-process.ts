@@ -5,10 +5,12 @@
  *
  * Each frame's pixels (stdout) and its showinfo line (stderr) arrive on different pipes, in the same order:
  * they are paired in order and handed on together, so a frame is never reported before both are in.
- * Running off the event loop is the point of the child: the event loop only copies bytes.
+ * Running off the event loop is the point of the child: the event loop only copies bytes. It is started
+ * under the limits of decoder-limits.ts (address space, no core, no file, an empty environment).
  */
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
+import { addressSpaceFor, confinedCommand, decoderEnvironment, type Confinement } from './decoder-limits.ts';
 import { decoderArgs, type DecoderCommand } from './ffmpeg-args.ts';
 import { LineSplitter, parseLogLine } from './ffmpeg-log.ts';
 import { ivfFileHeader, ivfFrameHeader } from './ivf.ts';
@@ -45,14 +47,23 @@ export interface DecoderProcessEvents {
 
 export interface DecoderProcessOptions extends DecoderCommand {
   ffmpegPath: string;
+  /** How the process is limited (decoder-limits.ts); none when left out. */
+  confinement?: Confinement;
   fourcc: string;
   /** The stream's declared size (the IVF header's; decoders take the real size from the bitstream). */
   width: number;
   height: number;
 }
 
-/** More pixels than log lines (or the reverse) by this much means the pairing is lost: the process is ended. */
-const MAX_UNPAIRED = 4;
+/**
+ * How far one pipe may run ahead of the other before the pairing counts as lost and the process is ended.
+ * A frame's log line is written before its pixels exist (showinfo comes before the scaler), so pixels ahead
+ * of lines are only the two pipes read in another order: a few at most. Lines run ahead of pixels by the
+ * frames between ffmpeg's threads: from 7 the filters, the encoder and the muxer each run in a thread of
+ * their own with queues of 8 between them, so a burst of chunks shows its lines well before its pixels.
+ */
+const MAX_PIXELS_AHEAD = 4;
+const MAX_LINES_AHEAD = 64;
 
 export class DecoderProcess {
   readonly startedAt = performance.now();
@@ -75,7 +86,14 @@ export class DecoderProcess {
       this.pair();
     });
     this.log = new LineSplitter((line) => this.onLogLine(line));
-    this.child = spawn(options.ffmpegPath, decoderArgs(options), { stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true });
+    const hardware = options.hardware?.hardware ?? 'none';
+    const confinement = options.confinement ?? { via: 'none', reason: 'not asked for' };
+    const command = confinedCommand(confinement, addressSpaceFor(hardware), options.ffmpegPath, decoderArgs(options));
+    this.child = spawn(command.file, command.args, {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      windowsHide: true,
+      env: decoderEnvironment(hardware, process.env),
+    });
     let resolveExit: () => void;
     this.exit = new Promise((resolve) => (resolveExit = resolve));
     const finish = (code: number | null, signal: NodeJS.Signals | null, reason: string) => {
@@ -89,9 +107,16 @@ export class DecoderProcess {
     this.child.on('error', (error) => {
       if (this.child.pid === undefined) finish(null, null, `could not start ${options.ffmpegPath}: ${error.message}`);
     });
-    this.child.on('close', (code, signal) =>
-      finish(code, signal, signal ? `ffmpeg ended by ${signal}` : `ffmpeg exited with code ${String(code)}`),
-    );
+    this.child.on('close', (code, signal) => {
+      // prlimit and sh report a program they could not execute by 127 (not found) or 126 (not executable).
+      const notStarted = confinement.via !== 'none' && (code === 126 || code === 127);
+      const reason = signal
+        ? `ffmpeg ended by ${signal}`
+        : notStarted
+          ? `could not start ${options.ffmpegPath}: ${this.log.lastLines().at(-1) ?? `exit code ${code}`}`
+          : `ffmpeg exited with code ${String(code)}`;
+      finish(code, signal, reason);
+    });
     // A write after the process died fails with EPIPE: the exit is what reports it.
     this.child.stdin.on('error', () => undefined);
     this.child.stdout.on('data', (chunk: Buffer) => this.cutter.push(chunk));
@@ -156,7 +181,7 @@ export class DecoderProcess {
       const info = this.infos.shift()!;
       this.events.onFrame({ pts: info.pts, decodedWidth: info.width, decodedHeight: info.height, rgb, at });
     }
-    if (this.pixels.length > MAX_UNPAIRED || this.infos.length > MAX_UNPAIRED) {
+    if (this.pixels.length > MAX_PIXELS_AHEAD || this.infos.length > MAX_LINES_AHEAD) {
       void this.kill(`frames and log lines out of step (${this.pixels.length} frames, ${this.infos.length} lines unpaired)`);
     }
   }

@@ -1,3 +1,5 @@
+import { hwaccelInputArgs, type HardwareChoice } from './hwaccel.ts';
+
 /**
  * The command line of one stream's decoder process: IVF on stdin, one RGB frame of a fixed size on stdout
  * per decoded frame, one log line per frame on stderr. Every option here is there for latency or for
@@ -13,6 +15,13 @@
  * - `-loglevel repeat+info`: showinfo's line per frame, and decode errors one line each (ffmpeg otherwise
  *   folds repeated lines into "Last message repeated N times", which counts too late).
  * - `-flush_packets 1`: each frame's last bytes are written at once, not when the next frame fills the buffer.
+ * - `-max_pixels` on the decoder: a picture larger than the gateway's pixel cap is refused by libavcodec
+ *   before it allocates for it (without it, one crafted 15360x15360 keyframe costs 1.1 GB).
+ * - a GPU (hwaccel.ts): `-hwaccel cuda` / `-hwaccel vaapi -hwaccel_device ...` on the input; ffmpeg copies
+ *   each picture to system memory before the filters, which stay the same.
+ *
+ * The same command line runs on ffmpeg 5.1 (the oldest taken from PATH) and the bundled 9.0.2: every option
+ * here is in both (`-vsync` only for an older configured binary).
  *
  * The picture: showinfo first (it reports the decoded size, before scaling), then ffmpeg's own scaler to
  * the requested size with area averaging (an antialiasing filter when shrinking), in YUV when the size is
@@ -31,9 +40,11 @@ export interface DecoderCommand {
   output: { width: number; height: number };
   /** The decoder refuses pictures larger than this (a stream that grows past what it was admitted with). */
   maxPixels: number;
+  /** Software, or the GPU decoding chosen at start-up. */
+  hardware?: Pick<HardwareChoice, 'hardware' | 'device'>;
 }
 
-export function decoderArgs({ decoder, libavutil, output, maxPixels }: DecoderCommand): string[] {
+export function decoderArgs({ decoder, libavutil, output, maxPixels, hardware }: DecoderCommand): string[] {
   const { width, height } = output;
   const even = width % 2 === 0 && height % 2 === 0;
   const filters = ['showinfo=checksum=0', `scale=${width}:${height}:flags=area`, ...(even ? ['format=yuv420p'] : [])];
@@ -48,6 +59,7 @@ export function decoderArgs({ decoder, libavutil, output, maxPixels }: DecoderCo
     '1',
     '-max_pixels',
     String(maxPixels),
+    ...hwaccelInputArgs(hardware ?? { hardware: 'none' }),
     '-c:v',
     decoder,
     '-probesize',

@@ -5,10 +5,14 @@
  *   frame's pts is the sequence number the chunk was written with, so every frame on stdout is matched
  *   to its chunk, and its decoded size is known before its pixels arrive;
  * - ffmpeg's report of a packet it could not decode (`Error while decoding stream #0:0: ...` up to
- *   ffmpeg 6, `Decoding error: ...` from 7): that chunk produces no frame.
+ *   ffmpeg 6; from 7 `Decoding error: ...` when a frame fails, and `[dec:vp8 @ 0x...] Error submitting packet
+ *   to decoder: ...` when the packet itself is refused, which is what a corrupt chunk gives in 9.0): that
+ *   chunk produces no frame.
  *
- * ffmpeg up to 6 decodes and filters in its one main thread, so these lines come in the chunks' order.
- * Checked against the npm-shipped ffmpeg 4.1 and Debian's 5.1.
+ * ffmpeg up to 6 decodes and filters in its one main thread; from 7 the decoder and the filters run in
+ * threads of their own, but a packet's error line is written before the next packet is decoded, so before
+ * the next frame reaches showinfo: the lines still come in the chunks' order. Checked against Debian's 5.1
+ * and the bundled 9.0.2 (the 2018 4.1 build this replaced printed the same lines as 5.1).
  */
 import { StringDecoder } from 'node:string_decoder';
 
@@ -18,7 +22,7 @@ export type LogEvent =
   | { kind: 'other'; line: string };
 
 const SHOWINFO = /\bn:\s*\d+\s+pts:\s*(-?\d+)\b.*?\bs:(\d+)x(\d+)\b(?:.*?\biskey:(\d))?/;
-const DECODE_ERROR = /(?:Error while decoding stream #\d+:\d+|Decoding error): *(.*)$/;
+const DECODE_ERROR = /(?:Error while decoding stream #\d+:\d+|Decoding error|Error submitting packet to decoder): *(.*)$/;
 
 export function parseLogLine(line: string): LogEvent {
   if (line.includes('showinfo')) {

@@ -1,11 +1,25 @@
 /**
- * Video decoding at the gateway: one ffmpeg child process per stream turns a browser's encoded chunks
- * (VP8, VP9, H.264; AV1 where the ffmpeg has dav1d) into RGB frames at the model input's content size.
+ * Video decoding at the gateway: one ffmpeg child process per stream (FFmpeg 9.0.2 as `pnpm install` fetches
+ * it, ffmpeg-binary.ts) turns a browser's encoded chunks (VP8, VP9, H.264)
+ * into RGB frames at the model input's content size, on a GPU where one is there (hwaccel.ts).
  * probeVideoDecoding() once at start-up says whether and what; openVideoStream() per stream.
  * docs/BENCHMARKS.md, "Decoding video", has the measurements behind the choice.
  */
 export { IVF_FOURCC, parseVideoCodec, VIDEO_CODECS, type VideoCodec } from './codecs.ts';
-export { probeVideoDecoding, npmFfmpegPath, type FfmpegBinary, type VideoDecoding } from './ffmpeg-binary.ts';
+export {
+  probeVideoDecoding,
+  bundledFfmpegPath,
+  belowMinimum,
+  versionLabel,
+  BUNDLED_FFMPEG,
+  PATH_MINIMUM,
+  type FfmpegBinary,
+  type VideoDecoding,
+} from './ffmpeg-binary.ts';
+/** @deprecated The npm package is gone: bundledFfmpegPath() (bench/int8/eval-frames.ts still imports this name). */
+export { bundledFfmpegPath as npmFfmpegPath } from './ffmpeg-binary.ts';
+export { HWACCEL_SETTINGS, type Hardware, type HardwareChoice, type HwaccelSetting } from './hwaccel.ts';
+export { addressSpaceFor, describeConfinement, type Confinement } from './decoder-limits.ts';
 export {
   openVideoStream,
   VIDEO_STREAM_DEFAULTS,

@@ -26,6 +26,8 @@ export interface ProcessMemory {
   peakRssBytes: number;
   /** Pages only this process has written (heap, frame buffers): what one more stream adds, the binary's pages being shared. */
   privateDirtyBytes: number | undefined;
+  /** Proportional set size: its private pages plus its share of the pages it shares (the binary's, among all its processes). */
+  pssBytes: number | undefined;
 }
 
 export function processMemory(pid: number): ProcessMemory | undefined {
@@ -33,14 +35,17 @@ export function processMemory(pid: number): ProcessMemory | undefined {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     const kib = (text: string, key: string) => Number(new RegExp(`^${key}:\\s+(\\d+)`, 'm').exec(text)?.[1] ?? NaN) * 1024;
     let privateDirtyBytes: number | undefined;
+    let pssBytes: number | undefined;
     try {
-      privateDirtyBytes = kib(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'), 'Private_Dirty');
+      const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+      privateDirtyBytes = kib(rollup, 'Private_Dirty');
+      pssBytes = kib(rollup, 'Pss');
     } catch {
       privateDirtyBytes = undefined;
     }
     const rssBytes = kib(status, 'VmRSS');
     if (!Number.isFinite(rssBytes)) return undefined;
-    return { rssBytes, peakRssBytes: kib(status, 'VmHWM'), privateDirtyBytes };
+    return { rssBytes, peakRssBytes: kib(status, 'VmHWM'), privateDirtyBytes, pssBytes };
   } catch {
     return undefined;
   }

@@ -20,6 +20,7 @@ import { letterboxPlacement, type DecodedFrame, type Placement, type ResizeTarge
 import { IVF_FOURCC, parseVideoCodec, type VideoCodec } from './codecs.ts';
 import { DecoderProcess, type ProcessFrame } from './decoder-process.ts';
 import type { FfmpegBinary, VideoDecoding } from './ffmpeg-binary.ts';
+import type { Hardware } from './hwaccel.ts';
 import { frameKind } from './keyframe.ts';
 import { LatestFrames, type DropReason } from './latest-frames.ts';
 import { processCpuMs, processMemory, type ProcessMemory } from './process-usage.ts';
@@ -86,7 +87,7 @@ const MAX_SIDE = 65_535;
 export interface VideoStreamStats {
   codec: VideoCodec;
   decoder: string;
-  ffmpeg: { path: string; version: string };
+  ffmpeg: { path: string; version: string; hardware: Hardware };
   output: { width: number; height: number };
   state: 'needs-keyframe' | 'running' | 'closed';
   pid: number | undefined;
@@ -145,17 +146,20 @@ export function openVideoStream(options: StreamDecoderOptions): OpenVideoStreamR
   if (width * height > maxPixels) {
     return { ok: false, error: videoError('too_many_pixels', `${width}x${height} is more than ${maxPixels} pixels`) };
   }
-  return { ok: true, decoder: new VideoStreamDecoder(options, codec, decoding.ffmpeg, decoder) };
+  return { ok: true, decoder: new VideoStreamDecoder(options, codec, decoding, decoder) };
 }
 
 export class VideoStreamDecoder {
   readonly codec: VideoCodec;
+  private readonly ffmpeg: FfmpegBinary;
   readonly placement: Placement;
   private readonly settings: { [K in keyof typeof VIDEO_STREAM_DEFAULTS]: number };
   private readonly frames: LatestFrames<DecodedVideoFrame>;
   private readonly pending: Pending[] = [];
   private running: RunningProcess | undefined;
   private nextPts = 0;
+  /** Decode errors the process reported that are not yet tied to a chunk, oldest first (onDecodeError). */
+  private unattributedErrors: string[] = [];
   /** Why a delta cannot be fed now; undefined while the reference chain is whole. */
   private brokenChain: string | undefined = 'the stream has not started: its first chunk must be a keyframe';
   private closed = false;
@@ -176,10 +180,11 @@ export class VideoStreamDecoder {
   constructor(
     private readonly options: StreamDecoderOptions,
     codec: VideoCodec,
-    private readonly ffmpeg: FfmpegBinary,
+    private readonly decoding: Extract<VideoDecoding, { available: true }>,
     private readonly decoderName: string,
   ) {
     this.codec = codec;
+    this.ffmpeg = decoding.ffmpeg;
     this.settings = {
       maxChunkBytes: options.maxChunkBytes ?? VIDEO_STREAM_DEFAULTS.maxChunkBytes,
       maxInFlight: options.maxInFlight ?? VIDEO_STREAM_DEFAULTS.maxInFlight,
@@ -275,7 +280,7 @@ export class VideoStreamDecoder {
     return {
       codec: this.codec,
       decoder: this.decoderName,
-      ffmpeg: { path: this.ffmpeg.path, version: this.ffmpeg.version },
+      ffmpeg: { path: this.ffmpeg.path, version: this.ffmpeg.version, hardware: this.decoding.hardware.hardware },
       output: this.outputSize,
       state: this.closed ? 'closed' : this.brokenChain === undefined ? 'running' : 'needs-keyframe',
       pid,
@@ -299,12 +304,19 @@ export class VideoStreamDecoder {
       libavutil: ffmpeg.libavutil,
       output: this.outputSize,
       maxPixels: options.maxPixels,
+      hardware: this.decoding.hardware,
+      confinement: this.decoding.confinement,
     };
     // Events of a process that is no longer this stream's (ended, replaced) are ignored; they all come
     // after this function has returned (pipes and exits are asynchronous).
     const running: RunningProcess = {
       process: new DecoderProcess(command, {
-        onFrame: (frame) => this.running === running && this.onProcessFrame(running, frame),
+        onFrame: (frame) => {
+          if (this.running !== running) return;
+          this.onProcessFrame(running, frame);
+          // Errors that waited for this frame, now certain (onDecodeError): after its outcome, in the chunks' order.
+          if (running.process.alive) this.attributeErrors();
+        },
         onDecodeError: (message) => this.running === running && this.onDecodeError(message),
         onExit: (exit) => this.running === running && this.retire(exit.reason, exit.lastLines),
       }),
@@ -313,15 +325,19 @@ export class VideoStreamDecoder {
     this.running = running;
     // ffmpeg shifts timestamps so that each process's output starts at 0: the pts count starts over with it.
     this.nextPts = 0;
+    this.unattributedErrors = [];
     this.counts.processStarts++;
     return running;
   }
 
   private onProcessFrame(running: RunningProcess, frame: ProcessFrame): void {
-    // Chunks written before this frame's that have no outcome yielded no frame (and no error line).
+    // Chunks written before this frame's that have no outcome yielded no frame: the ones that failed (their
+    // error lines are waiting, oldest first: see onDecodeError) and the ones that decoded to no picture.
     while (this.pending.length > 0 && this.pending[0]!.pts < frame.pts) {
       const skipped = this.pending.shift()!;
-      this.emitError(videoError('no_frame', 'the chunk decoded to no picture', skipped.chunkId));
+      const error = this.unattributedErrors.shift();
+      if (error !== undefined) this.failChunk(skipped, error);
+      else this.emitError(videoError('no_frame', 'the chunk decoded to no picture', skipped.chunkId));
     }
     const head = this.pending[0];
     if (!head || head.pts !== frame.pts) {
@@ -366,10 +382,31 @@ export class VideoStreamDecoder {
     this.options.onFrame?.(decoded);
   }
 
+  /**
+   * ffmpeg reported a packet it could not decode. From ffmpeg 7 the decoder and the filters run in threads
+   * of their own: a packet's error line is written when the decoder reaches it, while frames of earlier
+   * chunks may still wait for the filter thread, whose showinfo line reports them. So the error belongs to
+   * a chunk waiting here, not necessarily the oldest. It is tied to one only when that is certain: each
+   * failed chunk reports one error and no frame, so when as many errors wait as chunks do, every waiting
+   * chunk failed (the common case: one chunk at a time, as a paced client sends); otherwise the next frame
+   * ties it (onProcessFrame), to the oldest chunk it passes over. A wrong guess there (a chunk that decoded
+   * to no picture beside a corrupt one, in one burst) can only swap those two chunks' error codes, and the
+   * oldest is the safe pick: every delta after it is answered needs_keyframe, never a frame built on it.
+   */
   private onDecodeError(message: string): void {
-    const failed = this.pending.shift();
-    if (!failed) return;
+    if (this.pending.length === 0) return;
+    this.unattributedErrors.push(message);
     this.armStallTimer();
+    this.attributeErrors();
+  }
+
+  private attributeErrors(): void {
+    while (this.unattributedErrors.length > 0 && this.unattributedErrors.length >= this.pending.length && this.pending.length > 0) {
+      this.failChunk(this.pending.shift()!, this.unattributedErrors.shift()!);
+    }
+  }
+
+  private failChunk(failed: Pending, message: string): void {
     const reason = `chunk ${failed.chunkId} could not be decoded (${message})`;
     this.emitError(
       failed.taintedBy !== undefined
@@ -382,6 +419,7 @@ export class VideoStreamDecoder {
   /** The process has ended (or is ending): what it still held is answered, and the next chunk must be a keyframe. */
   private retire(reason: string, lastLines: readonly string[]): void {
     this.running = undefined;
+    this.unattributedErrors = [];
     clearTimeout(this.stallTimer);
     if (this.closed) return;
     if (reason === 'idle') {

@@ -101,32 +101,32 @@ export class FrameStream {
   private tracked(answer: FrameAnswer, capturedAt: number): FrameAnswer {
     return {
       detected: (detected) => {
-        const tracked = this.withTracks(detected, capturedAt);
+        // Asked once a frame: rules may appear (or go) for the camera while the stream runs.
+        const rulesWantTracks = this.cameraTap?.tap.wantsTracks(this.cameraTap.camera) ?? false;
+        const tracked = this.tracking || rulesWantTracks ? this.withTracks(detected, capturedAt) : detected;
         answer.detected(this.tracking ? tracked : detected);
-        this.publish(tracked, capturedAt);
+        this.publish(tracked, capturedAt, rulesWantTracks);
       },
       dropped: (reason, retryAfterMs) => answer.dropped(reason, retryAfterMs),
       failed: (error) => answer.failed(error),
     };
   }
 
-  /** Tracks are kept while the client asked for them or a tap consumer needs them; not for an untracked camera. */
+  /** The detections with their track ids (tracks kept while the client asked or a tap consumer needs them). */
   private withTracks(detected: Detected, capturedAt: number): Detected {
-    const wanted = this.tracking || (this.cameraTap?.tap.wantsTracks(this.cameraTap.camera) ?? false);
-    if (!wanted) return detected;
     this.tracks ??= new ConnectionTracks();
     const detections = this.tracks.identify(detected.model, detected.result.detections, capturedAt);
     return { ...detected, result: { ...detected.result, detections } };
   }
 
-  private publish(detected: Detected, capturedAt: number): void {
+  private publish(detected: Detected, capturedAt: number, rulesWantTracks: boolean): void {
     if (!this.cameraTap) return;
     const { camera, streams, tap } = this.cameraTap;
     let stream = streams.get(detected.model);
     if (stream === undefined) streams.set(detected.model, (stream = tap.openStream()));
     const { result } = detected;
     // The filtered boxes only for a consumer that tracks this camera: the rules anchor on them.
-    const trackBoxes = this.tracks && tap.wantsTracks(camera) ? this.tracks.trackBoxes(detected.model, capturedAt) : undefined;
+    const trackBoxes = this.tracks && rulesWantTracks ? this.tracks.trackBoxes(detected.model, capturedAt) : undefined;
     tap.publish({
       camera,
       stream,
